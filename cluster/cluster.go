@@ -1,0 +1,111 @@
+// Package cluster is what kafkabook needs from a Kafka cluster it may hurt:
+// start it, inject faults into its nodes, read their logs, and take it down
+// without residue. Backends (local JVMs in network namespaces, Docker) live in
+// subpackages and implement Backend.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// State is what a node is doing, as the backend last saw it.
+type State string
+
+const (
+	Running  State = "running"
+	Paused   State = "paused"   // frozen (SIGSTOP); its connections stay open
+	Isolated State = "isolated" // running, but cut off from every other node and the host
+	Stopped  State = "stopped"  // shut down gracefully
+	Killed   State = "killed"   // SIGKILL
+	Exited   State = "exited"   // died without being told to
+)
+
+// Up reports whether a node in state s has a live broker process (it may
+// still be unreachable).
+func (s State) Up() bool { return s == Running || s == Paused || s == Isolated }
+
+// Node is one combined broker+controller.
+type Node struct {
+	Name    string `json:"name"`    // k1..kN
+	ID      int    `json:"id"`      // node.id, 1..N
+	Address string `json:"address"` // host:port of the broker listener, reachable from the host
+	State   State  `json:"state"`
+	PID     int    `json:"pid"` // 0 when no process runs
+}
+
+// Status is the cluster as `kafkabook cluster status --json` prints it.
+type Status struct {
+	Name    string            `json:"name"`
+	Backend string            `json:"backend"`
+	Kafka   string            `json:"kafka"`
+	Broker  map[string]string `json:"broker,omitempty"` // server.properties overrides it was started with
+	Nodes   []Node            `json:"nodes"`
+}
+
+// Bootstrap is the seed broker list for clients.
+func (s Status) Bootstrap() []string {
+	addrs := make([]string, len(s.Nodes))
+	for i, n := range s.Nodes {
+		addrs[i] = n.Address
+	}
+	return addrs
+}
+
+// Node returns the node with the given name.
+func (s Status) Node(name string) (Node, bool) {
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+// Config is what `cluster up` is asked for.
+type Config struct {
+	Name   string            // cluster name; "default" unless given
+	Kafka  string            // Kafka version, e.g. "4.3.1"
+	Nodes  int               // number of combined nodes
+	Broker map[string]string // server.properties overrides for every node
+}
+
+// Op is a fault or repair applied to nodes.
+type Op string
+
+const (
+	Kill    Op = "kill"    // SIGKILL
+	Stop    Op = "stop"    // graceful shutdown, waits for exit
+	Start   Op = "start"   // restart a stopped or killed node on its data
+	Pause   Op = "pause"   // SIGSTOP
+	Resume  Op = "resume"  // SIGCONT
+	Isolate Op = "isolate" // cut off from the network
+	Rejoin  Op = "rejoin"  // back on the network, same address
+)
+
+// Ops lists every Op in the order the CLI shows them.
+var Ops = []Op{Kill, Stop, Start, Pause, Resume, Isolate, Rejoin}
+
+// Progress receives one-line progress messages while a backend waits.
+type Progress func(format string, args ...any)
+
+// Backend is one way of running a cluster. Every method acts on the cluster
+// named in the backend's construction.
+type Backend interface {
+	// Up starts the cluster and returns once every broker is registered and
+	// unfenced. On error or cancellation it removes what it created.
+	Up(ctx context.Context, cfg Config, progress Progress) (Status, error)
+	// Status describes the cluster; ErrNotFound when it is not up.
+	Status(ctx context.Context) (Status, error)
+	// Apply performs op on the named nodes, in order.
+	Apply(ctx context.Context, op Op, nodes []string, progress Progress) error
+	// Logs opens a node's broker log.
+	Logs(ctx context.Context, node string) (io.ReadCloser, error)
+	// Down removes everything the cluster created; it succeeds when there is
+	// nothing to remove.
+	Down(ctx context.Context, progress Progress) error
+}
+
+// ErrNotFound is returned by Status when the cluster is not up.
+var ErrNotFound = fmt.Errorf("cluster not found")

@@ -1,0 +1,184 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// DefaultKafka is the Kafka version used when none is asked for: the one the
+// acks article ran.
+const DefaultKafka = "4.3.1"
+
+var versionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// Dist is an installed Kafka distribution: a directory of jars.
+type Dist struct {
+	Version string
+	Libs    string // directory holding every runtime jar
+	Source  string // "maven" or "KAFKA_HOME"
+}
+
+// CacheDir is where downloaded distributions are kept between runs:
+// $KAFKABOOK_CACHE, else the user cache directory.
+func CacheDir() (string, error) {
+	if d := os.Getenv("KAFKABOOK_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (set KAFKABOOK_CACHE): %w", err)
+	}
+	return filepath.Join(d, "kafkabook"), nil
+}
+
+// Install makes Kafka version available and returns where its jars are.
+// KAFKA_HOME, when set, wins; otherwise the jars come from Maven Central into
+// the cache, once per version.
+func Install(ctx context.Context, version string, progress func(string, ...any)) (Dist, error) {
+	if home := os.Getenv("KAFKA_HOME"); home != "" {
+		return fromHome(home, version)
+	}
+	if version == "" {
+		version = DefaultKafka
+	}
+	if !versionRE.MatchString(version) {
+		return Dist{}, fmt.Errorf("kafka version %q is not a release number like %s", version, DefaultKafka)
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return Dist{}, err
+	}
+	dir := filepath.Join(cache, "kafka-"+version)
+	libs := filepath.Join(dir, "libs")
+	if _, err := os.Stat(filepath.Join(dir, "complete")); err == nil {
+		return Dist{Version: version, Libs: libs, Source: "maven"}, nil
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return Dist{}, errors.New("neither Maven (mvn) nor KAFKA_HOME is available: install Maven (apt-get install maven) or set KAFKA_HOME to an unpacked Kafka distribution")
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return Dist{}, err
+	}
+	tmp, err := os.MkdirTemp(cache, ".kafka-"+version+"-")
+	if err != nil {
+		return Dist{}, err
+	}
+	defer os.RemoveAll(tmp)
+	progress("resolving Kafka %s from Maven Central", version)
+	tmpLibs := filepath.Join(tmp, "libs")
+	pom := pomFor("org.apache.kafka", "kafka_2.13", version)
+	if err := mvnCopy(ctx, tmp, pom, tmpLibs); err != nil {
+		if strings.Contains(err.Error(), "Could not find artifact") || strings.Contains(err.Error(), "could not be resolved") {
+			return Dist{}, fmt.Errorf("kafka %s is not on Maven Central (org.apache.kafka:kafka_2.13:%s); releases look like 4.0.0, 4.3.1", version, version)
+		}
+		return Dist{}, err
+	}
+	// The broker logs through SLF4J; without a binding to log4j2 it logs
+	// nothing, so add the binding matching the slf4j-api and log4j-core it
+	// brought.
+	binding, err := slf4jBinding(tmpLibs)
+	if err != nil {
+		return Dist{}, err
+	}
+	progress("adding %s", binding)
+	parts := strings.Split(binding, ":")
+	if err := mvnCopy(ctx, tmp, pomFor(parts[0], parts[1], parts[2]), tmpLibs); err != nil {
+		return Dist{}, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "complete"), []byte(version+"\n"), 0o644); err != nil {
+		return Dist{}, err
+	}
+	os.RemoveAll(dir) // an incomplete earlier attempt
+	if err := os.Rename(tmp, dir); err != nil {
+		return Dist{}, err
+	}
+	return Dist{Version: version, Libs: libs, Source: "maven"}, nil
+}
+
+// fromHome uses an unpacked official distribution.
+func fromHome(home, want string) (Dist, error) {
+	libs := filepath.Join(home, "libs")
+	have, err := jarVersion(libs, "kafka_2.13-")
+	if err != nil {
+		return Dist{}, fmt.Errorf("KAFKA_HOME=%s does not look like a Kafka distribution: %w", home, err)
+	}
+	if want != "" && want != have {
+		return Dist{}, fmt.Errorf("KAFKA_HOME=%s holds Kafka %s but %s was asked for: unset KAFKA_HOME to fetch %s from Maven Central", home, have, want, want)
+	}
+	return Dist{Version: have, Libs: libs, Source: "KAFKA_HOME"}, nil
+}
+
+// jarVersion finds prefix<version>.jar in dir.
+func jarVersion(dir, prefix string) (string, error) {
+	m, _ := filepath.Glob(filepath.Join(dir, prefix+"*.jar"))
+	for _, p := range m {
+		v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), prefix), ".jar")
+		if versionRE.MatchString(v) {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("no %s<version>.jar in %s", prefix, dir)
+}
+
+func slf4jBinding(libs string) (string, error) {
+	log4j, err := jarVersion(libs, "log4j-core-")
+	if err != nil {
+		return "", err
+	}
+	slf4j, err := jarVersion(libs, "slf4j-api-")
+	if err != nil {
+		return "", err
+	}
+	artifact := "log4j-slf4j-impl"
+	if major, _ := strconv.Atoi(strings.SplitN(slf4j, ".", 2)[0]); major >= 2 {
+		artifact = "log4j-slf4j2-impl"
+	}
+	return "org.apache.logging.log4j:" + artifact + ":" + log4j, nil
+}
+
+func pomFor(group, artifact, version string) string {
+	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafkabook</groupId><artifactId>kafka-libs</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>` + group + `</groupId><artifactId>` + artifact + `</artifactId><version>` + version + `</version></dependency>
+  </dependencies>
+</project>
+`
+}
+
+// mvnCopy resolves the pom's runtime dependencies into out.
+func mvnCopy(ctx context.Context, dir, pom, out string) error {
+	pomPath := filepath.Join(dir, "pom.xml")
+	if err := os.WriteFile(pomPath, []byte(pom), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "mvn", "-B", "-q", "-f", pomPath,
+		"dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory="+out)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("mvn dependency:copy-dependencies failed: %v\n%s", err, tail(buf.String(), 15))
+	}
+	return nil
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

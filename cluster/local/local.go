@@ -1,0 +1,439 @@
+// Package local runs a Kafka KRaft cluster on this machine: one JVM per
+// combined broker+controller node, each in its own network namespace on a
+// private bridge, so that a node can be cut off from the network the way
+// `docker network disconnect` cuts off a container. It needs root.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"golang.org/x/sync/errgroup"
+)
+
+// Name is this backend's name in provenance and status.
+const Name = "local"
+
+// Backend is one named local cluster.
+type Backend struct {
+	name string
+	dir  string // state root/clusters/name
+}
+
+var _ cluster.Backend = (*Backend)(nil)
+
+// New returns the backend for the cluster called name.
+func New(name string) (*Backend, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	root, err := StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{name: name, dir: filepath.Join(root, "clusters", name)}, nil
+}
+
+// tag is a short hash of the cluster name for link names, which the kernel
+// limits to 15 characters.
+func tag(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return fmt.Sprintf("%x", sum[:3])
+}
+
+// needRoot explains what works without root.
+func needRoot(what string) error {
+	if os.Geteuid() == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s needs root: the local cluster puts each node in its own network namespace. Run it with sudo. Without root, `kafkabook check` and `kafkabook render` still work", what)
+}
+
+// Up starts the cluster. A cluster of the same name left behind by a crash
+// is removed first; one that is up is an error.
+func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.Progress) (cluster.Status, error) {
+	if err := needRoot("cluster up"); err != nil {
+		return cluster.Status{}, err
+	}
+	if cfg.Nodes < 1 || cfg.Nodes > 9 {
+		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to 9 nodes", cfg.Nodes)
+	}
+	java, err := checkJava()
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	dist, err := Install(ctx, cfg.Kafka, progress)
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	defer unlock()
+	if old, ok, err := b.load(); err != nil {
+		return cluster.Status{}, err
+	} else if ok {
+		if old.Ready && old.anyAlive() {
+			return cluster.Status{}, fmt.Errorf("cluster %q is already up: use it, or take it down first with `kafkabook cluster down --name %s`", b.name, b.name)
+		}
+		progress("removing what an earlier run of cluster %q left behind", b.name)
+		if err := b.remove(old, progress); err != nil {
+			return cluster.Status{}, err
+		}
+	}
+	b.removeStrays()
+
+	st, err := b.plan(cfg, dist)
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	progress("starting %d Kafka %s nodes (%s) on %s", cfg.Nodes, dist.Version, strings.TrimSpace(java), st.Network.Subnet)
+	status, err := b.create(ctx, &st, progress)
+	if err != nil {
+		// Take down whatever exists, even when ctx is done (Ctrl-C).
+		if rmErr := b.remove(st, func(string, ...any) {}); rmErr != nil {
+			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, rmErr)
+		}
+		return cluster.Status{}, err
+	}
+	return status, nil
+}
+
+// plan names every resource of the new cluster and writes the state file
+// before anything is created.
+func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
+	taken := map[string]bool{}
+	others, _ := filepath.Glob(filepath.Join(filepath.Dir(b.dir), "*", "state.json"))
+	for _, f := range others {
+		ob := &Backend{name: filepath.Base(filepath.Dir(f)), dir: filepath.Dir(f)}
+		if o, ok, _ := ob.load(); ok {
+			taken[o.Network.Subnet] = true
+		}
+	}
+	t := tag(b.name)
+	var tagByte byte
+	fmt.Sscanf(t[:2], "%x", &tagByte)
+	subnet, err := freeSubnet(tagByte, taken)
+	if err != nil {
+		return state{}, err
+	}
+	id := make([]byte, 16)
+	rand.Read(id)
+	st := state{
+		Name: b.name, Kafka: dist.Version, Libs: dist.Libs, Broker: cfg.Broker,
+		ClusterID: base64.RawURLEncoding.EncodeToString(id),
+		Network:   Network{Bridge: "kb" + t, Subnet: subnet},
+	}
+	for i := 1; i <= cfg.Nodes; i++ {
+		name := fmt.Sprintf("k%d", i)
+		st.Nodes = append(st.Nodes, nodeState{
+			Name: name, ID: i, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name),
+		})
+	}
+	return st, b.save(st)
+}
+
+// create builds the network, formats and starts every node, and waits for
+// the brokers.
+func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progress) (cluster.Status, error) {
+	if err := st.Network.createBridge(); err != nil {
+		return cluster.Status{}, err
+	}
+	for _, n := range st.Nodes {
+		if err := st.Network.createNode(n.NS, n.ID); err != nil {
+			return cluster.Status{}, err
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, n := range st.Nodes {
+		g.Go(func() error { return st.prepare(gctx, n) })
+	}
+	progress("formatting storage of %d nodes", len(st.Nodes))
+	if err := g.Wait(); err != nil {
+		return cluster.Status{}, err
+	}
+	for i, n := range st.Nodes {
+		n, err := st.launch(n)
+		st.Nodes[i] = n
+		if err := b.save(*st); err != nil {
+			return cluster.Status{}, err
+		}
+		if err != nil {
+			return cluster.Status{}, err
+		}
+	}
+	status := b.status(*st)
+	if err := waitBrokers(ctx, *st, status.Bootstrap(), len(st.Nodes), progress); err != nil {
+		return cluster.Status{}, err
+	}
+	st.Ready = true
+	return status, b.save(*st)
+}
+
+// anyAlive reports whether any node process of the state still runs.
+func (st state) anyAlive() bool {
+	for _, n := range st.Nodes {
+		if alive, _ := n.alive(); alive {
+			return true
+		}
+	}
+	return false
+}
+
+// Status describes the cluster from its state file and the live processes.
+func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
+	st, ok, err := b.load()
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	if !ok {
+		return cluster.Status{}, fmt.Errorf("%w: no cluster %q is up (start one with `kafkabook cluster up`)", cluster.ErrNotFound, b.name)
+	}
+	return b.status(st), nil
+}
+
+func (b *Backend) status(st state) cluster.Status {
+	s := cluster.Status{Name: st.Name, Backend: Name, Kafka: st.Kafka, Broker: st.Broker}
+	for _, n := range st.Nodes {
+		s.Nodes = append(s.Nodes, cluster.Node{
+			Name: n.Name, ID: n.ID, State: st.nodeState(n),
+			Address: fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), brokerPort),
+			PID:     pidIfAlive(n),
+		})
+	}
+	return s
+}
+
+func pidIfAlive(n nodeState) int {
+	if alive, _ := n.alive(); alive {
+		return n.PID
+	}
+	return 0
+}
+
+// nodeState combines the process, the network and the last op into one
+// state: a dead process wins over a paused one, which wins over isolation.
+func (st state) nodeState(n nodeState) cluster.State {
+	alive, stopped := n.alive()
+	switch {
+	case !alive && n.Last == "kill":
+		return cluster.Killed
+	case !alive && n.Last == "stop":
+		return cluster.Stopped
+	case !alive:
+		return cluster.Exited
+	case stopped:
+		return cluster.Paused
+	case !st.Network.attached(n.ID):
+		return cluster.Isolated
+	}
+	return cluster.Running
+}
+
+// Apply performs op on the named nodes, in the order given.
+func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, progress cluster.Progress) error {
+	if err := needRoot("cluster " + string(op)); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up (start one with `kafkabook cluster up`)", b.name)
+	}
+	idx := make([]int, len(names))
+	for i, name := range names {
+		idx[i] = -1
+		for j, n := range st.Nodes {
+			if n.Name == name {
+				idx[i] = j
+			}
+		}
+		if idx[i] < 0 {
+			return fmt.Errorf("no node %q in cluster %q (it has k1..k%d)", name, b.name, len(st.Nodes))
+		}
+	}
+	for _, i := range idx {
+		n, err := b.apply(ctx, &st, op, st.Nodes[i], progress)
+		st.Nodes[i] = n
+		if saveErr := b.save(st); saveErr != nil && err == nil {
+			err = saveErr
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", op, n.Name, err)
+		}
+	}
+	return nil
+}
+
+func (b *Backend) apply(ctx context.Context, st *state, op cluster.Op, n nodeState, progress cluster.Progress) (nodeState, error) {
+	alive, _ := n.alive()
+	switch op {
+	case cluster.Kill:
+		if err := n.signal(syscall.SIGKILL); err != nil {
+			return n, err
+		}
+		n.waitGone(5 * time.Second)
+		if alive {
+			n.Last = "kill"
+		}
+	case cluster.Stop:
+		if !alive {
+			return n, nil
+		}
+		n.signal(syscall.SIGCONT) // a paused JVM cannot shut down
+		if err := n.signal(syscall.SIGTERM); err != nil {
+			return n, err
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for !n.waitGone(time.Second) {
+			if time.Now().After(deadline) {
+				return n, errors.New("still running 60s after SIGTERM; use kill")
+			}
+			progress("waiting for %s to shut down", n.Name)
+		}
+		n.Last = "stop"
+	case cluster.Start:
+		if alive {
+			return n, nil
+		}
+		return st.launch(n)
+	case cluster.Pause:
+		if !alive {
+			return n, fmt.Errorf("%s is not running", n.Name)
+		}
+		if err := n.signal(syscall.SIGSTOP); err != nil {
+			return n, err
+		}
+		n.Last = "pause"
+	case cluster.Resume:
+		if err := n.signal(syscall.SIGCONT); err != nil {
+			return n, err
+		}
+		if alive {
+			n.Last = "resume"
+		}
+	case cluster.Isolate:
+		return n, st.Network.detach(n.ID)
+	case cluster.Rejoin:
+		return n, st.Network.attach(n.ID)
+	default:
+		return n, fmt.Errorf("unknown operation %q", op)
+	}
+	return n, nil
+}
+
+// Logs opens a node's broker log.
+func (b *Backend) Logs(ctx context.Context, node string) (io.ReadCloser, error) {
+	st, ok, err := b.load()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no cluster %q is up", b.name)
+	}
+	for _, n := range st.Nodes {
+		if n.Name == node {
+			return os.Open(filepath.Join(n.Dir, LogFile))
+		}
+	}
+	return nil, fmt.Errorf("no node %q in cluster %q (it has k1..k%d)", node, b.name, len(st.Nodes))
+}
+
+// LogPath is where a node's broker log is, for readers that follow it.
+func (b *Backend) LogPath(node string) (string, error) {
+	st, ok, err := b.load()
+	if err != nil || !ok {
+		return "", fmt.Errorf("no cluster %q is up", b.name)
+	}
+	for _, n := range st.Nodes {
+		if n.Name == node {
+			return filepath.Join(n.Dir, LogFile), nil
+		}
+	}
+	return "", fmt.Errorf("no node %q in cluster %q", node, b.name)
+}
+
+// Down removes the cluster; with nothing to remove it succeeds.
+func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
+	if err := needRoot("cluster down"); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := b.remove(st, progress); err != nil {
+			return err
+		}
+	}
+	b.removeStrays()
+	os.Remove(b.dir + ".lock")
+	return nil
+}
+
+// remove kills the cluster's processes and deletes its namespaces, links and
+// directory. It goes on past errors and reports the first.
+func (b *Backend) remove(st state, progress cluster.Progress) error {
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, n := range st.Nodes {
+		if alive, _ := n.alive(); alive {
+			progress("killing %s (pid %d)", n.Name, n.PID)
+			keep(n.signal(syscall.SIGKILL))
+		}
+	}
+	for _, n := range st.Nodes {
+		if !n.waitGone(10 * time.Second) {
+			keep(fmt.Errorf("%s (pid %d) did not exit after SIGKILL", n.Name, n.PID))
+		}
+		keep(deleteLink(st.Network.hostVeth(n.ID)))
+		keep(deleteLink(st.Network.peerVeth(n.ID)))
+		keep(deleteNS(n.NS))
+	}
+	if st.Network.Bridge != "" {
+		keep(deleteLink(st.Network.Bridge))
+	}
+	keep(os.RemoveAll(b.dir))
+	return first
+}
+
+// removeStrays deletes namespaces and links that carry this cluster's names
+// but that no state file records (a crash between creating them and saving).
+func (b *Backend) removeStrays() {
+	bridge := "kb" + tag(b.name)
+	for i := 1; i <= 9; i++ {
+		deleteNS(fmt.Sprintf("kb-%s-k%d", b.name, i))
+		deleteLink(fmt.Sprintf("%sv%d", bridge, i))
+		deleteLink(fmt.Sprintf("%sp%d", bridge, i))
+	}
+	deleteLink(bridge)
+}

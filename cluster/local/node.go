@@ -1,0 +1,166 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Ports every node listens on, inside its own namespace.
+const (
+	brokerPort     = 9092
+	controllerPort = 9093
+)
+
+// jvmFlags keep three brokers within a 2-core, small-memory machine and
+// shorten start-up: a small serial-GC heap and the C1 compiler only.
+var jvmFlags = []string{
+	"-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+	"-XX:+ExitOnOutOfMemoryError", "-Xshare:auto", "-Djava.awt.headless=true",
+}
+
+// defaultBroker are the settings every node gets unless --set overrides
+// them: few threads and small buffers, and groups that form at once.
+var defaultBroker = map[string]string{
+	"num.network.threads":                          "2",
+	"num.io.threads":                               "2",
+	"background.threads":                           "2",
+	"num.replica.fetchers":                         "1",
+	"num.recovery.threads.per.data.dir":            "1",
+	"log.cleaner.dedupe.buffer.size":               "2097152",
+	"log.cleaner.threads":                          "1",
+	"offsets.topic.num.partitions":                 "3",
+	"group.initial.rebalance.delay.ms":             "0",
+	"auto.create.topics.enable":                    "false",
+	"share.coordinator.state.topic.num.partitions": "1",
+}
+
+// properties renders node id's server.properties.
+func (st state) properties(n nodeState) string {
+	var voters []string
+	for _, o := range st.Nodes {
+		voters = append(voters, fmt.Sprintf("%d@%s:%d", o.ID, st.Network.nodeIP(o.ID), controllerPort))
+	}
+	ip := st.Network.nodeIP(n.ID)
+	rf := min(3, len(st.Nodes))
+	props := map[string]string{
+		"process.roles":                                    "broker,controller",
+		"node.id":                                          fmt.Sprint(n.ID),
+		"controller.quorum.voters":                         strings.Join(voters, ","),
+		"listeners":                                        fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", ip, brokerPort, ip, controllerPort),
+		"advertised.listeners":                             fmt.Sprintf("PLAINTEXT://%s:%d", ip, brokerPort),
+		"controller.listener.names":                        "CONTROLLER",
+		"inter.broker.listener.name":                       "PLAINTEXT",
+		"listener.security.protocol.map":                   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"log.dirs":                                         filepath.Join(n.Dir, "data"),
+		"offsets.topic.replication.factor":                 fmt.Sprint(rf),
+		"transaction.state.log.replication.factor":         fmt.Sprint(rf),
+		"transaction.state.log.min.isr":                    fmt.Sprint(min(2, rf)),
+		"share.coordinator.state.topic.replication.factor": fmt.Sprint(rf),
+		"share.coordinator.state.topic.min.isr":            fmt.Sprint(min(2, rf)),
+	}
+	maps.Copy(props, defaultBroker)
+	maps.Copy(props, st.Broker)
+	var b strings.Builder
+	b.WriteString("# written by kafkabook\n")
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+	}
+	return b.String()
+}
+
+// log4j2 sends every broker log line to logs/server.log with UTC ISO
+// timestamps, so lines can be placed on the run's timeline.
+const log4j2 = `status = warn
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = ${sys:kafka.logs.dir}/server.log
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d{yyyy-MM-dd'T'HH:mm:ss.SSS'Z'}{UTC}] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+`
+
+// LogFile is where a node's broker log is, relative to its directory.
+const LogFile = "logs/server.log"
+
+// prepare writes node n's configuration and formats its storage.
+func (st state) prepare(ctx context.Context, n nodeState) error {
+	for _, d := range []string{"data", "logs"} {
+		if err := os.MkdirAll(filepath.Join(n.Dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(st.properties(n)), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(n.Dir, "log4j2.properties"), []byte(log4j2), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "java", st.javaArgs(n, "kafka.tools.StorageTool", "format", "-t", st.ClusterID, "-c", filepath.Join(n.Dir, "server.properties"))...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: formatting storage failed: %v\n%s", n.Name, err, tail(out.String(), 20))
+	}
+	return nil
+}
+
+// javaArgs is the JVM command line for running a main class for node n.
+func (st state) javaArgs(n nodeState, args ...string) []string {
+	full := append(slices.Clone(jvmFlags),
+		"-Dkafka.logs.dir="+filepath.Join(n.Dir, "logs"),
+		"-Dlog4j2.configurationFile="+filepath.Join(n.Dir, "log4j2.properties"),
+		"-cp", filepath.Join(st.Libs, "*"))
+	return append(full, args...)
+}
+
+// launch starts node n's broker in its namespace, detached from this
+// process so the cluster outlives the command that started it. It returns
+// the node with its pid filled in.
+func (st state) launch(n nodeState) (nodeState, error) {
+	out, err := os.OpenFile(filepath.Join(n.Dir, "logs", "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return n, err
+	}
+	defer out.Close()
+	cmd := exec.Command("java", st.javaArgs(n, "kafka.Kafka", filepath.Join(n.Dir, "server.properties"))...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Dir = n.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := startIn(n.NS, cmd); err != nil {
+		return n, fmt.Errorf("%s: start java: %w", n.Name, err)
+	}
+	// Reap it if it dies while this process lives, so it does not linger
+	// as a zombie that looks alive.
+	go cmd.Wait()
+	n.PID = cmd.Process.Pid
+	_, n.StartTime, _ = procInfo(n.PID)
+	n.Last = "start"
+	return n, nil
+}
+
+// logTail is the end of node n's logs, for error messages.
+func (n nodeState) logTail(lines int) string {
+	var b strings.Builder
+	for _, f := range []string{"logs/stdout.log", LogFile} {
+		data, err := os.ReadFile(filepath.Join(n.Dir, f))
+		if err != nil || len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "--- %s %s (last %d lines)\n%s\n", n.Name, f, lines, tail(string(data), lines))
+	}
+	return b.String()
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/spf13/cobra"
+)
+
+func kafkaCmd() *cobra.Command {
+	c := &cobra.Command{Use: "kafka", Short: "Manage Kafka distributions"}
+	var version string
+	install := &cobra.Command{
+		Use:   "install",
+		Short: "Fetch Kafka's jars from Maven Central (or use KAFKA_HOME) and print where they are",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := local.Install(cmd.Context(), version, progress)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("Kafka %s (%s): %s\n", d.Version, d.Source, d.Libs)
+			return nil
+		},
+	}
+	install.Flags().StringVar(&version, "kafka", local.DefaultKafka, "Kafka version (4.0.0 to 4.4.0)")
+	c.AddCommand(install)
+	return c
+}
