@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-var javaVersionRE = regexp.MustCompile(`version "(\d+)(?:\.(\d+))?`)
+var javaVersionRE = regexp.MustCompile(`version "((\d+)(?:\.(\d+))?[^"]*)"`)
 
 // checkJava finds java and makes sure it can run Kafka 4 (Java 17 or newer).
 // It returns the version string java printed.
@@ -25,12 +25,12 @@ func checkJava() (string, error) {
 	if m == nil {
 		return "", fmt.Errorf("cannot read the version of %s from %q", path, out)
 	}
-	major, _ := strconv.Atoi(string(m[1]))
-	if major == 1 && m[2] != nil { // 1.8 style
-		major, _ = strconv.Atoi(string(m[2]))
+	major, _ := strconv.Atoi(string(m[2]))
+	if major == 1 && m[3] != nil { // 1.8 style
+		major, _ = strconv.Atoi(string(m[3]))
 	}
 	if major < 17 {
 		return "", fmt.Errorf("%s is Java %d: Kafka 4 needs Java 17 or newer (apt-get install openjdk-17-jre-headless, or put a newer java first on PATH)", path, major)
 	}
-	return string(m[0][len(`version "`):]), nil
+	return "Java " + string(m[1]), nil
 }

@@ -106,6 +106,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		if rmErr := b.remove(st, func(string, ...any) {}); rmErr != nil {
 			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, rmErr)
 		}
+		os.Remove(b.dir + ".lock")
 		return cluster.Status{}, err
 	}
 	return status, nil
@@ -129,11 +130,9 @@ func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
 	if err != nil {
 		return state{}, err
 	}
-	id := make([]byte, 16)
-	rand.Read(id)
 	st := state{
 		Name: b.name, Kafka: dist.Version, Libs: dist.Libs, Broker: cfg.Broker,
-		ClusterID: base64.RawURLEncoding.EncodeToString(id),
+		ClusterID: clusterID(),
 		Network:   Network{Bridge: "kb" + t, Subnet: subnet},
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
@@ -180,6 +179,18 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 	}
 	st.Ready = true
 	return status, b.save(*st)
+}
+
+// clusterID is a random Kafka cluster id: 16 bytes, base64url. The
+// storage tool reads an id that starts with '-' as a flag, so avoid one.
+func clusterID() string {
+	id := make([]byte, 16)
+	for {
+		rand.Read(id)
+		if s := base64.RawURLEncoding.EncodeToString(id); s[0] != '-' {
+			return s
+		}
+	}
 }
 
 // anyAlive reports whether any node process of the state still runs.
@@ -411,6 +422,11 @@ func (b *Backend) remove(st state, progress cluster.Progress) error {
 			keep(n.signal(syscall.SIGKILL))
 		}
 	}
+	// JVMs of this cluster that the state file lost track of.
+	for _, pid := range javaPIDsUnder(b.dir) {
+		progress("killing stray JVM (pid %d)", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	for _, n := range st.Nodes {
 		if !n.waitGone(10 * time.Second) {
 			keep(fmt.Errorf("%s (pid %d) did not exit after SIGKILL", n.Name, n.PID))
@@ -436,4 +452,31 @@ func (b *Backend) removeStrays() {
 		deleteLink(fmt.Sprintf("%sp%d", bridge, i))
 	}
 	deleteLink(bridge)
+}
+
+// Leftovers lists whatever of this cluster still exists: processes,
+// namespaces, links, its directory. Empty after a clean Down.
+func (b *Backend) Leftovers() []string {
+	var out []string
+	bridge := "kb" + tag(b.name)
+	for i := 1; i <= 9; i++ {
+		if ns := fmt.Sprintf("kb-%s-k%d", b.name, i); nsExists(ns) {
+			out = append(out, "network namespace "+ns)
+		}
+		for _, l := range []string{fmt.Sprintf("%sv%d", bridge, i), fmt.Sprintf("%sp%d", bridge, i)} {
+			if linkExists(l) {
+				out = append(out, "link "+l)
+			}
+		}
+	}
+	if linkExists(bridge) {
+		out = append(out, "bridge "+bridge)
+	}
+	if _, err := os.Stat(b.dir); err == nil {
+		out = append(out, "directory "+b.dir)
+	}
+	if pids := javaPIDsUnder(b.dir); len(pids) > 0 {
+		out = append(out, fmt.Sprintf("JVMs %v", pids))
+	}
+	return out
 }

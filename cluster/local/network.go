@@ -259,3 +259,8 @@ func freeSubnet(tagByte byte, taken map[string]bool) (string, error) {
 	}
 	return "", errors.New("no free /24 in 10.213.0.0/16 for the cluster network")
 }
+
+func linkExists(name string) bool {
+	_, err := netlink.LinkByName(name)
+	return err == nil
+}

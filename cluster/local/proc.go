@@ -63,3 +63,26 @@ func (n nodeState) waitGone(timeout time.Duration) bool {
 	}
 	return false
 }
+
+// javaPIDsUnder finds processes whose command line mentions dir: the JVMs
+// of a cluster, whoever started them.
+func javaPIDsUnder(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(cmdline), dir+"/") {
+			if st, _, ok := procInfo(pid); ok && st != 'Z' {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}

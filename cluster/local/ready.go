@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // readyTimeout bounds the wait for brokers to register.
@@ -25,7 +25,6 @@ func waitBrokers(ctx context.Context, st state, seeds []string, want int, progre
 		return err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	start := time.Now()
 	last := time.Time{}
 	for {
@@ -37,11 +36,13 @@ func waitBrokers(ctx context.Context, st state, seeds []string, want int, progre
 		have := 0
 		var missing []string
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		m, err := adm.BrokerMetadata(rctx)
+		// A direct request: kadm's metadata may come from the client's
+		// cache, which keeps an old broker list.
+		m, err := kmsg.NewPtrMetadataRequest().RequestWith(rctx, cl)
 		cancel()
 		if err == nil {
 			for _, n := range st.Nodes {
-				if slices.ContainsFunc(m.Brokers, func(b kadm.BrokerDetail) bool { return int(b.NodeID) == n.ID }) {
+				if slices.ContainsFunc(m.Brokers, func(b kmsg.MetadataResponseBroker) bool { return int(b.NodeID) == n.ID }) {
 					have++
 				} else {
 					missing = append(missing, n.Name)

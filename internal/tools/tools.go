@@ -16,4 +16,3 @@ import (
 	_ "go.abhg.dev/goldmark/frontmatter"
 	_ "gopkg.in/yaml.v3"
 )
-

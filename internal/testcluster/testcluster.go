@@ -1,0 +1,87 @@
+// Package testcluster brings up a real local Kafka cluster for a test and
+// takes it down when the test ends, pass or fail. Every cluster gets a
+// unique name and its own state directory, so tests can run side by side.
+package testcluster
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/cluster/local"
+)
+
+// Version is the Kafka version tests run against: $KAFKABOOK_TEST_KAFKA or
+// the default.
+func Version() string {
+	if v := os.Getenv("KAFKABOOK_TEST_KAFKA"); v != "" {
+		return v
+	}
+	return local.DefaultKafka
+}
+
+// Require fails the test under CI=true, and skips it elsewhere, when the
+// machine cannot run a local cluster: it needs root, java and mvn (or
+// KAFKA_HOME).
+func Require(t testing.TB) {
+	t.Helper()
+	var missing string
+	switch {
+	case os.Geteuid() != 0:
+		missing = "root (network namespaces)"
+	case !has("java"):
+		missing = "java"
+	case !has("mvn") && os.Getenv("KAFKA_HOME") == "":
+		missing = "mvn or KAFKA_HOME"
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("this test needs %s to run a real Kafka cluster; CI must provide it", missing)
+	}
+	t.Skipf("needs %s to run a real Kafka cluster", missing)
+}
+
+func has(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
+
+// Name returns a fresh cluster name.
+func Name() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("t%x", b)
+}
+
+// Start brings up a cluster of n nodes with the given broker overrides and
+// registers its removal, and a check that nothing of it remains.
+func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, cluster.Status) {
+	t.Helper()
+	Require(t)
+	t.Setenv("KAFKABOOK_STATE", t.TempDir())
+	name := Name()
+	b, err := local.New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf := func(format string, args ...any) { t.Logf(name+": "+format, args...) }
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t.Cleanup(func() {
+		if err := b.Down(context.Background(), logf); err != nil {
+			t.Errorf("cluster down: %v", err)
+		}
+		for _, leftover := range b.Leftovers() {
+			t.Errorf("after down, %s remains", leftover)
+		}
+	})
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker}, logf)
+	if err != nil {
+		t.Fatalf("cluster up: %v", err)
+	}
+	return b, st
+}

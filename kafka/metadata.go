@@ -1,0 +1,109 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Partition is the leader and ISR of one partition as a broker reported it.
+type Partition struct {
+	Topic       string
+	ID          int32
+	Leader      int32 // -1 when there is none
+	LeaderEpoch int32
+	Replicas    []int32
+	ISR         []int32
+	Err         string // Kafka error name, "" when none
+}
+
+// String is the `isr` line: `acks1 partition 0: leader=1 replicas=[1, 2, 3] isr=[1, 2, 3]`.
+func (p Partition) String() string {
+	s := fmt.Sprintf("%s partition %d: leader=%d replicas=%s isr=%s", p.Topic, p.ID, p.Leader, ids(p.Replicas), ids(p.ISR))
+	if p.Err != "" {
+		s += " error=" + p.Err
+	}
+	return s
+}
+
+func ids(v []int32) string {
+	s := make([]string, len(v))
+	for i, id := range v {
+		s[i] = fmt.Sprint(id)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// Partitions asks a broker for fresh metadata of the topics (never the
+// client's cache: kadm serves metadata up to MetadataMinAge old, and an ISR
+// sample must be of now). Partitions come sorted by topic, then id.
+func (c *Client) Partitions(ctx context.Context, topics ...string) ([]Partition, error) {
+	ctx, cancel := withTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, err
+	}
+	var out []Partition
+	for _, t := range resp.Topics {
+		name := ""
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			return nil, fmt.Errorf("topic %s: %w", name, err)
+		}
+		for _, p := range t.Partitions {
+			part := Partition{
+				Topic: name, ID: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+				Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR),
+			}
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				part.Err = errName(err)
+			}
+			out = append(out, part)
+		}
+	}
+	slices.SortFunc(out, func(a, b Partition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.ID - b.ID)
+	})
+	return out, nil
+}
+
+// Brokers returns the ids of the registered, unfenced brokers.
+func (c *Client) Brokers(ctx context.Context) ([]int32, error) {
+	ctx, cancel := withTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, err
+	}
+	var out []int32
+	for _, b := range resp.Brokers {
+		out = append(out, b.NodeID)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// errName is the Kafka name of an error (NOT_ENOUGH_REPLICAS), or its text.
+func errName(err error) string {
+	if ke, ok := err.(*kerr.Error); ok {
+		return ke.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,273 @@
+package runbook
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxTopicLen leaves room under Kafka's 249 characters for the per-run
+// suffix the engine adds to topic names.
+const maxTopicLen = 200
+
+// topicError says what is wrong with a topic name, or "".
+func topicError(name string) string {
+	switch {
+	case name == "":
+		return "empty topic name"
+	case name == "." || name == "..":
+		return fmt.Sprintf("topic name %q is not allowed", name)
+	case len(name) > maxTopicLen:
+		return fmt.Sprintf("topic name is %d characters long; at most %d are allowed", len(name), maxTopicLen)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Sprintf("bad topic name %q: use letters, digits, '.', '_' and '-'", name)
+		}
+	}
+	return ""
+}
+
+// parseTarget parses k1..kN, leader(TOPIC) or followers(TOPIC) without
+// checking that the node exists.
+func parseTarget(s string) (Target, bool) {
+	for _, fn := range []string{"leader", "followers"} {
+		if rest, ok := strings.CutPrefix(s, fn+"("); ok {
+			topic, ok := strings.CutSuffix(rest, ")")
+			if !ok {
+				return Target{}, false
+			}
+			if fn == "leader" {
+				return Target{Leader: topic}, true
+			}
+			return Target{Followers: topic}, true
+		}
+	}
+	if len(s) >= 2 && s[0] == 'k' && s[1] != '0' {
+		if _, err := strconv.Atoi(s[1:]); err == nil && s[1] != '+' && s[1] != '-' {
+			return Target{Node: s}, true
+		}
+	}
+	return Target{}, false
+}
+
+// parseReplicas parses a replica assignment such as 1:2:3 or 1:2,2:3. With
+// nodes > 0 it also checks that every broker id exists.
+func parseReplicas(s string, nodes int) ([][]int32, string) {
+	var out [][]int32
+	for pi, part := range strings.Split(s, ",") {
+		var ids []int32
+		seen := map[int]bool{}
+		for _, f := range strings.Split(part, ":") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				return nil, fmt.Sprintf("bad replica list %q: want broker ids like 1:2:3 (partitions separated by commas)", s)
+			}
+			if nodes > 0 && n > nodes {
+				return nil, fmt.Sprintf("replica %d does not exist: the runbook has %s", n, nodesPhrase(nodes))
+			}
+			if seen[n] {
+				return nil, fmt.Sprintf("replica %d appears twice in %q", n, part)
+			}
+			seen[n] = true
+			ids = append(ids, int32(n))
+		}
+		if pi > 0 && len(ids) != len(out[0]) {
+			return nil, fmt.Sprintf("bad replica list %q: every partition needs the same number of replicas", s)
+		}
+		out = append(out, ids)
+	}
+	return out, ""
+}
+
+func nodesPhrase(n int) string {
+	if n == 1 {
+		return "1 node (k1)"
+	}
+	return fmt.Sprintf("%d nodes (k1..k%d)", n, n)
+}
+
+// checkValue checks one argument or flag value of the given kind; what
+// names it in messages ("--count", "TOPIC").
+func (c *checker) checkValue(kind Kind, v value, what string) {
+	if v.bad {
+		return
+	}
+	p := v.at(0)
+	bad := func(want string) {
+		c.errorf(p, "bad %s %q: want %s", what, v.text, want)
+	}
+	switch kind {
+	case KindTopic:
+		if msg := topicError(v.text); msg != "" {
+			c.errorf(p, "%s", msg)
+		}
+	case KindTarget, KindNode, KindNodes:
+		t, ok := parseTarget(v.text)
+		switch {
+		case kind == KindNodes && (!ok || t.Node == ""):
+			bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
+		case kind == KindNode && (!ok || t.Followers != ""):
+			bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
+		case !ok:
+			bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
+		case t.Node != "" && t.ID() > c.d.Meta.Nodes:
+			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+		case t.Leader != "" || t.Followers != "":
+			topic := t.Leader + t.Followers
+			tp := v.at(strings.IndexByte(v.text, '(') + 1)
+			if msg := topicError(topic); msg != "" {
+				c.errorf(tp, "%s", msg)
+			} else {
+				c.useTopic(topic, tp)
+			}
+		}
+	case KindInt:
+		if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
+			bad("a whole number")
+		}
+	case KindDuration:
+		if d, err := time.ParseDuration(v.text); err != nil || d <= 0 {
+			bad("a positive duration like 100ms, 5s or 1m30s")
+		}
+	case KindAcks:
+		if v.text != "0" && v.text != "1" && v.text != "all" {
+			bad("0, 1 or all")
+		}
+	case KindRegex:
+		if _, err := regexp.Compile(v.text); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+			c.errorf(p, "bad %s: %s", what, msg)
+		}
+	case KindReplicas:
+		if _, msg := parseReplicas(v.text, c.d.Meta.Nodes); msg != "" {
+			c.errorf(p, "%s", msg)
+		}
+	case KindKeyValue:
+		if k, _, ok := strings.Cut(v.text, "="); !ok || k == "" {
+			bad("KEY=VALUE")
+		}
+	case KindBool:
+		if _, err := strconv.ParseBool(v.text); err != nil {
+			bad("true or false")
+		}
+	}
+}
+
+// useTopic checks that a topic used at p was created above.
+func (c *checker) useTopic(topic string, p Pos) bool {
+	if _, ok := c.created[topic]; ok {
+		return true
+	}
+	var names []string
+	for n := range c.created {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	c.errorf(p, "topic %q is used before any \"topic create %s\"%s", topic, topic, didYouMean(topic, names))
+	return false
+}
+
+// flagPos returns the position of a flag's value, or the step's.
+func flagPos(st *Step, name string) Pos {
+	if v := st.Flags[name]; len(v) > 0 {
+		return v[0].Pos
+	}
+	return st.Pos
+}
+
+// intFlag returns a flag's value if it was given and is a number.
+func intFlag(st *Step, name string) (int, bool) {
+	v := st.Flags[name]
+	if len(v) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v[len(v)-1].Text)
+	return n, err == nil
+}
+
+// semantics checks what a step means in its document: topics, node counts,
+// flag combinations, background steps.
+func (c *checker) semantics(st *Step) {
+	topic, tp := "", st.Pos
+	if len(st.Args) > 0 && len(st.dir.Args) > 0 && st.dir.Args[0].Kind == KindTopic {
+		topic, tp = st.Args[0].Text, st.Args[0].Pos
+		if topicError(topic) != "" || c.bad[tp] {
+			topic = ""
+		}
+	}
+	positive := func(name string) {
+		if n, ok := intFlag(st, name); ok && n == 0 {
+			c.errorf(flagPos(st, name), "--%s must be at least 1", name)
+		}
+	}
+	switch st.Name {
+	case "topic create":
+		positive("partitions")
+		rf, hasRF := intFlag(st, "replication-factor")
+		if hasRF && (rf < 1 || rf > c.d.Meta.Nodes) {
+			c.errorf(flagPos(st, "replication-factor"), "--replication-factor must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+		}
+		if st.Has("replicas") && st.Has("replication-factor") {
+			c.errorf(flagPos(st, "replication-factor"), "give --replicas or --replication-factor, not both")
+		}
+		if r, msg := parseReplicas(st.String("replicas", ""), c.d.Meta.Nodes); st.Has("replicas") && msg == "" {
+			if n, ok := intFlag(st, "partitions"); ok && n != len(r) {
+				c.errorf(flagPos(st, "partitions"), "--partitions %d does not match --replicas, which assigns %d partition(s)", n, len(r))
+			}
+		}
+		if topic != "" {
+			if p, dup := c.created[topic]; dup {
+				c.errorf(tp, "topic %q is already created on line %d", topic, p.Line)
+			} else {
+				c.created[topic] = tp
+			}
+		}
+		return
+	case "produce":
+		positive("count")
+		positive("from")
+		if st.Bool("idempotent") && st.String("acks", "") != "all" && st.Has("acks") {
+			c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
+		}
+		if topic != "" {
+			c.produced[topic] = true
+		}
+		if st.Background {
+			c.background = true
+		}
+	case "read":
+		if topic != "" {
+			c.read[topic] = true
+		}
+	case "wait isr":
+		if n, ok := intFlag(st, "size"); ok && (n < 1 || n > c.d.Meta.Nodes) {
+			c.errorf(flagPos(st, "size"), "--size must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+		}
+	case "wait producers":
+		if !c.background {
+			c.errorf(st.Pos, "wait producers: no background step (a produce ending in &) comes before it")
+		}
+	case "expect":
+		if e := st.Expr; e != nil {
+			if c.useTopic(e.Topic, e.topicPos) {
+				switch e.Func {
+				case "lost", "duplicates", "present":
+					if !c.read[e.Topic] {
+						c.errorf(e.Pos, "%s(%s) needs a \"read %s\" before it", e.Func, e.Topic, e.Topic)
+					}
+				default:
+					if !c.produced[e.Topic] {
+						c.errorf(e.Pos, "%s(%s) needs a \"produce %s\" before it", e.Func, e.Topic, e.Topic)
+					}
+				}
+			}
+		}
+	}
+	if topic != "" {
+		c.useTopic(topic, tp)
+	}
+}

@@ -1,0 +1,229 @@
+package runbook
+
+import "strings"
+
+// Kind is the kind of value an argument or flag takes. It decides how the
+// value is checked and how it is shown in usage lines.
+type Kind int
+
+const (
+	KindTopic    Kind = iota + 1 // a topic name
+	KindTarget                   // k1..kN, leader(TOPIC) or followers(TOPIC)
+	KindNode                     // k1..kN or leader(TOPIC): one node
+	KindNodes                    // k1..kN, comma-separated
+	KindInt                      // a non-negative integer
+	KindDuration                 // a Go duration: 100ms, 5s, 1m30s
+	KindAcks                     // 0, 1 or all
+	KindRegex                    // a Go regular expression
+	KindReplicas                 // replica assignment: 1:2:3 (partitions separated by commas)
+	KindKeyValue                 // KEY=VALUE
+	KindBool                     // a switch: --flag, or --flag=true|false
+	KindExpr                     // an expect expression
+	KindKeyword                  // a literal word, such as "in"
+)
+
+// ArgSpec describes a positional argument of a directive.
+type ArgSpec struct {
+	Name string // metavariable in usage lines ("TOPIC"), or the keyword itself
+	Kind Kind
+	Many bool // one or more values (the rest of the line)
+}
+
+// FlagSpec describes a flag of a directive.
+type FlagSpec struct {
+	Name     string // without dashes
+	Kind     Kind
+	Meta     string // metavariable in usage lines ("N", "DUR")
+	Required bool
+	Many     bool   // may be repeated; every value is kept
+	Default  string // used by the Step getters when the flag is absent
+	Help     string // one sentence for the reference
+}
+
+// Directive is one entry of the step language.
+type Directive struct {
+	Name       string // "produce", "wait leader", ...
+	Usage      string // generated from Args and Flags, e.g. "isr TOPIC [--via NODE]"
+	Summary    string // one sentence: what the step does
+	Args       []ArgSpec
+	Flags      []FlagSpec
+	Background bool // may run in the background with a trailing &
+}
+
+func (d *Directive) flag(name string) *FlagSpec {
+	for i := range d.Flags {
+		if d.Flags[i].Name == name {
+			return &d.Flags[i]
+		}
+	}
+	return nil
+}
+
+func (d *Directive) flagNames() []string {
+	var names []string
+	for _, f := range d.Flags {
+		names = append(names, "--"+f.Name)
+	}
+	return names
+}
+
+// Common flags, shared so that they read the same everywhere.
+var (
+	viaFlag = FlagSpec{Name: "via", Kind: KindNode, Meta: "NODE",
+		Help: "Ask this node instead of any node of the cluster."}
+	waitTimeout = FlagSpec{Name: "timeout", Kind: KindDuration, Meta: "DUR", Default: "60s",
+		Help: "Give up, failing the run, after this long."}
+)
+
+func faultDirective(name, summary string) *Directive {
+	return &Directive{
+		Name:    name,
+		Summary: summary,
+		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
+	}
+}
+
+// Directives is the registry of the step language, in the order of the
+// reference. The parser checks every step against it and
+// docs/runbook-language.md is generated from it.
+var Directives = []*Directive{
+	{
+		Name:    "topic create",
+		Summary: "Create a topic, with an explicit replica assignment or a replication factor.",
+		Args:    []ArgSpec{{Name: "NAME", Kind: KindTopic}},
+		Flags: []FlagSpec{
+			{Name: "partitions", Kind: KindInt, Meta: "N", Default: "1",
+				Help: "Number of partitions."},
+			{Name: "replicas", Kind: KindReplicas, Meta: "1:2:3",
+				Help: "Broker ids of the replicas, preferred leader first; separate partitions with commas (1:2:3,2:3:1)."},
+			{Name: "replication-factor", Kind: KindInt, Meta: "N",
+				Help: "Number of replicas when --replicas is not given; default: all nodes."},
+			{Name: "config", Kind: KindKeyValue, Meta: "K=V", Many: true,
+				Help: "A topic configuration, such as min.insync.replicas=2."},
+		},
+	},
+	{
+		Name:       "produce",
+		Summary:    "Send numbered messages m-NNN and record the result of each in the ledger.",
+		Background: true,
+		Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+		Flags: []FlagSpec{
+			{Name: "acks", Kind: KindAcks, Meta: "0|1|all", Required: true,
+				Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica)."},
+			{Name: "from", Kind: KindInt, Meta: "N", Default: "1",
+				Help: "Number of the first message."},
+			{Name: "count", Kind: KindInt, Meta: "N", Default: "10",
+				Help: "Number of messages."},
+			{Name: "idempotent", Kind: KindBool,
+				Help: "Enable producer idempotence (needs --acks all)."},
+			viaFlag,
+			{Name: "timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
+				Help: "Delivery timeout: how long each message may wait for its ack."},
+		},
+	},
+	{
+		Name:    "isr",
+		Summary: "Show the leader, replicas and in-sync replicas of every partition, from fresh metadata.",
+		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+		Flags:   []FlagSpec{viaFlag},
+	},
+	{
+		Name:    "read",
+		Summary: "Read every partition from the beginning to its high watermark and tally what was found against what was acked.",
+		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+		Flags:   []FlagSpec{viaFlag},
+	},
+	{
+		Name:    "wait leader",
+		Summary: "Wait until the leader of the topic's partitions is one of the given nodes.",
+		Args: []ArgSpec{
+			{Name: "TOPIC", Kind: KindTopic},
+			{Name: "in", Kind: KindKeyword},
+			{Name: "NODE,NODE", Kind: KindNodes, Many: true},
+		},
+		Flags: []FlagSpec{waitTimeout},
+	},
+	{
+		Name:    "wait isr",
+		Summary: "Wait until the ISR of the topic's partitions has exactly N members.",
+		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+		Flags: []FlagSpec{
+			{Name: "size", Kind: KindInt, Meta: "N", Required: true,
+				Help: "Number of in-sync replicas to wait for."},
+			waitTimeout,
+		},
+	},
+	{
+		Name:    "wait producers",
+		Summary: "Wait until every background produce step started before it has finished.",
+		Flags:   []FlagSpec{waitTimeout},
+	},
+	{
+		Name:    "wait healthy",
+		Summary: "Wait until every node is up and connected and every ISR is full.",
+		Flags:   []FlagSpec{waitTimeout},
+	},
+	faultDirective("kill", "Kill the nodes' broker processes with SIGKILL."),
+	faultDirective("stop", "Stop the nodes' broker processes cleanly with SIGTERM."),
+	faultDirective("start", "Start the nodes' broker processes again."),
+	faultDirective("pause", "Freeze the nodes' broker processes with SIGSTOP."),
+	faultDirective("resume", "Continue paused nodes with SIGCONT."),
+	faultDirective("isolate", "Cut the nodes off the network: they can reach neither each other nor the clients."),
+	faultDirective("rejoin", "Connect isolated nodes to the network again."),
+	{
+		Name:    "sleep",
+		Summary: "Wait for a fixed time.",
+		Args:    []ArgSpec{{Name: "DUR", Kind: KindDuration}},
+	},
+	{
+		Name:    "logs",
+		Summary: "Show the node's broker log lines since the run began.",
+		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
+		Flags: []FlagSpec{
+			{Name: "grep", Kind: KindRegex, Meta: "REGEX",
+				Help: "Only lines matching this regular expression (Go syntax; quote it if it has blanks)."},
+		},
+	},
+	{
+		Name:    "expect",
+		Summary: "Assert something about a topic, checked in every run; a failed expectation fails the run.",
+		Args:    []ArgSpec{{Name: "EXPR", Kind: KindExpr, Many: true}},
+	},
+}
+
+var directiveByName = map[string]*Directive{}
+
+func init() {
+	for _, d := range Directives {
+		directiveByName[d.Name] = d
+		d.Usage = usage(d)
+	}
+}
+
+// Lookup returns the directive with the given name, or nil.
+func Lookup(name string) *Directive { return directiveByName[name] }
+
+func usage(d *Directive) string {
+	parts := []string{d.Name}
+	for _, a := range d.Args {
+		s := a.Name
+		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr {
+			s += "..."
+		}
+		parts = append(parts, s)
+	}
+	for _, f := range d.Flags {
+		s := "--" + f.Name
+		if f.Kind != KindBool {
+			s += " " + f.Meta
+		}
+		if !f.Required {
+			s = "[" + s + "]"
+		}
+		if f.Many {
+			s += "..."
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,195 @@
+package runbook
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Expr is the assertion of an expect step: FUNC(TOPIC) OP VALUE, such as
+// lost(acks1) > 0 or p99(acksall) < 60s.
+type Expr struct {
+	Func  string // lost, acked, duplicates, present, p50, p99 or max
+	Topic string // as written in the runbook
+	Op    string // ==, !=, <, <=, >, >=
+	Value string // as written: a whole number, or a duration for p50, p99 and max
+	Want  int64  // Value as a count, or in nanoseconds for durations
+	Pos   Pos    // of the function name
+
+	topicPos Pos
+}
+
+// ExprFuncs are the functions of expect expressions with what they measure,
+// in the order of the reference.
+var ExprFuncs = []struct{ Name, Summary string }{
+	{"lost", "messages acknowledged by the cluster and absent from the last read of the topic"},
+	{"acked", "messages acknowledged by the cluster"},
+	{"duplicates", "messages the last read found more than once"},
+	{"present", "distinct messages the last read found"},
+	{"p50", "median ack latency, measured from each message's intended send time"},
+	{"p99", "99th percentile ack latency"},
+	{"max", "largest ack latency"},
+}
+
+// ExprOps are the comparison operators of expect expressions.
+var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
+
+// IsDuration reports whether the function measures latency, so that Value
+// is a duration and Want is in nanoseconds.
+func (e *Expr) IsDuration() bool {
+	return e.Func == "p50" || e.Func == "p99" || e.Func == "max"
+}
+
+// Holds reports whether got (a count, or nanoseconds for latencies)
+// satisfies the expression.
+func (e *Expr) Holds(got int64) bool {
+	switch e.Op {
+	case "==":
+		return got == e.Want
+	case "!=":
+		return got != e.Want
+	case "<":
+		return got < e.Want
+	case "<=":
+		return got <= e.Want
+	case ">":
+		return got > e.Want
+	case ">=":
+		return got >= e.Want
+	}
+	return false
+}
+
+// String formats e canonically: "lost(acks1) > 0".
+func (e *Expr) String() string {
+	return fmt.Sprintf("%s(%s) %s %s", e.Func, e.Topic, e.Op, e.Value)
+}
+
+func funcNames() []string {
+	var names []string
+	for _, f := range ExprFuncs {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// expr parses the arguments of an expect step, joined by single blanks.
+// It reports at most one error, at the first thing it cannot read.
+func (c *checker) expr(args []value) *Expr {
+	// Join the values, keeping each byte's column.
+	var v value
+	v.pos = args[0].pos
+	for i, a := range args {
+		if i > 0 {
+			v.text += " "
+			v.cols = append(v.cols, a.cols[0])
+		}
+		v.text += a.text
+		v.cols = append(v.cols, a.cols[:len(a.text)]...)
+	}
+	v.cols = append(v.cols, args[len(args)-1].cols[len(args[len(args)-1].text)])
+
+	s := v.text
+	i := 0
+	skip := func() {
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+	}
+	word := func() string {
+		j := i
+		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'Z') {
+			i++
+		}
+		return s[j:i]
+	}
+	fail := func(format string, a ...any) *Expr {
+		c.errorf(v.at(i), format, a...)
+		return nil
+	}
+	const form = "FUNC(TOPIC) OP VALUE, like lost(acks1) == 0"
+
+	e := &Expr{Pos: v.at(0)}
+	skip()
+	e.Pos = v.at(i)
+	fstart := i
+	e.Func = word()
+	if e.Func == "" {
+		return fail("expected an expression %s", form)
+	}
+	known := false
+	for _, f := range ExprFuncs {
+		known = known || f.Name == e.Func
+	}
+	if !known {
+		i = fstart
+		return fail("unknown function %q%s; use one of: %s", e.Func, didYouMean(e.Func, funcNames()), strings.Join(funcNames(), ", "))
+	}
+	skip()
+	if i >= len(s) || s[i] != '(' {
+		return fail("expected \"(\" after %s: %s", e.Func, form)
+	}
+	i++
+	skip()
+	tstart := i
+	for i < len(s) && s[i] != ')' && s[i] != ' ' {
+		i++
+	}
+	e.Topic, e.topicPos = s[tstart:i], v.at(tstart)
+	if msg := topicError(e.Topic); msg != "" {
+		i = tstart
+		return fail("%s", msg)
+	}
+	skip()
+	if i >= len(s) || s[i] != ')' {
+		return fail("expected \")\" after the topic: %s", form)
+	}
+	i++
+	skip()
+	ostart := i
+	for i < len(s) && strings.IndexByte("=!<>", s[i]) >= 0 {
+		i++
+	}
+	e.Op = s[ostart:i]
+	switch e.Op {
+	case "==", "!=", "<", "<=", ">", ">=":
+	case "=", "=>", "=<":
+		i = ostart
+		fix := map[string]string{"=": "==", "=>": ">=", "=<": "<="}[e.Op]
+		return fail("expected a comparison: write %s instead of %s", fix, e.Op)
+	default:
+		i = ostart
+		return fail("expected a comparison (%s) after %s(%s)", strings.Join(ExprOps, ", "), e.Func, e.Topic)
+	}
+	skip()
+	vstart := i
+	for i < len(s) && s[i] != ' ' {
+		i++
+	}
+	e.Value = s[vstart:i]
+	vpos := v.at(vstart)
+	skip()
+	if i < len(s) {
+		return fail("unexpected %q after the expression", s[i:])
+	}
+	if e.Value == "" {
+		return fail("expected a value after %s", e.Op)
+	}
+	if e.IsDuration() {
+		d, err := time.ParseDuration(e.Value)
+		if err != nil || d < 0 {
+			c.errorf(vpos, "bad value %q: %s(...) is a latency, compare it with a duration like 500ms or 60s", e.Value, e.Func)
+			return nil
+		}
+		e.Want = int64(d)
+	} else {
+		n, err := strconv.ParseInt(e.Value, 10, 64)
+		if err != nil || n < 0 {
+			c.errorf(vpos, "bad value %q: %s(...) counts messages, compare it with a whole number", e.Value, e.Func)
+			return nil
+		}
+		e.Want = n
+	}
+	return e
+}

@@ -1,0 +1,326 @@
+package runbook
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// checker parses the steps of a Doc for one run and checks them against
+// the registry and against what came before them in the document. Steps
+// are checked in file order, so "used before created" is a question about
+// the lines above.
+type checker struct {
+	d    *Doc
+	run  int
+	errs ErrorList
+
+	created    map[string]Pos  // topics created so far
+	produced   map[string]bool // topics produced to so far
+	read       map[string]bool // topics read so far
+	background bool            // a background step came before
+	bad        map[Pos]bool    // arguments with undefined parameters
+}
+
+func newChecker(d *Doc, run int) *checker {
+	return &checker{
+		d:        d,
+		run:      run,
+		created:  map[string]Pos{},
+		produced: map[string]bool{},
+		read:     map[string]bool{},
+		bad:      map[Pos]bool{},
+	}
+}
+
+func (c *checker) errorf(p Pos, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
+}
+
+// lookup expands ${name} for this run.
+func (c *checker) lookup(name string) (string, bool) {
+	if name == "run" {
+		return strconv.Itoa(c.run), true
+	}
+	v, ok := c.d.Meta.Params[name]
+	return v, ok
+}
+
+// expandAll returns a copy of the blocks of the Doc with every step parsed
+// for this run.
+func (c *checker) expandAll() []Block {
+	out := make([]Block, len(c.d.Blocks))
+	for i, b := range c.d.Blocks {
+		if b.Kind == Kafka {
+			steps := make([]Step, len(b.Steps))
+			for j, st := range b.Steps {
+				steps[j] = c.step(st)
+			}
+			b.Steps = steps
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// value is an expanded token with the file column of each byte.
+type value struct {
+	text string
+	cols []int // len(text)+1 entries: the last is just past the end
+	pos  Pos
+	bad  bool // refers to an undefined or malformed parameter, already reported
+}
+
+func (v value) at(i int) Pos {
+	p := v.pos
+	if i >= 0 && i < len(v.cols) {
+		p.Col = v.cols[i]
+	}
+	return p
+}
+
+func (v value) arg() Arg { return Arg{Text: v.text, Pos: v.at(0)} }
+
+// arg records v as an argument, remembering whether it is bad.
+func (c *checker) arg(v value) Arg {
+	a := v.arg()
+	if v.bad {
+		c.bad[a.Pos] = true
+	}
+	return a
+}
+
+func (c *checker) expand(t token) value {
+	text, cols := t.expand(c.lookup)
+	bad := t.bad
+	for _, p := range t.pieces {
+		if p.ref != "" {
+			if _, ok := c.lookup(p.ref); !ok {
+				bad = true
+			}
+		}
+	}
+	return value{text: text, cols: cols, pos: t.pos, bad: bad}
+}
+
+func isFlag(t token) bool {
+	r := t.raw
+	return !t.quoted && len(r) > 1 && r[0] == '-' && (r[1] == '-' || r[1] >= 'a' && r[1] <= 'z' || r[1] >= 'A' && r[1] <= 'Z')
+}
+
+// resolve finds the directive a step line starts with and how many tokens
+// its name takes.
+func (c *checker) resolve(toks []token) (*Directive, int) {
+	t0 := toks[0]
+	if !t0.plain() {
+		c.errorf(t0.pos, "a step starts with a directive name, not %s", t0.raw)
+		return nil, 0
+	}
+	w0 := t0.raw
+	if len(toks) > 1 && toks[1].plain() {
+		if d := Lookup(w0 + " " + toks[1].raw); d != nil {
+			return d, 2
+		}
+	}
+	if d := Lookup(w0); d != nil {
+		return d, 1
+	}
+	var subs, full []string
+	for _, d := range Directives {
+		if first, second, ok := strings.Cut(d.Name, " "); ok && first == w0 {
+			subs = append(subs, second)
+			full = append(full, d.Name)
+		}
+	}
+	if len(subs) > 0 {
+		if len(toks) < 2 {
+			c.errorf(t0.pos, "%q needs one of: %s", w0, strings.Join(subs, ", "))
+			return nil, 0
+		}
+		name := w0 + " " + toks[1].raw
+		c.errorf(toks[1].pos, "unknown directive %q%s", name, didYouMean(name, full))
+		return nil, 0
+	}
+	// Suggest against names and first words of two-word names; a first
+	// word of a group with one member suggests that member.
+	var cands []string
+	group := map[string][]string{}
+	for _, d := range Directives {
+		cands = append(cands, d.Name)
+		if first, _, ok := strings.Cut(d.Name, " "); ok {
+			group[first] = append(group[first], d.Name)
+		}
+	}
+	for first := range group {
+		cands = append(cands, first)
+	}
+	sort.Strings(cands)
+	s := suggest(w0, cands)
+	if g := group[s]; len(g) == 1 {
+		s = g[0]
+	}
+	hint := ""
+	if s != "" {
+		hint = ` (did you mean "` + s + `"?)`
+	}
+	c.errorf(t0.pos, "unknown directive %q%s", w0, hint)
+	return nil, 0
+}
+
+// step parses one lexed step line for this run.
+func (c *checker) step(raw Step) Step {
+	st := Step{
+		Pos:        raw.Pos,
+		Text:       raw.Text,
+		Background: raw.Background,
+		Flags:      map[string][]Arg{},
+		toks:       raw.toks,
+	}
+	d, n := c.resolve(raw.toks)
+	if d == nil {
+		return st
+	}
+	st.dir, st.Name = d, d.Name
+	end := st.Pos
+	end.Col += len(strings.TrimSuffix(st.Text, "&"))
+	end.Col = max(end.Col, st.Pos.Col+1)
+	usage := " (usage: " + d.Usage + ")"
+
+	if st.Background && !d.Background {
+		p := st.Pos
+		p.Col += len(st.Text) - 1
+		c.errorf(p, "only produce can run in the background: %s cannot end in &", d.Name)
+	}
+
+	// Split flags from positional arguments; flags may come anywhere.
+	exprArgs := len(d.Args) > 0 && d.Args[0].Kind == KindExpr
+	var pos []value
+	mentioned := map[string]bool{} // flags written, even wrongly
+	toks := raw.toks[n:]
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if exprArgs || !isFlag(t) {
+			pos = append(pos, c.expand(t))
+			continue
+		}
+		v := c.expand(t)
+		trimmed := strings.TrimLeft(v.text, "-")
+		dashes := len(v.text) - len(trimmed)
+		name, val, hasEq := strings.Cut(trimmed, "=")
+		if dashes != 2 {
+			c.errorf(t.pos, "flags start with two dashes: write --%s", name)
+		}
+		f := d.flag(name)
+		mentioned[name] = true
+		if f == nil {
+			if len(d.Flags) == 0 {
+				c.errorf(t.pos, "%s takes no flags, not --%s%s", d.Name, name, usage)
+			} else {
+				c.errorf(t.pos, "unknown flag --%s for %s%s", name, d.Name, didYouMean("--"+name, d.flagNames()))
+			}
+			// Skip what is probably its value, to avoid a second error.
+			s := d.flag(strings.TrimPrefix(suggest("--"+name, d.flagNames()), "--"))
+			if s != nil {
+				mentioned[s.Name] = true
+			}
+			if !hasEq && i+1 < len(toks) && !isFlag(toks[i+1]) && (s == nil || s.Kind != KindBool) {
+				i++
+			}
+			continue
+		}
+		var fv value
+		switch {
+		case hasEq:
+			k := dashes + len(name) + 1
+			fv = value{text: val, cols: v.cols[k:], pos: v.at(k), bad: v.bad}
+		case f.Kind == KindBool:
+			fv = value{text: "true", cols: v.cols, pos: t.pos}
+		case i+1 < len(toks) && !isFlag(toks[i+1]):
+			i++
+			fv = c.expand(toks[i])
+		default:
+			c.errorf(t.pos, "flag --%s needs a value: --%s %s", name, name, f.Meta)
+			continue
+		}
+		if len(st.Flags[name]) > 0 && !f.Many {
+			c.errorf(t.pos, "flag --%s given twice", name)
+			continue
+		}
+		st.Flags[name] = append(st.Flags[name], fv.arg())
+		c.checkValue(f.Kind, fv, "--"+name)
+	}
+
+	// Positional arguments, in registry order.
+	pi := 0
+	missing := false
+	for _, a := range d.Args {
+		if pi >= len(pos) {
+			c.errorf(end, "missing %s%s", a.Name, usage)
+			missing = true
+			break
+		}
+		switch {
+		case a.Kind == KindExpr:
+			ok := true
+			for _, v := range pos {
+				ok = ok && !v.bad
+			}
+			if ok {
+				st.Expr = c.expr(pos)
+			}
+			pi = len(pos)
+		case a.Kind == KindKeyword:
+			if pos[pi].text != a.Name {
+				// Report it, and read on as if it were there.
+				c.errorf(pos[pi].at(0), "expected %q here, not %q%s", a.Name, pos[pi].text, usage)
+				continue
+			}
+			pi++
+		case a.Kind == KindNodes:
+			for _, v := range pos[pi:] {
+				for _, part := range splitValue(v, ',') {
+					if part.text == "" {
+						continue
+					}
+					st.Args = append(st.Args, c.arg(part))
+					c.checkValue(KindNodes, part, a.Name)
+				}
+			}
+			pi = len(pos)
+		case a.Many:
+			for _, v := range pos[pi:] {
+				st.Args = append(st.Args, c.arg(v))
+				c.checkValue(a.Kind, v, a.Name)
+			}
+			pi = len(pos)
+		default:
+			st.Args = append(st.Args, c.arg(pos[pi]))
+			c.checkValue(a.Kind, pos[pi], a.Name)
+			pi++
+		}
+	}
+	if pi < len(pos) {
+		c.errorf(pos[pi].at(0), "too many arguments for %s: %q%s", d.Name, pos[pi].text, usage)
+	}
+	for _, f := range d.Flags {
+		if f.Required && !mentioned[f.Name] && !missing {
+			c.errorf(end, "missing --%s %s%s", f.Name, f.Meta, usage)
+		}
+	}
+	c.semantics(&st)
+	return st
+}
+
+// splitValue splits v at every sep, keeping columns.
+func splitValue(v value, sep byte) []value {
+	var out []value
+	start := 0
+	for i := 0; i <= len(v.text); i++ {
+		if i == len(v.text) || v.text[i] == sep {
+			out = append(out, value{text: v.text[start:i], cols: v.cols[start : i+1], pos: v.at(start), bad: v.bad})
+			start = i + 1
+		}
+	}
+	return out
+}
