@@ -1,0 +1,22 @@
+# The two entry points of README.md. Both need root (network namespaces).
+GO ?= go
+
+.PHONY: example test deps build
+
+# example runs the acks article's runbook end to end on a local three-node
+# cluster and writes its evidence and report under output/.
+example: deps build
+	./kafkabook run examples/producer-acks.md
+
+# test runs every test against real Kafka, then fuzzes the runbook parser
+# briefly.
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 60m ./...
+	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
+
+deps:
+	./scripts/install-deps.sh
+
+build:
+	$(GO) build -o kafkabook ./cmd/kafkabook

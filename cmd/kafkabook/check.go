@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/runbook"
+	"github.com/spf13/cobra"
+)
+
+// runbookFlags are the overrides check and run share.
+type runbookFlags struct {
+	kafka  []string
+	repeat int
+	params []string
+}
+
+func (f *runbookFlags) register(c *cobra.Command) {
+	c.Flags().StringSliceVar(&f.kafka, "kafka", nil, "Kafka version(s), overriding the front matter (comma-separated for a matrix)")
+	c.Flags().IntVar(&f.repeat, "repeat", 0, "runs of the whole runbook, overriding repeat:")
+	c.Flags().StringArrayVarP(&f.params, "param", "p", nil, "parameter NAME=VALUE, overriding params: (repeatable)")
+}
+
+// load reads and checks a runbook; a bad one is a usage error (exit 3)
+// with every problem listed.
+func (f *runbookFlags) load(path string) (*runbook.Doc, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	ov := runbook.Overrides{Kafka: f.kafka, Repeat: f.repeat, Params: map[string]string{}}
+	for _, p := range f.params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usageErr("-p %q: want NAME=VALUE", p)
+		}
+		ov.Params[k] = v
+	}
+	doc, err := runbook.Load(path, src, ov)
+	if err != nil {
+		fmt.Fprint(os.Stderr, strings.TrimRight(err.Error(), "\n")+"\n")
+		n := 1
+		if list, ok := err.(runbook.ErrorList); ok {
+			n = len(list)
+		}
+		return nil, &exitError{exitUsage, fmt.Errorf("%s: %d error(s); nothing was run", path, n)}
+	}
+	return doc, nil
+}
+
+func checkCmd() *cobra.Command {
+	var f runbookFlags
+	c := &cobra.Command{
+		Use:   "check RUNBOOK.md",
+		Short: "Validate a runbook without touching a cluster; every error with file:line:col and a caret",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			doc, err := f.load(args[0])
+			if err != nil {
+				return err
+			}
+			steps := 0
+			for _, b := range doc.Blocks {
+				steps += len(b.Steps)
+			}
+			fmt.Printf("%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", args[0], steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
+			if sh := doc.ShellBlocks(); len(sh) > 0 {
+				fmt.Printf("%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", args[0], len(sh))
+			}
+			if len(doc.Meta.Params) > 0 {
+				keys := slicesSorted(maps.Keys(doc.Meta.Params))
+				var kv []string
+				for _, k := range keys {
+					kv = append(kv, k+"="+doc.Meta.Params[k])
+				}
+				fmt.Printf("%s: params: %s\n", args[0], strings.Join(kv, " "))
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	return c
+}

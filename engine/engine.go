@@ -1,0 +1,97 @@
+// Package engine runs a checked runbook against a cluster: every run from a
+// healed cluster, steps in order (produce steps in the background when they
+// end in &), faults through the cluster backend, and the evidence streamed
+// to events.jsonl as it happens. Each directive of the runbook language has
+// its runner here, one file per family, registered in directives.go.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// Options is one invocation of the engine: one runbook against one Kafka
+// version on one cluster that is already up.
+type Options struct {
+	Doc        *runbook.Doc
+	Dir        string          // evidence directory; created, must not exist
+	Backend    cluster.Backend // the cluster, up and reachable
+	AllowShell bool            // run sh blocks
+	Out        io.Writer       // console: steps and their output as they run
+	Provenance results.Provenance
+}
+
+// Run executes every run of the runbook and writes the evidence into
+// opts.Dir: events.jsonl as it goes, then results.json and a copy of the
+// runbook. It returns the results even when it fails part way; then
+// Complete is false and err says why.
+func Run(ctx context.Context, opts Options) (*results.Results, error) {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	doc := opts.Doc
+	if err := os.WriteFile(filepath.Join(opts.Dir, "runbook.md"), doc.Source, 0o644); err != nil {
+		return nil, err
+	}
+	ev, err := results.CreateEvents(filepath.Join(opts.Dir, results.EventsFileName))
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	sum := sha256.Sum256(doc.Source)
+	prov := opts.Provenance
+	prov.Start = time.Now().UTC()
+	prov.Repeat = doc.Meta.Repeat
+	prov.Params = doc.Meta.Params
+	prov.Broker = doc.Meta.Broker
+	prov.Nodes = doc.Meta.Nodes
+	start := results.StartEvent{
+		Title: doc.Meta.Title,
+		Runbook: results.Runbook{
+			Name:   strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path)),
+			Path:   doc.Path,
+			SHA256: fmt.Sprintf("%x", sum),
+			File:   "runbook.md",
+		},
+		Provenance: prov,
+	}
+	ev.Emit(results.KindStart, 0, start)
+
+	id := make([]byte, 2)
+	rand.Read(id)
+	runErr := func() error {
+		for n := 1; n <= doc.Meta.Repeat; n++ {
+			r := &runner{
+				opts: opts, ev: ev, num: n,
+				suffix: fmt.Sprintf("-r%d-%x", n, id),
+				out:    opts.Out,
+			}
+			if err := r.run(ctx); err != nil {
+				return fmt.Errorf("run %d: %w", n, err)
+			}
+		}
+		return nil
+	}()
+	end := results.EndEvent{End: time.Now().UTC(), Complete: runErr == nil}
+	if runErr != nil {
+		end.Error = runErr.Error()
+	}
+	ev.Emit(results.KindEnd, 0, end)
+	res := ev.Results()
+	res.Provenance.End = end.End
+	if err := res.Write(opts.Dir); err != nil && runErr == nil {
+		runErr = err
+	}
+	return res, runErr
+}

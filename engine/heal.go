@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+)
+
+// healTimeout bounds how long a cluster may take to become healthy.
+const healTimeout = 3 * time.Minute
+
+// heal brings every node back (start, resume, rejoin) and waits until the
+// cluster is healthy, so each run starts from the same place.
+func (r *runner) heal(ctx context.Context) error {
+	st, err := r.opts.Backend.Status(ctx)
+	if err != nil {
+		return err
+	}
+	progress := func(format string, args ...any) { r.con.printf("  … "+format+"\n", args...) }
+	for _, n := range st.Nodes {
+		var op cluster.Op
+		switch n.State {
+		case cluster.Paused:
+			op = cluster.Resume
+		case cluster.Isolated:
+			op = cluster.Rejoin
+		case cluster.Killed, cluster.Stopped, cluster.Exited:
+			op = cluster.Start
+		default:
+			continue
+		}
+		r.con.printf("  heal: %s %s (was %s)\n", op, n.Name, n.State)
+		if err := r.opts.Backend.Apply(ctx, op, []string{n.Name}, progress); err != nil {
+			return err
+		}
+	}
+	// A paused node may also be isolated: check again.
+	if st, err = r.opts.Backend.Status(ctx); err == nil {
+		for _, n := range st.Nodes {
+			if n.State == cluster.Isolated {
+				r.opts.Backend.Apply(ctx, cluster.Rejoin, []string{n.Name}, progress)
+			}
+		}
+	}
+	return r.waitHealthy(ctx, healTimeout, progress)
+}
+
+// waitHealthy waits until every node is a registered broker and every
+// partition's ISR holds all its replicas.
+func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
+	want := len(r.status.Nodes)
+	return poll(ctx, timeout, progress, func() (bool, string) {
+		brokers, err := r.admin.Brokers(ctx)
+		if err != nil {
+			return false, "metadata: " + err.Error()
+		}
+		if len(brokers) < want {
+			return false, fmt.Sprintf("%d of %d brokers registered %v", len(brokers), want, brokers)
+		}
+		parts, err := r.admin.Partitions(ctx) // every topic
+		if err != nil {
+			return false, "metadata: " + err.Error()
+		}
+		var short []string
+		for _, p := range parts {
+			if len(p.ISR) < len(p.Replicas) || p.Leader < 0 {
+				short = append(short, fmt.Sprintf("%s-%d isr=%v", p.Topic, p.ID, p.ISR))
+			}
+		}
+		if len(short) > 0 {
+			slices.Sort(short)
+			if len(short) > 3 {
+				short = append(short[:3], fmt.Sprintf("and %d more", len(short)-3))
+			}
+			return false, "partitions with a short ISR: " + strings.Join(short, ", ")
+		}
+		return true, ""
+	})
+}
+
+// poll calls check every 100 ms until it is satisfied, printing what it
+// waits for about once a second. The timeout error says what was last seen.
+func poll(ctx context.Context, timeout time.Duration, progress func(string, ...any), check func() (bool, string)) error {
+	start := time.Now()
+	lastShown := start
+	for {
+		ok, waiting := check()
+		if ok {
+			return nil
+		}
+		if time.Since(start) > timeout {
+			return fmt.Errorf("timed out after %s: %s", timeout, waiting)
+		}
+		if progress != nil && time.Since(lastShown) >= time.Second {
+			lastShown = time.Now()
+			progress("%s (%.0fs)", waiting, time.Since(start).Seconds())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// notable picks the broker log lines that explain what replication did:
+// ISR changes, fencing, truncation, elections.
+var notable = regexp.MustCompile(`Shrinking ISR|Expanding ISR|ISR updated|[Ff]encing broker|fenced|Truncating|[Tt]runcated|Elected|becoming leader|leader epoch|Controller \d+ became|Stepping down|Transitioning from`)
+
+// logTime reads the UTC timestamp kafkabook's log4j2 layout puts first:
+// [2026-11-29T21:40:57.945Z].
+func logTime(line string) (time.Time, bool) {
+	if len(line) < 26 || line[0] != '[' {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02T15:04:05.000Z", line[1:25])
+	return t, err == nil
+}
+
+// nodeLines returns a node's log lines from since on that match re.
+func (r *runner) nodeLines(ctx context.Context, node string, since time.Time, re *regexp.Regexp) ([]results.LogLine, error) {
+	rc, err := r.opts.Backend.Logs(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return scanLog(rc, node, since, re)
+}
+
+func scanLog(rd io.Reader, node string, since time.Time, re *regexp.Regexp) ([]results.LogLine, error) {
+	var out []results.LogLine
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		at, ok := logTime(line)
+		if !ok || at.Before(since) || (re != nil && !re.MatchString(line)) {
+			continue
+		}
+		out = append(out, results.LogLine{At: at, Node: node, Text: line})
+	}
+	return out, sc.Err()
+}
+
+// collectLogs records every node's notable lines of this run.
+func (r *runner) collectLogs(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	for _, n := range r.status.Nodes {
+		lines, err := r.nodeLines(ctx, n.Name, r.start, notable)
+		if err != nil {
+			continue
+		}
+		for _, l := range lines {
+			r.ev.Emit(results.KindLog, r.num, l)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// console serialises what steps print, so background steps do not
+// interleave mid-line with foreground ones.
+type console struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (c *console) printf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.w, format, args...)
+}
+
+// stepLog is what one step prints: shown on the console as it happens and
+// kept for the report.
+type stepLog struct {
+	c      *console
+	prefix string // before each console line; marks background output
+	out    results.StepOutput
+	mu     sync.Mutex
+}
+
+func newStepLog(c *console, s runbook.Step, block int) *stepLog {
+	l := &stepLog{c: c, prefix: "  ", out: results.StepOutput{
+		Pos: s.Pos.String(), Block: block, Text: s.Text, Start: time.Now().UTC(),
+		Background: s.Background, Output: []string{},
+	}}
+	if s.Background {
+		l.prefix = fmt.Sprintf("  [& line %d] ", s.Pos.Line)
+	}
+	return l
+}
+
+// line records and prints one line of output.
+func (l *stepLog) line(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	l.mu.Lock()
+	l.out.Output = append(l.out.Output, s)
+	l.mu.Unlock()
+	l.c.printf("%s%s\n", l.prefix, s)
+}
+
+// progress prints a transient waiting line that is not kept.
+func (l *stepLog) progress(format string, args ...any) {
+	l.c.printf("%s… "+format+"\n", append([]any{l.prefix}, args...)...)
+}
+
+// done closes the step's record.
+func (l *stepLog) done(err error) results.StepOutput {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.out.End = time.Now().UTC()
+	if err != nil {
+		l.out.Error = err.Error()
+		l.c.printf("%serror: %s\n", l.prefix, oneLine(err.Error()))
+	}
+	return l.out
+}
+
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n    ")
+}

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kafkabook/kafkabook/kafka"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// produce: produce TOPIC --acks 0|1|all [--from N] [--count N] [--idempotent] [--via NODE] [--timeout DUR]
+// It prints one line per result as it arrives: "  0.1s m-011 ok offset=10".
+func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	t := r.topic(s.Args[0].Text)
+	seeds, _, err := r.seeds(ctx, s)
+	if err != nil {
+		return err
+	}
+	spec := kafka.ProduceSpec{
+		Topic:      t.name,
+		Acks:       s.String("acks", "1"),
+		From:       s.Int("from", 1),
+		Count:      s.Int("count", 10),
+		Idempotent: s.Bool("idempotent"),
+		Timeout:    s.Duration("timeout", 120*time.Second),
+	}
+	var ok, failed int
+	err = kafka.Produce(ctx, seeds, spec, func(m results.Message) {
+		if m.Status == results.StatusOK {
+			m.LeaderEpoch = r.sampler.epoch(t.name, m.Partition)
+			ok++
+		} else {
+			failed++
+		}
+		r.record(t, m)
+		log.line("%s", resultLine(m))
+	})
+	if err != nil {
+		return err
+	}
+	log.line("acked %d of %d", ok, spec.Count)
+	return nil
+}
+
+// resultLine is one produce result as the console shows it.
+func resultLine(m results.Message) string {
+	lat := "   -"
+	if d, ok := results.MessageLatency(m); ok {
+		lat = fmt.Sprintf("%5.1fs", d.Seconds())
+	}
+	switch m.Status {
+	case results.StatusOK:
+		return fmt.Sprintf("%s %s ok offset=%d", lat, m.ID, m.Offset)
+	case results.StatusUnknown:
+		return fmt.Sprintf("%s %s unknown (run ended first)", lat, m.ID)
+	}
+	return fmt.Sprintf("%s %s %s %s", lat, m.ID, m.Status, m.Error)
+}

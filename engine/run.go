@@ -1,0 +1,286 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/kafka"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// runner executes one run: one pass through the runbook.
+type runner struct {
+	opts   Options
+	ev     *results.EventWriter
+	num    int    // run number, 1-based
+	suffix string // appended to every topic name in this run
+	out    io.Writer
+	con    *console
+	start  time.Time
+	status cluster.Status // node addresses
+	admin  *kafka.Client
+
+	mu      sync.Mutex
+	topics  map[string]*topicState // by label
+	tallies map[string]results.Tally
+	bg      []*background
+	sampler *sampler
+}
+
+// topicState is the ledger of one topic in this run.
+type topicState struct {
+	label, name string
+	messages    []results.Message
+}
+
+// background is a produce step still running.
+type background struct {
+	step runbook.Step
+	done chan struct{}
+	err  error
+}
+
+// realName is the topic name in the cluster for a runbook name.
+func (r *runner) realName(label string) string { return label + r.suffix }
+
+func (r *runner) run(ctx context.Context) (err error) {
+	r.con = &console{w: r.out}
+	r.topics = map[string]*topicState{}
+	r.tallies = map[string]results.Tally{}
+	r.con.printf("\n=== run %d of %d ===\n", r.num, r.opts.Doc.Meta.Repeat)
+	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
+		return err
+	}
+	if r.admin, err = kafka.Dial(r.status.Bootstrap()...); err != nil {
+		return err
+	}
+	defer r.admin.Close()
+	if err := r.heal(ctx); err != nil {
+		return fmt.Errorf("healing the cluster before the run: %w", err)
+	}
+	r.start = time.Now().UTC()
+	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
+	r.sampler = startSampler(ctx, r)
+	defer func() {
+		// Background producers must finish (or time out) before the run
+		// ends, so their results are in the ledger.
+		if werr := r.waitBackground(ctx, 0, nil); err == nil {
+			err = werr
+		}
+		r.sampler.stop()
+		r.collectLogs(ctx)
+		end := results.RunEndEvent{End: time.Now().UTC(), Complete: err == nil}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		r.ev.Emit(results.KindRunEnd, r.num, end)
+	}()
+
+	blocks, err := r.opts.Doc.Expand(r.num)
+	if err != nil {
+		return err
+	}
+	for bi, b := range blocks {
+		switch b.Kind {
+		case runbook.Kafka:
+			for _, s := range b.Steps {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := r.step(ctx, bi, s); err != nil {
+					return fmt.Errorf("%s: %s: %w", s.Pos, s.Text, err)
+				}
+			}
+		case runbook.Shell:
+			if err := r.shell(ctx, bi, b); err != nil {
+				return fmt.Errorf("%s: sh block: %w", b.Pos, err)
+			}
+		}
+	}
+	return nil
+}
+
+// step runs one step, in the background if it ends in &.
+func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
+	run := directives[s.Name]
+	if run == nil {
+		return fmt.Errorf("no runner for directive %q", s.Name)
+	}
+	r.con.printf("$ %s\n", s.Text)
+	log := newStepLog(r.con, s, block)
+	if s.Background {
+		bg := &background{step: s, done: make(chan struct{})}
+		r.mu.Lock()
+		r.bg = append(r.bg, bg)
+		r.mu.Unlock()
+		log.c.printf("  (running in the background)\n")
+		go func() {
+			defer close(bg.done)
+			bg.err = run(ctx, r, s, log)
+			r.ev.Emit(results.KindStep, r.num, log.done(bg.err))
+		}()
+		return nil
+	}
+	err := run(ctx, r, s, log)
+	r.ev.Emit(results.KindStep, r.num, log.done(err))
+	return err
+}
+
+// waitBackground waits for every background step, up to timeout (0: each
+// step's own timeout bounds it). The first background error is returned.
+func (r *runner) waitBackground(ctx context.Context, timeout time.Duration, log *stepLog) error {
+	r.mu.Lock()
+	pending := slices.Clone(r.bg)
+	r.mu.Unlock()
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		deadline = time.After(timeout)
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	start := time.Now()
+	for _, bg := range pending {
+		for waiting := true; waiting; {
+			select {
+			case <-bg.done:
+				waiting = false
+			case <-deadline:
+				return fmt.Errorf("background step %s still running after %s", bg.step.Pos, timeout)
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+				if log != nil {
+					log.progress("waiting for background step at line %d (%.0fs)", bg.step.Pos.Line, time.Since(start).Seconds())
+				}
+			}
+		}
+	}
+	for _, bg := range pending {
+		if bg.err != nil {
+			return fmt.Errorf("background step %s: %w", bg.step.Pos, bg.err)
+		}
+	}
+	return nil
+}
+
+// node resolves a target (k2, leader(T), followers(T)) to node names.
+func (r *runner) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
+	if t.Node != "" {
+		return []string{t.Node}, nil
+	}
+	topic := t.Leader + t.Followers
+	parts, err := r.admin.Partitions(ctx, r.realName(topic))
+	if err != nil || len(parts) == 0 {
+		return nil, fmt.Errorf("%s: no metadata for %s: %v", t, topic, err)
+	}
+	p := parts[0]
+	if t.Leader != "" {
+		if p.Leader < 0 {
+			return nil, fmt.Errorf("%s: partition 0 of %s has no leader", t, topic)
+		}
+		return []string{fmt.Sprintf("k%d", p.Leader)}, nil
+	}
+	var out []string
+	for _, id := range p.Replicas {
+		if id != p.Leader {
+			out = append(out, fmt.Sprintf("k%d", id))
+		}
+	}
+	return out, nil
+}
+
+// addr is a node's broker address.
+func (r *runner) addr(node string) (string, error) {
+	n, ok := r.status.Node(node)
+	if !ok {
+		return "", fmt.Errorf("no node %s in the cluster", node)
+	}
+	return n.Address, nil
+}
+
+// seeds is the bootstrap list for --via (all nodes when not given).
+func (r *runner) seeds(ctx context.Context, s runbook.Step) ([]string, string, error) {
+	via := s.Flags["via"]
+	if len(via) == 0 {
+		return r.reachable(ctx), "", nil
+	}
+	names, err := r.nodes(ctx, via[0].Target())
+	if err != nil {
+		return nil, "", err
+	}
+	a, err := r.addr(names[0])
+	return []string{a}, names[0], err
+}
+
+// reachable is the bootstrap list without nodes that are isolated, paused
+// or down: a new client that picked one of those first would spend its
+// dial timeout there, and the first message would carry that wait.
+func (r *runner) reachable(ctx context.Context) []string {
+	st, err := r.opts.Backend.Status(ctx)
+	if err != nil {
+		return r.status.Bootstrap()
+	}
+	var out []string
+	for _, n := range st.Nodes {
+		if n.State == cluster.Running {
+			out = append(out, n.Address)
+		}
+	}
+	if len(out) == 0 {
+		return r.status.Bootstrap()
+	}
+	return out
+}
+
+// topic returns the ledger of a label, creating it.
+func (r *runner) topic(label string) *topicState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.topics[label]
+	if t == nil {
+		t = &topicState{label: label, name: r.realName(label)}
+		r.topics[label] = t
+		r.ev.Emit(results.KindTopic, r.num, results.Topic{Name: t.name, Label: label})
+	}
+	return t
+}
+
+// record adds a produce result to the ledger and the event stream.
+func (r *runner) record(t *topicState, m results.Message) {
+	r.mu.Lock()
+	t.messages = append(t.messages, m)
+	r.mu.Unlock()
+	r.ev.Emit(results.KindMessage, r.num, results.MessageEvent{Topic: t.name, Label: t.label, Message: m})
+}
+
+// ledger is a copy of a topic's messages so far.
+func (r *runner) ledger(label string) results.Topic {
+	t := r.topic(label)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return results.Topic{Name: t.name, Label: label, Messages: slices.Clone(t.messages)}
+}
+
+// realTopics lists the cluster names of every topic used so far.
+func (r *runner) realTopics() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, t := range r.topics {
+		out = append(out, t.name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// label maps a real topic name back to its runbook name.
+func (r *runner) label(name string) string {
+	return strings.TrimSuffix(name, r.suffix)
+}

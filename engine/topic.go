@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kafkabook/kafkabook/kafka"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// topicCreate: topic create NAME [--partitions N] [--replicas 1:2:3] [--replication-factor N] [--config K=V]...
+func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.Args[0].Text
+	t := r.topic(label)
+	spec := kafka.TopicSpec{
+		Name:       t.name,
+		Partitions: int32(s.Int("partitions", 1)),
+		Assignment: s.Replicas(),
+		Configs:    s.KeyValues("config"),
+	}
+	if len(spec.Assignment) == 0 {
+		spec.ReplicationFactor = int16(s.Int("replication-factor", len(r.status.Nodes)))
+	}
+	if err := r.admin.CreateTopic(ctx, spec); err != nil {
+		return err
+	}
+	log.line("created %s (in the cluster: %s)", label, t.name)
+	return nil
+}
+
+// isr: isr TOPIC [--via NODE]
+func isr(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.Args[0].Text
+	client := r.admin
+	if _, ok := s.Flags["via"]; ok {
+		seeds, _, err := r.seeds(ctx, s)
+		if err != nil {
+			return err
+		}
+		if client, err = kafka.Dial(seeds...); err != nil {
+			return err
+		}
+		defer client.Close()
+	}
+	parts, err := client.Partitions(ctx, r.realName(label))
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		p.Topic = label
+		log.line("%s", p)
+	}
+	if len(parts) == 0 {
+		return fmt.Errorf("no partitions for %s", label)
+	}
+	return nil
+}
