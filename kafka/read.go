@@ -2,11 +2,13 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -22,12 +24,9 @@ func ReadAll(ctx context.Context, seeds []string, topic string, timeout time.Dur
 		return nil, nil, err
 	}
 	defer admCl.Close()
-	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, topic)
+	ends, err := endOffsets(ctx, kadm.NewClient(admCl), topic)
 	if err != nil {
-		return nil, nil, fmt.Errorf("high watermark of %s: %w", topic, err)
-	}
-	if err := ends.Error(); err != nil {
-		return nil, nil, fmt.Errorf("high watermark of %s: %w", topic, err)
+		return nil, nil, err
 	}
 	hw := map[int32]int64{}
 	assign := map[int32]kgo.Offset{}
@@ -72,4 +71,26 @@ func ReadAll(ctx context.Context, seeds []string, topic string, timeout time.Dur
 		})
 	}
 	return recs, hw, nil
+}
+
+// endOffsets lists the high watermarks, retrying while a new leader is
+// still settling (OFFSET_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, ...).
+func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+	for {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			return ends, nil
+		}
+		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.OffsetNotAvailable) || ctx.Err() != nil {
+			return nil, fmt.Errorf("high watermark of %s: %w", topic, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("high watermark of %s: %w (last error: %v)", topic, ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
