@@ -1,0 +1,199 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// EventsFileName is the name of the event stream inside a run directory.
+const EventsFileName = "events.jsonl"
+
+// Event kinds of events.jsonl. Each names the type its data holds.
+const (
+	KindStart    = "start"     // StartEvent: title, runbook, provenance
+	KindRunStart = "run_start" // RunStartEvent
+	KindTopic    = "topic"     // Topic: declares a topic (messages, if any, are appended)
+	KindMessage  = "message"   // MessageEvent: one ledger entry
+	KindStep     = "step"      // StepOutput
+	KindFault    = "fault"     // Fault
+	KindISR      = "isr"       // ISRSample
+	KindLog      = "log"       // LogLine
+	KindTally    = "tally"     // Tally
+	KindExpect   = "expect"    // Expectation
+	KindRunEnd   = "run_end"   // RunEndEvent
+	KindEnd      = "end"       // EndEvent
+)
+
+// runScoped tells which kinds belong to a run (and so need a run number);
+// start and end belong to the whole file.
+var runScoped = map[string]bool{
+	KindRunStart: true, KindTopic: true, KindMessage: true, KindStep: true,
+	KindFault: true, KindISR: true, KindLog: true, KindTally: true,
+	KindExpect: true, KindRunEnd: true,
+}
+
+// syncedKinds are fsync'd as soon as they are written: they are rare and
+// mark the structure of the evidence. Frequent kinds (message, isr, log,
+// step) are written with one write call each, which survives a crash of the
+// process, and synced at most every syncEvery.
+var syncedKinds = map[string]bool{
+	KindStart: true, KindRunStart: true, KindFault: true, KindTally: true,
+	KindExpect: true, KindRunEnd: true, KindEnd: true,
+}
+
+const syncEvery = 250 * time.Millisecond
+
+// Event is one line of events.jsonl.
+type Event struct {
+	Kind string          `json:"kind"`
+	Run  int             `json:"run,omitempty"` // 1-based; 0 for start and end
+	Time time.Time       `json:"time"`          // when the line was written
+	Data json.RawMessage `json:"data"`
+}
+
+// StartEvent is the data of a start event: what is known before the first run.
+type StartEvent struct {
+	Schema     int        `json:"schema"`
+	Title      string     `json:"title"`
+	Runbook    Runbook    `json:"runbook"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// RunStartEvent is the data of a run_start event.
+type RunStartEvent struct {
+	Start time.Time `json:"start"`
+}
+
+// RunEndEvent is the data of a run_end event.
+type RunEndEvent struct {
+	End      time.Time `json:"end"`
+	Complete bool      `json:"complete"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// MessageEvent is the data of a message event: one ledger entry and the
+// topic it was produced to. A message event whose id matches an earlier
+// entry of the same topic and run with status unknown replaces that entry, so
+// the engine may record a send first and its result later.
+type MessageEvent struct {
+	Topic string `json:"topic"` // real topic name
+	Label string `json:"label"` // name in the runbook
+	Message
+}
+
+// EndEvent is the data of an end event, the last line of a finished file.
+type EndEvent struct {
+	End      time.Time `json:"end"`
+	Complete bool      `json:"complete"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// EventWriter appends events to events.jsonl while a runbook runs, one JSON
+// object per line, each written with a single write call, so that a crash
+// leaves every line written so far readable by Replay. It also folds the
+// events into a Results, so the engine need not keep a second copy. Safe for
+// concurrent use.
+type EventWriter struct {
+	mu       sync.Mutex
+	f        *os.File
+	fold     *folder
+	lastSync time.Time
+	now      func() time.Time
+	err      error // first write error; later Emits return it
+}
+
+// CreateEvents creates (or truncates) path and returns a writer for it.
+func CreateEvents(path string) (*EventWriter, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return &EventWriter{f: f, fold: newFolder(), now: time.Now}, nil
+}
+
+// Emit appends one event. kind is one of the Kind constants, run the 1-based
+// run number for run-scoped kinds (0 for start and end), v the data of the
+// type the kind names (a value or a pointer).
+func (w *EventWriter) Emit(kind string, run int, v any) error {
+	scoped, known := runScoped[kind]
+	if !known && kind != KindStart && kind != KindEnd {
+		return fmt.Errorf("results: emit: unknown event kind %q", kind)
+	}
+	if scoped && run < 1 {
+		return fmt.Errorf("results: emit %s: run number %d, want 1 or more", kind, run)
+	}
+	if !scoped {
+		run = 0
+	}
+	if kind == KindStart {
+		if s, ok := v.(StartEvent); ok && s.Schema == 0 {
+			s.Schema = SchemaVersion
+			v = s
+		} else if s, ok := v.(*StartEvent); ok && s.Schema == 0 {
+			c := *s
+			c.Schema = SchemaVersion
+			v = c
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("results: emit %s: %w", kind, err)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	ev := Event{Kind: kind, Run: run, Time: w.now().UTC(), Data: data}
+	line, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("results: emit %s: %w", kind, err)
+	}
+	line = append(line, '\n')
+	if _, err := w.f.Write(line); err != nil {
+		w.err = fmt.Errorf("results: write %s: %w", w.f.Name(), err)
+		return w.err
+	}
+	if syncedKinds[kind] || ev.Time.Sub(w.lastSync) >= syncEvery {
+		if err := w.f.Sync(); err != nil {
+			w.err = fmt.Errorf("results: sync %s: %w", w.f.Name(), err)
+			return w.err
+		}
+		w.lastSync = ev.Time
+	}
+	if err := w.fold.apply(ev); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Results returns the evidence emitted so far, as Replay would rebuild it
+// from the file. The value is shared with the writer: use it after the last
+// Emit, e.g. to Write results.json.
+func (w *EventWriter) Results() *Results {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fold.results()
+}
+
+// Close syncs and closes the file.
+func (w *EventWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	serr := w.f.Sync()
+	cerr := w.f.Close()
+	if w.err != nil {
+		return w.err
+	}
+	if serr != nil {
+		return fmt.Errorf("results: sync %s: %w", w.f.Name(), serr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("results: close %s: %w", w.f.Name(), cerr)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// FileName is the name of the evidence file inside a run directory.
+const FileName = "results.json"
+
+// Write stores r as dir/results.json, indented, atomically: it writes a
+// temporary file in dir and renames it, so a reader never sees half a file.
+// A zero Schema is set to SchemaVersion.
+func (r *Results) Write(dir string) error {
+	if r.Schema == 0 {
+		r.Schema = SchemaVersion
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encode: %w", err)
+	}
+	data = append(data, '\n')
+	return writeAtomic(filepath.Join(dir, FileName), data)
+}
+
+// writeAtomic writes data to path through a synced temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrSchema is wrapped by Load's error when results.json has a schema version
+// this build does not know.
+var ErrSchema = errors.New("unsupported schema version")
+
+// Load reads dir/results.json. It refuses files whose schema version it does
+// not know, rather than render evidence it might misread.
+func Load(dir string) (*Results, error) {
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return Decode(path, data)
+}
+
+// Decode parses the content of a results.json; name is used in errors.
+// The schema version is checked before the content is trusted: a file of
+// an unknown version is refused even when it happens to decode.
+func Decode(name string, data []byte) (*Results, error) {
+	var r Results
+	err := json.Unmarshal(data, &r)
+	if err == nil && r.Schema == SchemaVersion {
+		return &r, nil
+	}
+	// Find out why: no version, another version, or broken JSON.
+	var probe struct {
+		Schema *int `json:"schema"`
+	}
+	if perr := json.Unmarshal(data, &probe); perr != nil {
+		return nil, fmt.Errorf("results: %s: %w", name, perr)
+	}
+	switch {
+	case probe.Schema == nil:
+		return nil, fmt.Errorf("results: %s: no schema version: not a kafkabook results.json", name)
+	case *probe.Schema != SchemaVersion:
+		return nil, fmt.Errorf("results: %s: %w %d (this kafkabook reads version %d; use a kafkabook that knows version %d)",
+			name, ErrSchema, *probe.Schema, SchemaVersion, *probe.Schema)
+	}
+	return nil, fmt.Errorf("results: %s: %w", name, err)
+}

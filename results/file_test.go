@@ -1,0 +1,103 @@
+package results
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sample returns a small but complete Results with every field set.
+func sample() *Results {
+	t0 := time.Date(2026, 11, 29, 21, 35, 0, 0, time.UTC)
+	ok := Message{ID: "m-001", Acks: "1", Intended: t0, Acked: t0.Add(3 * time.Millisecond), Status: StatusOK, Offset: 0, LeaderEpoch: 0}
+	lost := Message{ID: "m-002", Acks: "1", Intended: t0.Add(time.Second), Acked: t0.Add(time.Second + 2*time.Millisecond), Status: StatusOK, Offset: 1, LeaderEpoch: 0}
+	topic := Topic{Name: "acks1-r1", Label: "acks1", Messages: []Message{ok, lost}}
+	return &Results{
+		Schema: SchemaVersion, Complete: true, Title: "Does acks=1 lose acknowledged messages?",
+		Runbook: Runbook{Name: "producer-acks", Path: "examples/producer-acks.md", SHA256: strings.Repeat("ab", 32), File: "runbook.md"},
+		Provenance: Provenance{Tool: "v0.1.0", Commit: "abc123", Kafka: "4.3.1", Backend: "local", Nodes: 3,
+			Broker: map[string]string{"replica.lag.time.max.ms": "3000"}, FranzGo: "v1.22.3",
+			Params: map[string]string{"count": "10"}, Host: "h", GoVersion: "go1.26", Start: t0, End: t0.Add(time.Minute), Repeat: 1},
+		Runs: []Run{{
+			Number: 1, Start: t0, End: t0.Add(time.Minute), Complete: true,
+			Topics:       []Topic{topic},
+			Tallies:      []Tally{NewTally(topic, "", []Record{{ID: "m-001", Offset: 0}}, map[int32]int64{0: 1}, t0.Add(50*time.Second), "k2")},
+			Expectations: []Expectation{{Pos: "r.md:40:1", Expr: "lost(acks1) > 0", Actual: "1", Held: true}},
+			Faults:       []Fault{{At: t0.Add(2 * time.Second), Op: "isolate", Nodes: []string{"k2", "k3"}, Pos: "r.md:20:1"}},
+			ISR:          []ISRSample{{At: t0, Topic: "acks1", Leader: 1, ISR: []int32{1, 2, 3}, Replicas: []int32{1, 2, 3}}},
+			Logs:         []LogLine{{At: t0.Add(5 * time.Second), Node: "k1", Text: "[Partition acks1-r1-0 broker=1] Shrinking ISR from 1,2,3 to 1."}},
+			Steps:        []StepOutput{{Pos: "r.md:12:1", Block: 0, Text: "produce acks1 --acks 1", Start: t0, End: t0.Add(time.Second), Output: []string{"  0.0s m-001 ok offset=0"}}},
+		}},
+	}
+}
+
+func TestWriteLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	r := sample()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, r) {
+		t.Errorf("round trip differs:\n got %+v\nwant %+v", got, r)
+	}
+	// No temporary files left behind.
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != FileName {
+		t.Errorf("dir holds %v, want only %s", ents, FileName)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	if !strings.HasPrefix(string(data), "{\n  \"schema\": 1,") {
+		t.Errorf("results.json is not indented or schema is not first:\n%.80s", data)
+	}
+}
+
+func TestLoadUnknownSchema(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"schema": 2, "runs": []}`, "unsupported schema version 2"},
+		{`{"runs": []}`, "no schema version"},
+		{`{"schema": 1, `, "unexpected end"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, FileName), []byte(tc.body), 0o644)
+		_, err := Load(dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%s) error = %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, FileName), []byte(`{"schema": 7}`), 0o644)
+	if _, err := Load(dir); !errors.Is(err, ErrSchema) {
+		t.Errorf("error %v does not wrap ErrSchema", err)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	r := sample()
+	r.Runs = append(r.Runs, r.Runs[0], r.Runs[0], r.Runs[0])
+	r.Runs[1].Expectations = []Expectation{{Expr: "lost(acks1) > 0", Held: false}}
+	r.Runs[2].Error = "broker k1 did not start"
+	r.Runs[3].Complete = false
+	if held, runs := r.Verdict(); held != 1 || runs != 4 {
+		t.Errorf("Verdict = %d of %d, want 1 of 4", held, runs)
+	}
+	if got := r.Labels(); !reflect.DeepEqual(got, []string{"acks1"}) {
+		t.Errorf("Labels = %v", got)
+	}
+	if got := r.LostPerRun("acks1"); !reflect.DeepEqual(got, []int{1, 1, 1, 1}) {
+		t.Errorf("LostPerRun = %v", got)
+	}
+	if got := r.LostPerRun("nope"); !reflect.DeepEqual(got, []int{-1, -1, -1, -1}) {
+		t.Errorf("LostPerRun(nope) = %v", got)
+	}
+	if p := r.Runs[0].Latency("acks1"); p.Count != 2 || p.Max != 3*time.Millisecond {
+		t.Errorf("Latency = %+v", p)
+	}
+}

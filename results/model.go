@@ -1,0 +1,165 @@
+// Package results is the evidence model of a kafkabook run: what was sent,
+// what was acknowledged, what a reader found, and what the cluster did
+// meanwhile. It is pure data plus the arithmetic on it (tallies, latency
+// percentiles); the engine fills it, the report renders it.
+package results
+
+import "time"
+
+// SchemaVersion is the version of results.json. Bump it on any change that a
+// reader of older files would misread.
+const SchemaVersion = 1
+
+// Results is the content of one results.json: every run of one runbook
+// against one Kafka version.
+type Results struct {
+	Schema     int        `json:"schema"`
+	Complete   bool       `json:"complete"`        // false when the run stopped early (error, Ctrl-C)
+	Error      string     `json:"error,omitempty"` // why it stopped early
+	Title      string     `json:"title"`
+	Runbook    Runbook    `json:"runbook"`
+	Provenance Provenance `json:"provenance"`
+	Runs       []Run      `json:"runs"`
+}
+
+// Runbook identifies the runbook that produced the evidence. A copy of its
+// source is stored beside results.json under File, so a report can be rebuilt
+// after the runbook changed.
+type Runbook struct {
+	Name   string `json:"name"`   // base name without .md, e.g. "producer-acks"
+	Path   string `json:"path"`   // as given on the command line
+	SHA256 string `json:"sha256"` // of the source
+	File   string `json:"file"`   // the stored copy, relative to results.json: "runbook.md"
+}
+
+// Provenance is everything needed to say how the evidence was produced.
+type Provenance struct {
+	Tool          string            `json:"tool"`   // kafkabook version
+	Commit        string            `json:"commit"` // vcs revision of the tool, "+dirty" when modified
+	Kafka         string            `json:"kafka"`  // Kafka version
+	Backend       string            `json:"backend"`
+	Nodes         int               `json:"nodes"`
+	Broker        map[string]string `json:"broker"` // server.properties overrides
+	FranzGo       string            `json:"franz_go"`
+	Params        map[string]string `json:"params"`
+	Host          string            `json:"host"`
+	GoVersion     string            `json:"go"`
+	Java          string            `json:"java,omitempty"`
+	Start         time.Time         `json:"start"`
+	End           time.Time         `json:"end"`
+	Repeat        int               `json:"repeat"`
+	ClusterReused bool              `json:"cluster_reused"`
+}
+
+// Run is one pass through the whole runbook. All times inside a run are
+// absolute; the report shows them relative to Start.
+type Run struct {
+	Number       int           `json:"number"` // 1-based
+	Start        time.Time     `json:"start"`
+	End          time.Time     `json:"end"`
+	Complete     bool          `json:"complete"`
+	Error        string        `json:"error,omitempty"`
+	Topics       []Topic       `json:"topics"`       // ledgers, in order of first use
+	Tallies      []Tally       `json:"tallies"`      // one per `read` step, in order
+	Expectations []Expectation `json:"expectations"` // one per `expect` step, in order
+	Faults       []Fault       `json:"faults"`       // fault injections, in order
+	ISR          []ISRSample   `json:"isr"`          // sampler output, at most 250 ms apart
+	Logs         []LogLine     `json:"logs"`         // notable broker log lines
+	Steps        []StepOutput  `json:"steps"`        // what each step printed
+}
+
+// Topic is the produce ledger of one topic in one run.
+type Topic struct {
+	Name     string    `json:"name"`  // real topic name, with the per-run suffix
+	Label    string    `json:"label"` // name as written in the runbook
+	Messages []Message `json:"messages"`
+}
+
+// Status is what became of one produced message.
+type Status string
+
+const (
+	StatusOK      Status = "ok"      // acknowledged
+	StatusError   Status = "error"   // the broker or client returned an error
+	StatusTimeout Status = "timeout" // no answer within the step's timeout
+	StatusUnknown Status = "unknown" // the run ended before an answer came
+)
+
+// Message is one produced record: m-001, m-002, ...
+type Message struct {
+	ID          string    `json:"id"`   // "m-001"
+	Acks        string    `json:"acks"` // "0", "1" or "all"
+	Idempotent  bool      `json:"idempotent,omitempty"`
+	Intended    time.Time `json:"intended"`        // when it was meant to be sent; latency counts from here
+	Acked       time.Time `json:"acked,omitempty"` // when the result arrived (any status but unknown)
+	Status      Status    `json:"status"`
+	Error       string    `json:"error,omitempty"` // Kafka error name, e.g. NOT_ENOUGH_REPLICAS
+	Partition   int32     `json:"partition"`
+	Offset      int64     `json:"offset"`       // -1 when not acknowledged
+	LeaderEpoch int32     `json:"leader_epoch"` // -1 when unknown
+}
+
+// Tally compares what a `read` step found with what the ledger says was
+// acknowledged. Id lists are sorted by message number.
+type Tally struct {
+	Topic          string             `json:"topic"` // real topic name
+	Label          string             `json:"label"` // name in the runbook
+	At             time.Time          `json:"at"`
+	Via            string             `json:"via,omitempty"` // node read through
+	HighWatermarks map[int32]int64    `json:"high_watermarks"`
+	Read           int                `json:"read"`            // records read
+	Acked          int                `json:"acked"`           // messages with status ok
+	Present        int                `json:"present"`         // distinct ids found
+	Lost           []string           `json:"lost"`            // acked and absent
+	Duplicates     []string           `json:"duplicates"`      // seen more than once
+	UnackedPresent []string           `json:"unacked_present"` // not acked but found
+	NeverAcked     []string           `json:"never_acked"`     // not acked and absent
+	Seen           map[string][]int64 `json:"seen"`            // id -> offsets where it was found
+}
+
+// Expectation is the outcome of one `expect` step.
+type Expectation struct {
+	Pos    string `json:"pos"`    // file:line:col
+	Expr   string `json:"expr"`   // as written, e.g. "lost(acks1) > 0"
+	Actual string `json:"actual"` // the left side's value, e.g. "10" or "29.3s"
+	Held   bool   `json:"held"`
+}
+
+// Fault is one injected fault. Op is kill, stop, start, pause, resume,
+// isolate or rejoin.
+type Fault struct {
+	At    time.Time `json:"at"`
+	Op    string    `json:"op"`
+	Nodes []string  `json:"nodes"`
+	Pos   string    `json:"pos"` // step that caused it
+}
+
+// ISRSample is the leader and ISR of one partition at one moment, from fresh
+// metadata.
+type ISRSample struct {
+	At        time.Time `json:"at"`
+	Topic     string    `json:"topic"` // label
+	Partition int32     `json:"partition"`
+	Leader    int32     `json:"leader"` // -1 when none
+	ISR       []int32   `json:"isr"`
+	Replicas  []int32   `json:"replicas"`
+}
+
+// LogLine is a broker log line worth showing (Shrinking ISR, Fencing broker...).
+type LogLine struct {
+	At   time.Time `json:"at"`
+	Node string    `json:"node"`
+	Text string    `json:"text"`
+}
+
+// StepOutput is what one step printed, for the notebook view.
+type StepOutput struct {
+	Pos        string    `json:"pos"`   // file:line:col
+	Block      int       `json:"block"` // index of the kafka/sh block in the runbook, 0-based
+	Text       string    `json:"text"`  // the step as written
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Output     []string  `json:"output"`
+	Error      string    `json:"error,omitempty"`
+	Background bool      `json:"background,omitempty"`
+}

@@ -1,0 +1,233 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+)
+
+// Replay rebuilds a Results from an events.jsonl alone, for a run that
+// crashed before writing results.json. The result is Complete only when the
+// file ends with an end event saying so. A last line cut mid-way (the crash
+// came during a write) is ignored; a bad line anywhere else is an error.
+// Unknown event kinds are skipped, so newer files stay readable.
+func Replay(path string) (*Results, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	r, err := ReplayFrom(f)
+	if err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// ReplayFrom is Replay reading from an io.Reader.
+func ReplayFrom(in io.Reader) (*Results, error) {
+	br := bufio.NewReaderSize(in, 1<<16)
+	fold := newFolder()
+	var pending error // a bad line, fatal only if another line follows
+	for n := 1; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, rerr
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 {
+			if pending != nil {
+				return nil, pending
+			}
+			var ev Event
+			if err := json.Unmarshal(line, &ev); err != nil {
+				pending = fmt.Errorf("line %d: %w", n, err)
+			} else if err := fold.apply(ev); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	r := fold.results()
+	if !fold.ended && r.Error == "" {
+		r.Error = "the run stopped before its end: evidence replayed from " + EventsFileName
+	}
+	return r, nil
+}
+
+// folder accumulates events into a Results; Replay and EventWriter share it
+// so a replayed file and the writer's own view always agree.
+type folder struct {
+	r     Results
+	runs  map[int]*Run
+	ended bool
+	last  time.Time
+}
+
+func newFolder() *folder {
+	return &folder{r: Results{Schema: SchemaVersion, Runs: []Run{}}, runs: map[int]*Run{}}
+}
+
+// run returns run n, creating it when an event arrives before its run_start.
+func (f *folder) run(n int) *Run {
+	if r, ok := f.runs[n]; ok {
+		return r
+	}
+	r := &Run{Number: n, Topics: []Topic{}, Tallies: []Tally{}, Expectations: []Expectation{},
+		Faults: []Fault{}, ISR: []ISRSample{}, Logs: []LogLine{}, Steps: []StepOutput{}}
+	f.runs[n] = r
+	return r
+}
+
+func topicOf(r *Run, name, label string) *Topic {
+	for i := range r.Topics {
+		if r.Topics[i].Name == name {
+			if r.Topics[i].Label == "" {
+				r.Topics[i].Label = label
+			}
+			return &r.Topics[i]
+		}
+	}
+	r.Topics = append(r.Topics, Topic{Name: name, Label: label, Messages: []Message{}})
+	return &r.Topics[len(r.Topics)-1]
+}
+
+func (f *folder) apply(ev Event) error {
+	if ev.Time.After(f.last) {
+		f.last = ev.Time
+	}
+	if runScoped[ev.Kind] && ev.Run < 1 {
+		return fmt.Errorf("%s event without a run number", ev.Kind)
+	}
+	dec := func(v any) error {
+		if err := json.Unmarshal(ev.Data, v); err != nil {
+			return fmt.Errorf("%s event: %w", ev.Kind, err)
+		}
+		return nil
+	}
+	switch ev.Kind {
+	case KindStart:
+		var s StartEvent
+		if err := dec(&s); err != nil {
+			return err
+		}
+		if s.Schema != 0 && s.Schema != SchemaVersion {
+			return fmt.Errorf("%w %d in start event (this kafkabook reads version %d)", ErrSchema, s.Schema, SchemaVersion)
+		}
+		f.r.Title, f.r.Runbook, f.r.Provenance = s.Title, s.Runbook, s.Provenance
+	case KindRunStart:
+		var s RunStartEvent
+		if err := dec(&s); err != nil {
+			return err
+		}
+		f.run(ev.Run).Start = s.Start
+	case KindTopic:
+		var t Topic
+		if err := dec(&t); err != nil {
+			return err
+		}
+		tp := topicOf(f.run(ev.Run), t.Name, t.Label)
+		tp.Messages = append(tp.Messages, t.Messages...)
+	case KindMessage:
+		var m MessageEvent
+		if err := dec(&m); err != nil {
+			return err
+		}
+		tp := topicOf(f.run(ev.Run), m.Topic, m.Label)
+		for i := len(tp.Messages) - 1; i >= 0; i-- {
+			if tp.Messages[i].ID == m.ID && tp.Messages[i].Status == StatusUnknown {
+				tp.Messages[i] = m.Message
+				return nil
+			}
+		}
+		tp.Messages = append(tp.Messages, m.Message)
+	case KindStep:
+		var s StepOutput
+		if err := dec(&s); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Steps = append(r.Steps, s)
+	case KindFault:
+		var x Fault
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Faults = append(r.Faults, x)
+	case KindISR:
+		var x ISRSample
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.ISR = append(r.ISR, x)
+	case KindLog:
+		var x LogLine
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Logs = append(r.Logs, x)
+	case KindTally:
+		var x Tally
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Tallies = append(r.Tallies, x)
+	case KindExpect:
+		var x Expectation
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Expectations = append(r.Expectations, x)
+	case KindRunEnd:
+		var x RunEndEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.End, r.Complete, r.Error = x.End, x.Complete, x.Error
+	case KindEnd:
+		var x EndEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		f.ended = true
+		f.r.Complete, f.r.Error, f.r.Provenance.End = x.Complete, x.Error, x.End
+	}
+	return nil
+}
+
+// results assembles the runs in number order. Runs that never ended keep
+// Complete false and, when the file ended early, get their End from the last
+// event seen.
+func (f *folder) results() *Results {
+	nums := make([]int, 0, len(f.runs))
+	for n := range f.runs {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	f.r.Runs = f.r.Runs[:0]
+	for _, n := range nums {
+		run := *f.runs[n]
+		if run.End.IsZero() && !f.ended {
+			run.End = f.last
+		}
+		f.r.Runs = append(f.r.Runs, run)
+	}
+	if f.r.Provenance.End.IsZero() {
+		f.r.Provenance.End = f.last
+	}
+	return &f.r
+}

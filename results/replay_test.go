@@ -1,0 +1,148 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// emitAll writes r as the engine would, event by event.
+func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.Emit(KindStart, 0, StartEvent{Title: r.Title, Runbook: r.Runbook, Provenance: r.Provenance}))
+	for _, run := range r.Runs {
+		n := run.Number
+		must(w.Emit(KindRunStart, n, RunStartEvent{Start: run.Start}))
+		for _, tp := range run.Topics {
+			for i, m := range tp.Messages {
+				if i == 0 { // first the send, then its result: the result replaces it
+					sent := m
+					sent.Status, sent.Acked, sent.Offset = StatusUnknown, sent.Acked.AddDate(-1, 0, 0), -1
+					must(w.Emit(KindMessage, n, MessageEvent{Topic: tp.Name, Label: tp.Label, Message: sent}))
+				}
+				must(w.Emit(KindMessage, n, &MessageEvent{Topic: tp.Name, Label: tp.Label, Message: m}))
+			}
+		}
+		for _, s := range run.Steps {
+			must(w.Emit(KindStep, n, s))
+		}
+		for _, f := range run.Faults {
+			must(w.Emit(KindFault, n, f))
+		}
+		for _, s := range run.ISR {
+			must(w.Emit(KindISR, n, s))
+		}
+		for _, l := range run.Logs {
+			must(w.Emit(KindLog, n, l))
+		}
+		for _, x := range run.Tallies {
+			must(w.Emit(KindTally, n, x))
+		}
+		for _, x := range run.Expectations {
+			must(w.Emit(KindExpect, n, x))
+		}
+		must(w.Emit(KindRunEnd, n, RunEndEvent{End: run.End, Complete: run.Complete, Error: run.Error}))
+	}
+	if end {
+		must(w.Emit(KindEnd, 0, EndEvent{End: r.Provenance.End, Complete: r.Complete, Error: r.Error}))
+	}
+}
+
+func TestEventsReplayComplete(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EventsFileName)
+	w, err := CreateEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sample()
+	emitAll(t, w, want, true)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Replay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("replay differs:\n got %+v\nwant %+v", got, want)
+	}
+	if !reflect.DeepEqual(w.Results(), want) {
+		t.Errorf("writer's own view differs from the emitted evidence")
+	}
+}
+
+func TestReplayTruncated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, EventsFileName)
+	w, _ := CreateEvents(path)
+	emitAll(t, w, sample(), false)
+	w.Close()
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+
+	// Cut the run_end line mid-way, as a crash during a write would.
+	last := lines[len(lines)-1]
+	cut := strings.Join(lines[:len(lines)-1], "") + last[:len(last)/2]
+	os.WriteFile(path, []byte(cut), 0o644)
+	got, err := Replay(path)
+	if err != nil {
+		t.Fatalf("truncated last line not tolerated: %v", err)
+	}
+	if got.Complete || got.Runs[0].Complete {
+		t.Errorf("replayed crash says complete")
+	}
+	if !strings.Contains(got.Error, "stopped before its end") {
+		t.Errorf("Error = %q", got.Error)
+	}
+	if n := len(got.Runs[0].Topics[0].Messages); n != 2 {
+		t.Errorf("messages = %d, want 2", n)
+	}
+	if got.Runs[0].End.IsZero() {
+		t.Errorf("unfinished run has no End; want the last event's time")
+	}
+	if got.Title == "" || len(got.Runs[0].Expectations) != 1 {
+		t.Errorf("lost evidence before the cut: %+v", got)
+	}
+
+	// A bad line in the middle is corruption, not a crash.
+	bad := lines[0] + "{not json\n" + strings.Join(lines[1:], "")
+	os.WriteFile(path, []byte(bad), 0o644)
+	if _, err := Replay(path); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("corrupt middle line: err = %v, want line 2", err)
+	}
+}
+
+func TestEmitRejects(t *testing.T) {
+	w, _ := CreateEvents(filepath.Join(t.TempDir(), EventsFileName))
+	defer w.Close()
+	if err := w.Emit("mesage", 1, nil); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	if err := w.Emit(KindMessage, 0, MessageEvent{}); err == nil {
+		t.Error("run-scoped event without run accepted")
+	}
+}
+
+func TestReplayUnknownKindAndSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EventsFileName)
+	os.WriteFile(path, []byte(`{"kind":"start","data":{"schema":1,"title":"x"}}
+{"kind":"future","run":1,"data":{}}
+{"kind":"end","data":{"complete":true}}
+`), 0o644)
+	r, err := Replay(path)
+	if err != nil || !r.Complete || r.Title != "x" {
+		t.Errorf("Replay = %+v, %v", r, err)
+	}
+	os.WriteFile(path, []byte(`{"kind":"start","data":{"schema":9}}`+"\n"), 0o644)
+	if _, err := Replay(path); err == nil || !strings.Contains(err.Error(), "schema version 9") {
+		t.Errorf("schema 9: err = %v", err)
+	}
+}

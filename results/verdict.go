@@ -1,0 +1,127 @@
+package results
+
+// Held reports whether every expectation of the run held. A run that stopped
+// early or met an error does not hold, whatever its expectations said.
+func (r Run) Held() bool {
+	if r.Error != "" || !r.Complete {
+		return false
+	}
+	for _, e := range r.Expectations {
+		if !e.Held {
+			return false
+		}
+	}
+	return true
+}
+
+// Verdict counts the runs whose expectations all held, out of all runs.
+func (r *Results) Verdict() (held, runs int) {
+	for _, run := range r.Runs {
+		if run.Held() {
+			held++
+		}
+	}
+	return held, len(r.Runs)
+}
+
+// FailedExpectations returns the expectations of the run that did not hold.
+func (r Run) FailedExpectations() []Expectation {
+	var out []Expectation
+	for _, e := range r.Expectations {
+		if !e.Held {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Labels returns the experiment labels (topic names as written in the
+// runbook) in order of first use across all runs.
+func (r *Results) Labels() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(l string) {
+		if l != "" && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	for _, run := range r.Runs {
+		for _, t := range run.Topics {
+			add(t.Label)
+		}
+		for _, t := range run.Tallies {
+			add(t.Label)
+		}
+	}
+	return out
+}
+
+// Tally returns the last tally of label in the run: a runbook may read a
+// topic several times, and the last read is its final word.
+func (r Run) Tally(label string) (Tally, bool) {
+	for i := len(r.Tallies) - 1; i >= 0; i-- {
+		if r.Tallies[i].Label == label {
+			return r.Tallies[i], true
+		}
+	}
+	return Tally{}, false
+}
+
+// Messages returns the ledger entries of every topic of the run labelled
+// label, in ledger order.
+func (r Run) Messages(label string) []Message {
+	var out []Message
+	for _, t := range r.Topics {
+		if t.Label == label {
+			out = append(out, t.Messages...)
+		}
+	}
+	return out
+}
+
+// Latency returns the ack latency percentiles of label in the run.
+func (r Run) Latency(label string) Percentiles {
+	return Latency(r.Messages(label))
+}
+
+// Lost returns how many acknowledged messages of label the run's last read
+// did not find, and false when the run never read label.
+func (r Run) Lost(label string) (int, bool) {
+	t, ok := r.Tally(label)
+	return len(t.Lost), ok
+}
+
+// LostPerRun returns, for each run in order, the messages of label lost in
+// that run; -1 marks a run that never read label.
+func (r *Results) LostPerRun(label string) []int {
+	out := make([]int, len(r.Runs))
+	for i, run := range r.Runs {
+		n, ok := run.Lost(label)
+		if !ok {
+			n = -1
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// LatencyAll returns the ack latency percentiles of label over every run.
+func (r *Results) LatencyAll(label string) Percentiles {
+	var msgs []Message
+	for _, run := range r.Runs {
+		msgs = append(msgs, run.Messages(label)...)
+	}
+	return Latency(msgs)
+}
+
+// TotalLost returns the messages of label lost over all runs that read it.
+func (r *Results) TotalLost(label string) int {
+	n := 0
+	for _, l := range r.LostPerRun(label) {
+		if l > 0 {
+			n += l
+		}
+	}
+	return n
+}
