@@ -44,15 +44,23 @@ func main() {
 	if err == nil {
 		return
 	}
-	code := exitRun
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(os.Stderr, "kafkabook:", msg)
+	}
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the process exit code for an error from a command: the one
+// it carries, else 2 (the run could not complete).
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		code = ee.code
+		return ee.code
 	}
-	if ee == nil || ee.err != nil && ee.err.Error() != "" {
-		fmt.Fprintln(os.Stderr, "kafkabook:", err)
-	}
-	os.Exit(code)
+	return exitRun
 }
 
 func rootCmd() *cobra.Command {
