@@ -54,14 +54,15 @@ func (r *runner) heal(ctx context.Context) error {
 func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
 	want := len(r.status.Nodes)
 	return poll(ctx, timeout, progress, func() (bool, string) {
-		brokers, err := r.admin.Brokers(ctx)
+		_, ids := r.running(ctx)
+		brokers, err := r.admin.Brokers(ctx, ids...)
 		if err != nil {
 			return false, "metadata: " + err.Error()
 		}
 		if len(brokers) < want {
 			return false, fmt.Sprintf("%d of %d brokers registered %v", len(brokers), want, brokers)
 		}
-		parts, err := r.admin.Partitions(ctx) // every topic
+		parts, err := r.partitions(ctx) // every topic
 		if err != nil {
 			return false, "metadata: " + err.Error()
 		}

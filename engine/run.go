@@ -31,6 +31,7 @@ type runner struct {
 	topics  map[string]*topicState // by label
 	tallies map[string]results.Tally
 	bg      []*background
+	bgCtx   context.Context // background steps run under it; cancelled when the run fails
 	sampler *sampler
 }
 
@@ -68,12 +69,20 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.start = time.Now().UTC()
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
 	r.sampler = startSampler(ctx, r)
+	var cancelBG context.CancelFunc
+	r.bgCtx, cancelBG = context.WithCancel(ctx)
 	defer func() {
-		// Background producers must finish (or time out) before the run
-		// ends, so their results are in the ledger.
-		if werr := r.waitBackground(ctx, 0, nil); err == nil {
+		// Background producers must finish before the run ends, so their
+		// results are in the ledger: on success they get their own
+		// timeouts; after a failure they are stopped, their pending
+		// messages recorded as unknown.
+		if err != nil {
+			cancelBG()
+		}
+		if werr := r.waitBackground(context.WithoutCancel(ctx), 0, nil); err == nil {
 			err = werr
 		}
+		cancelBG()
 		r.sampler.stop()
 		r.collectLogs(ctx)
 		end := results.RunEndEvent{End: time.Now().UTC(), Complete: err == nil}
@@ -123,7 +132,7 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 		log.c.printf("  (running in the background)\n")
 		go func() {
 			defer close(bg.done)
-			bg.err = run(ctx, r, s, log)
+			bg.err = run(r.bgCtx, r, s, log)
 			r.ev.Emit(results.KindStep, r.num, log.done(bg.err))
 		}()
 		return nil
@@ -176,7 +185,7 @@ func (r *runner) nodes(ctx context.Context, t runbook.Target) ([]string, error) 
 		return []string{t.Node}, nil
 	}
 	topic := t.Leader + t.Followers
-	parts, err := r.admin.Partitions(ctx, r.realName(topic))
+	parts, err := r.partitions(ctx, r.realName(topic))
 	if err != nil || len(parts) == 0 {
 		return nil, fmt.Errorf("%s: no metadata for %s: %v", t, topic, err)
 	}
@@ -219,24 +228,37 @@ func (r *runner) seeds(ctx context.Context, s runbook.Step) ([]string, string, e
 	return []string{a}, names[0], err
 }
 
+// partitions is fresh metadata of topics (all when none), asked of the
+// nodes that can answer now.
+func (r *runner) partitions(ctx context.Context, topics ...string) ([]kafka.Partition, error) {
+	_, ids := r.running(ctx)
+	return r.admin.PartitionsFrom(ctx, ids, topics...)
+}
+
+// running lists the addresses and ids of the nodes that are up and on the
+// network, by the backend's account.
+func (r *runner) running(ctx context.Context) (addrs []string, ids []int32) {
+	st, err := r.opts.Backend.Status(ctx)
+	if err != nil {
+		return nil, nil
+	}
+	for _, n := range st.Nodes {
+		if n.State == cluster.Running {
+			addrs = append(addrs, n.Address)
+			ids = append(ids, int32(n.ID))
+		}
+	}
+	return addrs, ids
+}
+
 // reachable is the bootstrap list without nodes that are isolated, paused
 // or down: a new client that picked one of those first would spend its
 // dial timeout there, and the first message would carry that wait.
 func (r *runner) reachable(ctx context.Context) []string {
-	st, err := r.opts.Backend.Status(ctx)
-	if err != nil {
-		return r.status.Bootstrap()
+	if addrs, _ := r.running(ctx); len(addrs) > 0 {
+		return addrs
 	}
-	var out []string
-	for _, n := range st.Nodes {
-		if n.State == cluster.Running {
-			out = append(out, n.Address)
-		}
-	}
-	if len(out) == 0 {
-		return r.status.Bootstrap()
-	}
-	return out
+	return r.status.Bootstrap()
 }
 
 // topic returns the ledger of a label, creating it.

@@ -47,7 +47,7 @@ func startSampler(ctx context.Context, r *runner) *sampler {
 func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
 	ctx, cancel := context.WithTimeout(ctx, sampleEvery)
 	defer cancel()
-	parts, err := r.admin.Partitions(ctx, topics...)
+	parts, err := r.partitions(ctx, topics...)
 	if err != nil {
 		return // a broker is down or unreachable; the next tick tries another
 	}

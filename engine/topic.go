@@ -31,18 +31,20 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 // isr: isr TOPIC [--via NODE]
 func isr(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	label := s.Args[0].Text
-	client := r.admin
+	partitions := r.partitions
 	if _, ok := s.Flags["via"]; ok {
 		seeds, _, err := r.seeds(ctx, s)
 		if err != nil {
 			return err
 		}
-		if client, err = kafka.Dial(seeds...); err != nil {
+		client, err := kafka.Dial(seeds...)
+		if err != nil {
 			return err
 		}
 		defer client.Close()
+		partitions = client.Partitions
 	}
-	parts, err := client.Partitions(ctx, r.realName(label))
+	parts, err := partitions(ctx, r.realName(label))
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, log *stepLog) er
 	start := time.Now()
 	var leader int32 = -1
 	err := poll(ctx, s.Duration("timeout", 60*time.Second), log.progress, func() (bool, string) {
-		parts, err := r.admin.Partitions(ctx, r.realName(label))
+		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("leader of %s in %s: no metadata yet (%v)", label, strings.Join(names, ","), err)
 		}
@@ -42,7 +42,7 @@ func waitISR(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 	size := s.Int("size", 0)
 	start := time.Now()
 	err := poll(ctx, s.Duration("timeout", 60*time.Second), log.progress, func() (bool, string) {
-		parts, err := r.admin.Partitions(ctx, r.realName(label))
+		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("ISR of %s: no metadata yet (%v)", label, err)
 		}

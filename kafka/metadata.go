@@ -43,15 +43,21 @@ func ids(v []int32) string {
 // client's cache: kadm serves metadata up to MetadataMinAge old, and an ISR
 // sample must be of now). Partitions come sorted by topic, then id.
 func (c *Client) Partitions(ctx context.Context, topics ...string) ([]Partition, error) {
-	ctx, cancel := withTimeout(ctx, 5*time.Second)
-	defer cancel()
+	return c.PartitionsFrom(ctx, nil, topics...)
+}
+
+// PartitionsFrom is Partitions asking the given brokers in turn, each for
+// at most a second: when brokers are cut off, a request that the client
+// sends to any broker may sit on a dead connection for its whole timeout.
+// With no brokers given, any broker answers.
+func (c *Client) PartitionsFrom(ctx context.Context, brokers []int32, topics ...string) ([]Partition, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(t)
 		req.Topics = append(req.Topics, rt)
 	}
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := c.metadata(ctx, brokers, req)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +90,41 @@ func (c *Client) Partitions(ctx context.Context, topics ...string) ([]Partition,
 	return out, nil
 }
 
-// Brokers returns the ids of the registered, unfenced brokers.
-func (c *Client) Brokers(ctx context.Context) ([]int32, error) {
-	ctx, cancel := withTimeout(ctx, 5*time.Second)
+// metadata sends req to the first of brokers that answers, or to any
+// broker when none are given.
+func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, error) {
+	if len(brokers) == 0 {
+		ctx, cancel := withTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return req.RequestWith(ctx, c.cl)
+	}
+	var lastErr error
+	for _, id := range brokers {
+		bctx, cancel := withTimeout(ctx, time.Second)
+		resp, err := c.cl.Broker(int(id)).Request(bctx, req)
+		cancel()
+		if err == nil {
+			return resp.(*kmsg.MetadataResponse), nil
+		}
+		lastErr = fmt.Errorf("broker %d: %w", id, err)
+		if ctx.Err() != nil {
+			return nil, lastErr
+		}
+	}
+	// None answered, or the client has not learnt their addresses yet.
+	ctx, cancel := withTimeout(ctx, 2*time.Second)
 	defer cancel()
-	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, c.cl)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, fmt.Errorf("%w (and %v)", err, lastErr)
+	}
+	return resp, nil
+}
+
+// Brokers returns the ids of the registered, unfenced brokers, asking the
+// given brokers in turn (any broker when none are given).
+func (c *Client) Brokers(ctx context.Context, from ...int32) ([]int32, error) {
+	resp, err := c.metadata(ctx, from, kmsg.NewPtrMetadataRequest())
 	if err != nil {
 		return nil, err
 	}
