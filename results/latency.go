@@ -44,32 +44,41 @@ func MessageLatency(m Message) (time.Duration, bool) {
 // messages in msgs with an HdrHistogram. Max is exact; the percentiles are
 // within 0.1% and never above Max.
 func Latency(msgs []Message) Percentiles {
-	h := hdrhistogram.New(histLowest, histHighest, histDigits)
-	var p Percentiles
+	var a latencies
 	for _, m := range msgs {
-		d, ok := MessageLatency(m)
-		if !ok {
-			continue
-		}
-		p.Count++
-		if d > p.Max {
-			p.Max = d
-		}
-		v := int64(d)
-		if v > histHighest {
-			v = histHighest
-		}
-		_ = h.RecordValue(v) // v is within the bounds
+		a.add(m)
 	}
+	return a.percentiles()
+}
+
+// latencies accumulates ack latencies without keeping the messages.
+type latencies struct {
+	h *hdrhistogram.Histogram
+	p Percentiles
+}
+
+func (a *latencies) add(m Message) {
+	d, ok := MessageLatency(m)
+	if !ok {
+		return
+	}
+	if a.h == nil {
+		a.h = hdrhistogram.New(histLowest, histHighest, histDigits)
+	}
+	a.p.Count++
+	if d > a.p.Max {
+		a.p.Max = d
+	}
+	_ = a.h.RecordValue(min(int64(d), histHighest)) // within the bounds
+}
+
+func (a *latencies) percentiles() Percentiles {
+	p := a.p
 	if p.Count == 0 {
 		return p
 	}
 	at := func(q float64) time.Duration {
-		d := time.Duration(h.ValueAtQuantile(q))
-		if d > p.Max {
-			d = p.Max
-		}
-		return d
+		return min(time.Duration(a.h.ValueAtQuantile(q)), p.Max)
 	}
 	p.P50, p.P95, p.P99, p.P999 = at(50), at(95), at(99), at(99.9)
 	return p

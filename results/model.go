@@ -155,7 +155,7 @@ type LogLine struct {
 // StepOutput is what one step printed, for the notebook view.
 type StepOutput struct {
 	Pos        string    `json:"pos"`   // file:line:col
-	Block      int       `json:"block"` // index of the kafka/sh block in the runbook, 0-based
+	Block      int       `json:"block"` // index of the block in the runbook (prose blocks counted), 0-based
 	Text       string    `json:"text"`  // the step as written
 	Start      time.Time `json:"start"`
 	End        time.Time `json:"end"`

@@ -146,3 +146,30 @@ func TestReplayUnknownKindAndSchema(t *testing.T) {
 		t.Errorf("schema 9: err = %v", err)
 	}
 }
+
+// Background steps emit from several goroutines at once; every line must
+// stay whole.
+func TestEmitConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EventsFileName)
+	w, _ := CreateEvents(path)
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				w.Emit(KindMessage, 1, MessageEvent{Topic: "t", Label: "t", Message: Message{ID: "m-1", Status: StatusOK}})
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	w.Close()
+	r, err := Replay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Runs[0].Topics[0].Messages); n != 800 {
+		t.Errorf("replayed %d messages, want 800", n)
+	}
+}

@@ -82,7 +82,19 @@ func (r Run) Messages(label string) []Message {
 
 // Latency returns the ack latency percentiles of label in the run.
 func (r Run) Latency(label string) Percentiles {
-	return Latency(r.Messages(label))
+	var a latencies
+	r.addLatencies(&a, label)
+	return a.percentiles()
+}
+
+func (r Run) addLatencies(a *latencies, label string) {
+	for _, t := range r.Topics {
+		if t.Label == label {
+			for _, m := range t.Messages {
+				a.add(m)
+			}
+		}
+	}
 }
 
 // Lost returns how many acknowledged messages of label the run's last read
@@ -108,11 +120,11 @@ func (r *Results) LostPerRun(label string) []int {
 
 // LatencyAll returns the ack latency percentiles of label over every run.
 func (r *Results) LatencyAll(label string) Percentiles {
-	var msgs []Message
+	var a latencies
 	for _, run := range r.Runs {
-		msgs = append(msgs, run.Messages(label)...)
+		run.addLatencies(&a, label)
 	}
-	return Latency(msgs)
+	return a.percentiles()
 }
 
 // TotalLost returns the messages of label lost over all runs that read it.

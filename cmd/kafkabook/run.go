@@ -16,6 +16,7 @@ import (
 	"github.com/kafkabook/kafkabook/cluster"
 	"github.com/kafkabook/kafkabook/cluster/local"
 	"github.com/kafkabook/kafkabook/engine"
+	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
@@ -26,7 +27,7 @@ func slicesSorted(seq iter.Seq[string]) []string { return slices.Sorted(seq) }
 func runCmd() *cobra.Command {
 	var f runbookFlags
 	var out string
-	var allowShell, keep bool
+	var allowShell, keep, singleFile bool
 	c := &cobra.Command{
 		Use:   "run RUNBOOK.md",
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
@@ -53,7 +54,7 @@ arguments (nothing ran).`,
 			}
 			code := exitOK
 			for _, version := range doc.Meta.Kafka {
-				c, err := runVersion(cmd.Context(), doc, version, out, allowShell, keep)
+				c, err := runVersion(cmd.Context(), doc, version, out, allowShell, keep, singleFile)
 				if err != nil {
 					return err
 				}
@@ -71,13 +72,14 @@ arguments (nothing ran).`,
 	f.register(c)
 	c.Flags().StringVar(&out, "out", "output", "directory for evidence and reports")
 	c.Flags().BoolVar(&allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
+	c.Flags().BoolVar(&singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
 	c.Flags().BoolVar(&keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	return c
 }
 
 // runVersion runs the runbook against one Kafka version and returns the
 // exit code it earns.
-func runVersion(ctx context.Context, doc *runbook.Doc, version, out string, allowShell, keep bool) (int, error) {
+func runVersion(ctx context.Context, doc *runbook.Doc, version, out string, allowShell, keep, singleFile bool) (int, error) {
 	backend, teardown, err := clusterFor(ctx, doc, version, keep)
 	if err != nil {
 		return 0, err
@@ -101,6 +103,12 @@ func runVersion(ctx context.Context, doc *runbook.Doc, version, out string, allo
 		return 0, runErr
 	}
 	summarize(res, dir)
+	ropts := report.Options{SingleFile: singleFile, Generator: "kafkabook " + toolVersion()}
+	if err := report.RenderSite(out, ropts); err != nil {
+		fmt.Fprintf(os.Stderr, "kafkabook: rendering the report: %v\n", err)
+		return exitRun, nil
+	}
+	fmt.Printf("report:   %s\n", filepath.Join(dir, report.IndexFile))
 	if runErr != nil {
 		fmt.Fprintf(os.Stderr, "kafkabook: %v\n", runErr)
 		fmt.Fprintf(os.Stderr, "kafkabook: the run did not complete; partial evidence is in %s\n", dir)

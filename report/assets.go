@@ -1,0 +1,63 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/templates"
+)
+
+// The site's shared assets, under <site>/assets/.
+const (
+	assetsDir    = "assets"
+	assetJS      = "echarts.min.js"
+	assetLicense = "echarts-LICENSE.txt"
+	assetNotice  = "echarts-NOTICE.txt"
+)
+
+// writeAssets puts echarts and its licence files into <site>/assets/,
+// rewriting a file only when its content differs, so a site is written once
+// and re-renders leave it untouched.
+func writeAssets(site string, e *templates.Echarts) error {
+	dir := filepath.Join(site, assetsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for name, data := range map[string][]byte{assetJS: e.JS, assetLicense: e.License, assetNotice: e.Notice} {
+		p := filepath.Join(dir, name)
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+			continue
+		}
+		if err := writeFile(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes data to p through a temporary file and a rename, so a
+// reader (or a browser) never sees half a page.
+func writeFile(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: write %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package report
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is the Debian package's browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// needChromium skips the test when there is no Chromium, except in CI,
+// where a missing browser must fail the build rather than pass it quietly.
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is missing; CI must install it (Debian: apt-get install -y chromium)", chromiumPath)
+	}
+	t.Skipf("%s is missing; install Debian's chromium to run the browser test", chromiumPath)
+}
+
+// pageCheck is what a headless Chromium saw on one page.
+type pageCheck struct {
+	Errors   []string // console errors, exceptions, error log entries
+	Requests []string // every request the page attempted
+	Blocked  []string // requests to anything but local files
+	Charts   chartState
+}
+
+type chartState struct {
+	Expected int        `json:"expected"`
+	Drawn    int        `json:"drawn"`
+	Failed   []string   `json:"failed"`
+	Canvases []canvasSt `json:"canvases"`
+	Pwned    string     `json:"pwned"` // window.pwned, set only by a payload that ran
+}
+
+type canvasSt struct {
+	ID       string `json:"id"`
+	Instance bool   `json:"instance"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Inked    int    `json:"inked"` // sampled pixels that are not blank
+}
+
+// checkScript inspects every chart div: an echarts instance, a canvas of
+// non-zero size, and ink on it.
+const checkScript = `(() => {
+  const st = window.kafkabookCharts || {drawn: 0, failed: ["init script did not run"]};
+  const out = {expected: document.querySelectorAll('script.chart-data').length, drawn: st.drawn, failed: st.failed, canvases: [],
+    pwned: String(window.pwned === undefined ? "" : window.pwned)};
+  for (const el of document.querySelectorAll('div.chart')) {
+    const c = el.querySelector('canvas');
+    const r = {id: el.id, instance: typeof echarts !== 'undefined' && !!echarts.getInstanceByDom(el), width: 0, height: 0, inked: 0};
+    if (c) {
+      r.width = c.width; r.height = c.height;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < d.length; i += 4 * 97) {
+        if (d[i+3] > 0 && !(d[i] > 250 && d[i+1] > 250 && d[i+2] > 250)) r.inked++;
+      }
+    }
+    out.canvases.push(r);
+  }
+  return out;
+})()`
+
+// browse opens a local file in headless Chromium with every request that
+// is not a local file failed, and reports what happened.
+func browse(t *testing.T, file string) pageCheck {
+	t.Helper()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := (&url.URL{Scheme: "file", Path: abs}).String()
+
+	actx, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(1280, 2000),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR="+t.TempDir()), // Chromium's own scratch files go away with the test
+	)
+	defer cancel()
+
+	var mu sync.Mutex
+	var pc pageCheck
+	listener := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				pc.Errors = append(pc.Errors, "console: "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			msg := ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+			pc.Errors = append(pc.Errors, "exception: "+msg)
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				pc.Errors = append(pc.Errors, "log: "+ev.Entry.Text+" "+ev.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			pc.Requests = append(pc.Requests, ev.Request.URL)
+		}
+	}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listener))
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil { // starts the browser; no timeout on this one
+		t.Fatalf("start %s: %v", chromiumPath, err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer tcancel()
+
+	// Every request pauses here: local files go on, anything else fails.
+	paused := chromedp.Events(tctx, fetch.RequestPaused)
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			reqURL := ev.Request.URL
+			if strings.HasPrefix(reqURL, "file://") || strings.HasPrefix(reqURL, "data:") {
+				_, _ = chromedp.Call(tctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				continue
+			}
+			mu.Lock()
+			pc.Blocked = append(pc.Blocked, reqURL)
+			mu.Unlock()
+			_, _ = chromedp.Call(tctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}
+	}()
+	for _, step := range []func() error{
+		func() error { _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); return err },
+		func() error { _, err := chromedp.Call(tctx, cdplog.Enable, cdp.Empty{}); return err },
+		func() error { _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); return err },
+		func() error {
+			_, err := chromedp.Call(tctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
+			return err
+		},
+	} {
+		if err := step(); err != nil {
+			t.Fatalf("devtools: %v", err)
+		}
+	}
+	err = chromedp.Do(tctx,
+		chromedp.Navigate(u),
+		chromedp.WaitReady("body"),
+	)
+	if err == nil {
+		_, err = chromedp.Run(tctx, chromedp.Poll[bool](`window.kafkabookCharts !== undefined`, chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	if err == nil {
+		err = chromedp.Do(tctx, chromedp.Sleep(300*time.Millisecond)) // let echarts paint
+	}
+	var state chartState
+	if err == nil {
+		state, err = chromedp.Run(tctx, chromedp.Evaluate[chartState](checkScript))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		t.Fatalf("chromium on %s: %v (errors so far: %v)", file, err, pc.Errors)
+	}
+	pc.Charts = state
+	return pc
+}
+
+// assertClean fails t unless the page drew every chart, logged no error and
+// asked for nothing but local files.
+func assertClean(t *testing.T, name string, pc pageCheck, wantCharts int) {
+	t.Helper()
+	for _, e := range pc.Errors {
+		t.Errorf("%s: %s", name, e)
+	}
+	for _, r := range pc.Blocked {
+		t.Errorf("%s: attempted a request off this machine: %s", name, r)
+	}
+	for _, r := range pc.Requests {
+		if !strings.HasPrefix(r, "file://") && !strings.HasPrefix(r, "data:") {
+			t.Errorf("%s: request to %s", name, r)
+		}
+	}
+	st := pc.Charts
+	if st.Expected != wantCharts || st.Drawn != wantCharts || len(st.Failed) > 0 {
+		t.Errorf("%s: charts expected=%d drawn=%d failed=%v, want %d drawn", name, st.Expected, st.Drawn, st.Failed, wantCharts)
+	}
+	if len(st.Canvases) != wantCharts {
+		t.Errorf("%s: %d chart divs, want %d", name, len(st.Canvases), wantCharts)
+	}
+	for _, c := range st.Canvases {
+		if !c.Instance || c.Width == 0 || c.Height == 0 || c.Inked == 0 {
+			t.Errorf("%s: chart %s not drawn: %+v", name, c.ID, c)
+		}
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	needChromium(t)
+	site, dirs := fixtureSite(t)
+	if err := RenderSite(site, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	single := filepath.Join(t.TempDir(), "single")
+	if err := os.MkdirAll(single, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFiles(t, dirs[1], single)
+	if err := Render(single, Options{SingleFile: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fileExists(filepath.Join(single, "..", "..", "..", assetsDir)) {
+		t.Errorf("single-file render wrote shared assets")
+	}
+
+	for _, tc := range []struct {
+		name   string
+		file   string
+		charts int
+	}{
+		{"report", filepath.Join(dirs[1], IndexFile), 4},
+		{"report via latest", filepath.Join(site, "producer-acks", "kafka-4.3.1", LatestLink, IndexFile), 4},
+		{"single file", filepath.Join(single, IndexFile), 4},
+		{"site index", filepath.Join(site, IndexFile), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc := browse(t, tc.file)
+			assertClean(t, tc.name, pc, tc.charts)
+			if tc.name == "single file" {
+				for _, r := range pc.Requests[1:] { // the page itself is the only request
+					t.Errorf("single-file page requested %s", r)
+				}
+			}
+			if testing.Verbose() {
+				t.Logf("%s: %d requests, charts %+v", tc.name, len(pc.Requests), pc.Charts.Canvases)
+			}
+		})
+	}
+}
+
+// TestBrowserBlocksNetwork proves the harness notices a page that reaches
+// out or logs an error: without it, a clean result would prove nothing.
+func TestBrowserBlocksNetwork(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	page := `<!DOCTYPE html><html><body><div class="chart" id="c"></div>
+<img src="http://example.invalid/x.png"><script>console.error("planted"); window.pwned = 7; window.kafkabookCharts = {drawn: 0, failed: []};</script></body></html>`
+	p := filepath.Join(dir, "index.html")
+	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pc := browse(t, p)
+	if len(pc.Blocked) == 0 {
+		t.Fatalf("a request to example.invalid went unnoticed: %+v", pc)
+	}
+	if pc.Blocked[0] != "http://example.invalid/x.png" {
+		t.Errorf("blocked %v", pc.Blocked)
+	}
+	if pc.Charts.Pwned != "7" {
+		t.Errorf("a script that ran went unnoticed: pwned=%q", pc.Charts.Pwned)
+	}
+	if !strings.Contains(strings.Join(pc.Errors, "\n"), "planted") {
+		t.Errorf("a console error went unnoticed: %v", pc.Errors)
+	}
+}

@@ -1,0 +1,315 @@
+package report
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and fixtures in testdata")
+
+// fixtureStart is when the simulated invocation began.
+var fixtureStart = time.Date(2026, 11, 29, 21, 35, 0, 0, time.UTC)
+
+// stepPos finds each step of a runbook in file order, so a simulated run
+// carries the same positions and block numbers the engine would record.
+type stepPos struct {
+	lines []string
+	next  int // line index to search from
+	block []int
+}
+
+func newStepPos(src string) *stepPos {
+	sp := &stepPos{lines: strings.Split(src, "\n")}
+	b, in := -1, false
+	for _, l := range sp.lines {
+		if strings.HasPrefix(l, "```") {
+			lang := strings.TrimSpace(strings.TrimPrefix(l, "```"))
+			if !in && (lang == "kafka" || lang == "sh") {
+				b++
+			}
+			in = !in
+		}
+		sp.block = append(sp.block, b)
+	}
+	return sp
+}
+
+// find returns file:line:col and block of the next line equal to text.
+func (sp *stepPos) find(text string) (string, int) {
+	for i := sp.next; i < len(sp.lines); i++ {
+		if strings.TrimSpace(sp.lines[i]) == text {
+			sp.next = i + 1
+			return fmt.Sprintf("producer-acks.md:%d:1", i+1), sp.block[i]
+		}
+	}
+	panic("step not in runbook: " + text)
+}
+
+// sim records one simulated run.
+type sim struct {
+	run   *results.Run
+	pos   *stepPos
+	topic map[string]*results.Topic
+}
+
+func (s *sim) at(sec float64) time.Time {
+	return s.run.Start.Add(time.Duration(sec * float64(time.Second)))
+}
+
+// step records a step's output and returns its position.
+func (s *sim) step(text string, from, to float64, out ...string) string {
+	pos, block := s.pos.find(text)
+	bg := strings.HasSuffix(text, " &")
+	s.run.Steps = append(s.run.Steps, results.StepOutput{Pos: pos, Block: block, Text: strings.TrimSuffix(text, " &"),
+		Start: s.at(from), End: s.at(to), Output: out, Background: bg})
+	return pos
+}
+
+func (s *sim) fault(text string, sec float64, op string, nodes ...string) {
+	pos := s.step(text, sec, sec+0.05, op+" "+strings.Join(nodes, " ")+": done")
+	s.run.Faults = append(s.run.Faults, results.Fault{At: s.at(sec), Op: op, Nodes: nodes, Pos: pos})
+}
+
+// produce records count messages from number first, the i-th intended at
+// start+i*gap and acked lat(i) later, at offsets from offset0.
+func (s *sim) produce(label, acks string, first, count int, start, gap float64, lat func(i int) time.Duration, offset0 int64, epoch int32) []string {
+	t := s.topic[label]
+	var out []string
+	for i := 0; i < count; i++ {
+		id := fmt.Sprintf("m-%03d", first+i)
+		intended := s.at(start + float64(i)*gap)
+		acked := intended.Add(lat(i))
+		t.Messages = append(t.Messages, results.Message{ID: id, Acks: acks, Intended: intended, Acked: acked,
+			Status: results.StatusOK, Partition: 0, Offset: offset0 + int64(i), LeaderEpoch: epoch})
+		out = append(out, fmt.Sprintf("%5.1fs %s ok offset=%d", acked.Sub(s.at(start)).Seconds(), id, offset0+int64(i)))
+	}
+	return out
+}
+
+// isr records samples every 250 ms from..to with a fixed state.
+func (s *sim) isr(label string, from, to float64, leader int32, isr ...int32) {
+	for x := from; x < to; x += 0.25 {
+		s.run.ISR = append(s.run.ISR, results.ISRSample{At: s.at(x), Topic: label, Partition: 0, Leader: leader,
+			ISR: isr, Replicas: []int32{1, 2, 3}})
+	}
+}
+
+// read tallies what a reader at high watermark hw finds.
+func (s *sim) read(text, label string, sec float64, hw int64) {
+	t := s.topic[label]
+	var recs []results.Record
+	for _, m := range t.Messages {
+		if m.Offset < hw {
+			recs = append(recs, results.Record{ID: m.ID, Partition: 0, Offset: m.Offset})
+		}
+	}
+	tl := results.NewTally(*t, label, recs, map[int32]int64{0: hw}, s.at(sec), "k2")
+	out := []string{fmt.Sprintf("high watermark=%d, read %d messages", hw, len(recs))}
+	if len(recs) > 0 {
+		out[0] += fmt.Sprintf(" (%s .. %s)", recs[0].ID, recs[len(recs)-1].ID)
+	}
+	if len(tl.Lost) > 0 {
+		out = append(out, fmt.Sprintf("acked %d, missing %d: %s ... %s", tl.Acked, len(tl.Lost), tl.Lost[0], tl.Lost[len(tl.Lost)-1]))
+	} else {
+		out = append(out, fmt.Sprintf("acked %d, missing 0", tl.Acked))
+	}
+	s.step(text, sec, sec+0.2, out...)
+	s.run.Tallies = append(s.run.Tallies, tl)
+}
+
+func (s *sim) expect(text string, sec float64, actual string, held bool) {
+	word := "held"
+	if !held {
+		word = "FAILED"
+	}
+	pos := s.step(text, sec, sec, fmt.Sprintf("%s: %s (was %s)", strings.TrimPrefix(text, "expect "), word, actual))
+	s.run.Expectations = append(s.run.Expectations, results.Expectation{Pos: pos, Expr: strings.TrimPrefix(text, "expect "), Actual: actual, Held: held})
+}
+
+// acksFixture simulates the acks article's runbook (DESIGN.md §2) four
+// times: acks=1 loses 10, 10, 20, 20 messages; acks=all loses none.
+func acksFixture(src string) *results.Results {
+	rng := rand.New(rand.NewSource(1))
+	ms := func(lo, hi float64) func(int) time.Duration {
+		return func(int) time.Duration {
+			return time.Duration((lo + rng.Float64()*(hi-lo)) * float64(time.Millisecond))
+		}
+	}
+	r := &results.Results{
+		Schema: results.SchemaVersion, Complete: true,
+		Title:   "Does acks=1 lose acknowledged messages?",
+		Runbook: results.Runbook{Name: "producer-acks", Path: "examples/producer-acks.md", SHA256: "3f1c0a6d9e2b7c4458a1f0e9d8c7b6a5f4e3d2c1b0a998877665544332211000", File: "runbook.md"},
+		Provenance: results.Provenance{Tool: "v0.1.0", Commit: "4e2a9c1", Kafka: "4.3.1", Backend: "local", Nodes: 3,
+			Broker: map[string]string{"replica.lag.time.max.ms": "3000"}, FranzGo: "v1.22.3",
+			Params: map[string]string{"count": "10"}, Host: "lab-1", GoVersion: "go1.26.8", Java: "17.0.13",
+			Start: fixtureStart, Repeat: 4},
+	}
+	lostAll := []bool{false, false, true, true} // runs 3 and 4: followers cut before fetching m-001..m-010
+	for n := 1; n <= 4; n++ {
+		start := fixtureStart.Add(time.Duration(n-1) * 70 * time.Second).Add(2 * time.Second)
+		run := &results.Run{Number: n, Start: start, Complete: true}
+		s := &sim{run: run, pos: newStepPos(src), topic: map[string]*results.Topic{}}
+		for _, l := range []string{"acks1", "acksall"} {
+			run.Topics = append(run.Topics, results.Topic{Name: fmt.Sprintf("%s-r%d", l, n), Label: l})
+		}
+		s.topic["acks1"], s.topic["acksall"] = &run.Topics[0], &run.Topics[1]
+
+		// Experiment 1.
+		s.step("topic create acks1 --partitions 1 --replicas 1:2:3", 0, 0.4, "created acks1 (partitions=1 replicas=1:2:3)")
+		out := s.produce("acks1", "1", 1, 10, 0.5, 0.1, ms(2, 8), 0, 0)
+		s.step("produce acks1 --acks 1 --count ${count}", 0.5, 1.6, out...)
+		s.step("isr acks1", 1.7, 1.75, "acks1 partition 0: leader=1 replicas=[1, 2, 3] isr=[1, 2, 3]")
+		s.fault("isolate k2 k3", 2.0, "isolate", "k2", "k3")
+		out = s.produce("acks1", "1", 11, 10, 2.2, 0.01, ms(1, 4), 10, 0)
+		s.step("produce acks1 --acks 1 --from 11 --count ${count}", 2.2, 2.4, out...)
+		s.fault("kill k1", 3.5, "kill", "k1")
+		s.fault("rejoin k2 k3", 4.0, "rejoin", "k2", "k3")
+		s.step("wait leader acks1 in k2,k3 --timeout 60s", 4.1, 10.5, "leader of acks1 is 2 after 6.4s")
+		s.step("isr acks1", 10.6, 10.65, "acks1 partition 0: leader=2 replicas=[1, 2, 3] isr=[2, 3]")
+		hw := int64(10)
+		if lostAll[n-1] {
+			hw = 0
+		}
+		s.read("read acks1 --via k2", "acks1", 10.8, hw)
+		lost, _ := run.Lost("acks1")
+		s.expect("expect lost(acks1) > 0", 11.0, fmt.Sprint(lost), lost > 0)
+		s.isr("acks1", 0.25, 3.5, 1, 1, 2, 3)
+		s.isr("acks1", 3.5, 10.5, -1, 2, 3)
+		s.isr("acks1", 10.5, 17.0, 2, 2, 3)
+		s.isr("acks1", 17.0, 51.5, 2, 2, 3, 1)
+
+		// Experiment 2.
+		s.fault("start k1", 12.0, "start", "k1")
+		s.step("wait isr acks1 --size 3 --timeout 60s", 12.1, 17.0, "isr of acks1 has 3 members after 4.9s")
+		s.step("topic create acksall --partitions 1 --replicas 1:2:3", 18.5, 18.9, "created acksall (partitions=1 replicas=1:2:3)")
+		out = s.produce("acksall", "all", 1, 10, 19.0, 0.1, ms(8, 20), 0, 0)
+		s.step("produce acksall --acks all --count ${count}", 19.0, 20.2, out...)
+		s.fault("isolate k2 k3", 20.5, "isolate", "k2", "k3")
+		out = s.produce("acksall", "all", 11, 10, 20.6, 0.001, func(i int) time.Duration {
+			return 29300*time.Millisecond - time.Duration(i)*time.Millisecond + ms(0, 3)(i)
+		}, 10, 1)
+		s.step("produce acksall --acks all --from 11 --count ${count} --timeout 120s &", 20.6, 49.95, out...)
+		s.step("sleep 5s", 20.6, 25.6)
+		s.step("isr acksall", 25.6, 25.65, "acksall partition 0: leader=1 replicas=[1, 2, 3] isr=[1, 2, 3]")
+		s.fault("kill k1", 26.0, "kill", "k1")
+		s.fault("rejoin k2 k3", 26.5, "rejoin", "k2", "k3")
+		s.step("wait leader acksall in k2,k3 --timeout 60s", 26.6, 33.0, "leader of acksall is 2 after 6.4s")
+		s.step("wait producers --timeout 120s", 33.0, 49.95, "1 background producer finished after 29.3s")
+		s.read("read acksall --via k2", "acksall", 50.2, 20)
+		s.expect("expect lost(acksall) == 0", 50.4, "0", true)
+		s.expect("expect acked(acksall) == 20", 50.45, "20", true)
+		s.isr("acksall", 18.75, 26.0, 1, 1, 2, 3)
+		s.isr("acksall", 26.0, 33.0, -1, 2, 3)
+		s.isr("acksall", 33.0, 51.5, 2, 2, 3)
+
+		// Experiment 3.
+		logs := []results.LogLine{
+			{At: s.at(5.1), Node: "k1", Text: fmt.Sprintf("[Partition acks1-r%d-0 broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: %d, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: %d) (brokerId: 3, endOffset: %d).", n, hw, hw, hw)},
+			{At: s.at(5.2), Node: "k1", Text: fmt.Sprintf("[Partition acks1-r%d-0 broker=1] Failed to alter partition to PendingShrinkIsr(...) since the controller quorum is unreachable. Retrying.", n)},
+			{At: s.at(23.6), Node: "k1", Text: fmt.Sprintf("[Partition acksall-r%d-0 broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: 10, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: 10) (brokerId: 3, endOffset: 10).", n)},
+		}
+		run.Logs = logs
+		var lines []string
+		for _, l := range logs {
+			if strings.Contains(l.Text, "Shrinking ISR") {
+				lines = append(lines, l.Text)
+			}
+		}
+		s.step(`logs k1 --grep "Shrinking ISR"`, 50.6, 50.8, lines...)
+		s.step(`kcat -b "$KAFKA_BOOTSTRAP" -C -t acksall -e -q -f '%o %s\n' | tail -n 3`, 50.9, 51.3,
+			"17 m-018", "18 m-019", "19 m-020")
+		run.End = s.at(51.5)
+		r.Runs = append(r.Runs, *run)
+	}
+	r.Provenance.End = r.Runs[len(r.Runs)-1].End.Add(2 * time.Second)
+	return r
+}
+
+// TestFixture regenerates testdata/acks/results.json with -update, and
+// otherwise checks that the stored fixture is what the simulation makes.
+func TestFixture(t *testing.T) {
+	dir := filepath.Join("testdata", "acks")
+	src, err := os.ReadFile(filepath.Join(dir, "runbook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := acksFixture(string(src))
+	if *update {
+		if err := want.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost := got.LostPerRun("acks1"); fmt.Sprint(lost) != "[10 10 20 20]" {
+		t.Errorf("acks1 lost per run = %v, want [10 10 20 20]", lost)
+	}
+	if lost := got.LostPerRun("acksall"); fmt.Sprint(lost) != "[0 0 0 0]" {
+		t.Errorf("acksall lost per run = %v, want [0 0 0 0]", lost)
+	}
+	if held, runs := got.Verdict(); held != 4 || runs != 4 {
+		t.Errorf("verdict %d of %d", held, runs)
+	}
+}
+
+// synthetic makes a large run set: runs × msgs messages in one topic, with
+// faults, ISR samples and per-message step output, as a stress test.
+func synthetic(runs, msgs int) *results.Results {
+	rng := rand.New(rand.NewSource(7))
+	r := &results.Results{Schema: results.SchemaVersion, Complete: true, Title: "Synthetic load",
+		Runbook:    results.Runbook{Name: "synthetic", File: "runbook.md"},
+		Provenance: results.Provenance{Kafka: "4.3.1", Backend: "local", Nodes: 3, Start: fixtureStart, Repeat: runs}}
+	for n := 1; n <= runs; n++ {
+		start := fixtureStart.Add(time.Duration(n) * time.Minute)
+		run := results.Run{Number: n, Start: start, End: start.Add(60 * time.Second), Complete: true}
+		topic := results.Topic{Name: fmt.Sprintf("load-r%d", n), Label: "load"}
+		out := make([]string, 0, msgs)
+		var recs []results.Record
+		for i := 0; i < msgs; i++ {
+			intended := start.Add(time.Duration(i) * 5 * time.Millisecond)
+			lat := time.Duration(rng.ExpFloat64() * float64(3*time.Millisecond))
+			if i > msgs/2 && i < msgs/2+msgs/20 {
+				lat += 2 * time.Second
+			}
+			id := fmt.Sprintf("m-%05d", i+1)
+			topic.Messages = append(topic.Messages, results.Message{ID: id, Acks: "1", Intended: intended,
+				Acked: intended.Add(lat), Status: results.StatusOK, Offset: int64(i)})
+			out = append(out, fmt.Sprintf("%5.1fs %s ok offset=%d", intended.Add(lat).Sub(start).Seconds(), id, i))
+			if i%100 != 0 {
+				recs = append(recs, results.Record{ID: id, Offset: int64(i)})
+			}
+		}
+		run.Topics = []results.Topic{topic}
+		run.Tallies = []results.Tally{results.NewTally(topic, "", recs, map[int32]int64{0: int64(msgs)}, run.End, "k2")}
+		run.Expectations = []results.Expectation{{Pos: "synthetic.md:12:1", Expr: "lost(load) == 0", Actual: fmt.Sprint(len(run.Tallies[0].Lost)), Held: false}}
+		run.Faults = []results.Fault{
+			{At: start.Add(20 * time.Second), Op: "isolate", Nodes: []string{"k2"}, Pos: "synthetic.md:9:1"},
+			{At: start.Add(30 * time.Second), Op: "rejoin", Nodes: []string{"k2"}, Pos: "synthetic.md:10:1"},
+		}
+		for x := 0; x < 240; x++ {
+			isr := []int32{1, 2, 3}
+			if x > 80 && x < 130 {
+				isr = []int32{1, 3}
+			}
+			run.ISR = append(run.ISR, results.ISRSample{At: start.Add(time.Duration(x) * 250 * time.Millisecond), Topic: "load", Leader: 1, ISR: isr, Replicas: []int32{1, 2, 3}})
+		}
+		run.Steps = []results.StepOutput{
+			{Pos: "synthetic.md:8:1", Block: 0, Text: "produce load --acks 1 --count 10000", Start: start, End: run.End, Output: out},
+			{Pos: "synthetic.md:12:1", Block: 0, Text: "expect lost(load) == 0", Output: []string{"FAILED"}},
+		}
+		r.Runs = append(r.Runs, run)
+	}
+	return r
+}
+
+const syntheticRunbook = "---\ntitle: Synthetic load\n---\n\n# Synthetic\n\n```kafka\nproduce load --acks 1 --count 10000\nisolate k2\nrejoin k2\nread load\nexpect lost(load) == 0\n```\n"

@@ -1,0 +1,383 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// LatestLink is the name of the symbolic link, in every
+// <site>/<runbook>/kafka-<version>/ directory, to the newest run directory.
+const LatestLink = "latest"
+
+// siteRun is one run directory found under a site.
+type siteRun struct {
+	Dir     string // path on disk
+	Rel     string // relative to the site, slash-separated
+	Runbook string // directory names: <runbook>/kafka-<version>/<stamp>
+	Version string
+	Stamp   string
+	Sum     runSummary
+}
+
+// runSummary is what the site index needs of a run directory, so that the
+// site never holds every run's evidence in memory at once.
+type runSummary struct {
+	Title    string
+	Labels   []string
+	Lost     map[string][]int // per label, per run; -1 when not read
+	Acked    map[string]int
+	Latency  map[string]results.Percentiles // over all runs
+	Verdict  verdict
+	Complete bool
+	Start    time.Time
+}
+
+func summarize(r *results.Results) runSummary {
+	s := runSummary{Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
+	for _, l := range s.Labels {
+		s.Lost[l] = r.LostPerRun(l)
+		for _, run := range r.Runs {
+			if t, ok := run.Tally(l); ok {
+				s.Acked[l] += t.Acked
+			}
+		}
+		s.Latency[l] = r.LatencyAll(l)
+	}
+	return s
+}
+
+// RenderSite re-renders every report under out (every directory holding a
+// results.json, or only an events.jsonl from a crashed run), writes
+// out/index.html listing runbooks × Kafka versions, writes the shared
+// assets once, and points each out/<runbook>/kafka-<version>/latest at the
+// newest run directory (a relative symbolic link). It renders what it can
+// and returns every error it met.
+func RenderSite(out string, opts Options) error {
+	opts.Site = out
+	opts.siteIndex = true
+	runs, errs := renderRuns(out, opts)
+	if err := writeIndex(out, runs, opts); err != nil {
+		errs = append(errs, err)
+	}
+	if err := linkLatest(out, runs); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// renderRuns renders every run directory under out, one at a time, and
+// returns their summaries, sorted by runbook, version, and newest first.
+func renderRuns(out string, opts Options) ([]siteRun, []error) {
+	var runs []siteRun
+	var errs []error
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if d.IsDir() {
+			if p != out && (d.Name() == assetsDir || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		dir := filepath.Dir(p)
+		if name != results.FileName && !(name == results.EventsFileName && !fileExists(filepath.Join(dir, results.FileName))) {
+			return nil
+		}
+		r, err := loadRun(dir)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if err := renderRun(dir, r, opts); err != nil {
+			errs = append(errs, err)
+		}
+		rel, _ := filepath.Rel(out, dir)
+		sr := siteRun{Dir: dir, Rel: filepath.ToSlash(rel), Sum: summarize(r)}
+		parts := strings.Split(sr.Rel, "/")
+		if len(parts) == 3 && strings.HasPrefix(parts[1], "kafka-") {
+			sr.Runbook, sr.Version, sr.Stamp = parts[0], strings.TrimPrefix(parts[1], "kafka-"), parts[2]
+		} else {
+			sr.Runbook, sr.Version, sr.Stamp = r.Runbook.Name, r.Provenance.Kafka, r.Provenance.Start.UTC().Format("20060102T150405Z")
+		}
+		runs = append(runs, sr)
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		a, b := runs[i], runs[j]
+		if a.Runbook != b.Runbook {
+			return a.Runbook < b.Runbook
+		}
+		if a.Version != b.Version {
+			return lessVersion(a.Version, b.Version)
+		}
+		return a.Stamp > b.Stamp // newest first
+	})
+	return runs, errs
+}
+
+// lessVersion orders versions numerically part by part: 4.0.0 < 4.3.1 < 4.10.0.
+func lessVersion(a, b string) bool {
+	pa, pb := strings.FieldsFunc(a, isSep), strings.FieldsFunc(b, isSep)
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		na, ea := strconv.Atoi(pa[i])
+		nb, eb := strconv.Atoi(pb[i])
+		switch {
+		case ea == nil && eb == nil && na != nb:
+			return na < nb
+		case (ea != nil || eb != nil) && pa[i] != pb[i]:
+			return pa[i] < pb[i]
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+func isSep(r rune) bool { return r == '.' || r == '-' }
+
+// linkLatest points each runbook/version directory's latest at its newest
+// run. A latest that is not a symbolic link is left alone and reported.
+func linkLatest(out string, runs []siteRun) error {
+	var errs []error
+	done := map[string]bool{}
+	for _, sr := range runs { // newest first within each runbook/version
+		parent := filepath.Dir(sr.Dir)
+		if done[parent] || sr.Rel != sr.Runbook+"/kafka-"+sr.Version+"/"+sr.Stamp {
+			continue
+		}
+		done[parent] = true
+		link := filepath.Join(parent, LatestLink)
+		if fi, err := os.Lstat(link); err == nil {
+			if fi.Mode()&os.ModeSymlink == 0 {
+				errs = append(errs, fmt.Errorf("report: %s exists and is not a symbolic link; left alone", link))
+				continue
+			}
+			if target, _ := os.Readlink(link); target == sr.Stamp {
+				continue
+			}
+		}
+		tmp := link + ".tmp"
+		os.Remove(tmp)
+		if err := os.Symlink(sr.Stamp, tmp); err != nil {
+			errs = append(errs, fmt.Errorf("report: %w", err))
+			continue
+		}
+		if err := os.Rename(tmp, link); err != nil {
+			os.Remove(tmp)
+			errs = append(errs, fmt.Errorf("report: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sitePage is what site.html.tmpl shows.
+type sitePage struct {
+	Runbooks []siteRunbook
+	Head     head
+}
+
+type siteRunbook struct {
+	Name     string
+	Title    string
+	Labels   []string
+	Versions []siteVersion
+	Charts   []chart
+}
+
+type siteVersion struct {
+	Kafka  string
+	Latest siteEntry
+	Older  []siteEntry
+}
+
+type siteEntry struct {
+	Stamp     string
+	Link      string
+	Date      string
+	Verdict   verdict
+	Complete  bool
+	Headlines []headline
+}
+
+type headline struct {
+	Label      string
+	LostPerRun string // "10, 10, 20, 20"
+	Acked      int
+	P99        string
+}
+
+// entry summarises a run directory, with a headline per label in labels
+// (the columns of its runbook's table).
+func entry(sr siteRun, labels []string) siteEntry {
+	sum := sr.Sum
+	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
+		Verdict: sum.Verdict, Complete: sum.Complete}
+	for _, l := range labels {
+		var parts []string
+		for _, n := range sum.Lost[l] {
+			if n < 0 {
+				parts = append(parts, "–")
+			} else {
+				parts = append(parts, strconv.Itoa(n))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"–"}
+		}
+		p := sum.Latency[l]
+		e.Headlines = append(e.Headlines, headline{Label: l, LostPerRun: strings.Join(parts, ", "), Acked: sum.Acked[l], P99: dur(p.P99, p.Count)})
+	}
+	return e
+}
+
+// writeIndex writes out/index.html.
+func writeIndex(out string, runs []siteRun, opts Options) error {
+	h, err := pageHead(out, out, opts)
+	if err != nil {
+		return err
+	}
+	var page sitePage
+	page.Head = h
+	latest := map[string][]siteRun{} // runbook → newest run per version, in version order
+	for _, sr := range runs {
+		if n := len(page.Runbooks); n == 0 || page.Runbooks[n-1].Name != sr.Runbook {
+			page.Runbooks = append(page.Runbooks, siteRunbook{Name: sr.Runbook, Title: sr.Sum.Title})
+		}
+	}
+	byRunbook := map[string]*siteRunbook{}
+	for i := range page.Runbooks {
+		byRunbook[page.Runbooks[i].Name] = &page.Runbooks[i]
+	}
+	for _, sr := range runs {
+		rb := byRunbook[sr.Runbook]
+		for _, l := range sr.Sum.Labels {
+			if !contains(rb.Labels, l) {
+				rb.Labels = append(rb.Labels, l)
+			}
+		}
+	}
+	for _, sr := range runs {
+		rb := byRunbook[sr.Runbook]
+		n := len(rb.Versions)
+		if n == 0 || rb.Versions[n-1].Kafka != sr.Version {
+			rb.Versions = append(rb.Versions, siteVersion{Kafka: sr.Version, Latest: entry(sr, rb.Labels)})
+			latest[sr.Runbook] = append(latest[sr.Runbook], sr)
+			continue
+		}
+		rb.Versions[n-1].Older = append(rb.Versions[n-1].Older, entry(sr, rb.Labels))
+	}
+	for i := range page.Runbooks {
+		rb := &page.Runbooks[i]
+		if len(rb.Versions) > 1 {
+			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name])
+		}
+	}
+	page.Head.ChartsNeeded = false
+	for _, rb := range page.Runbooks {
+		if len(rb.Charts) > 0 {
+			page.Head.ChartsNeeded = true
+		}
+	}
+	t, err := tmpl()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "site.html.tmpl", page); err != nil {
+		return fmt.Errorf("report: site index: %w", err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return writeFile(filepath.Join(out, IndexFile), buf.Bytes())
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// versionCharts compares the newest report of each Kafka version: mean
+// messages lost per run, and p99 ack latency, per experiment.
+func versionCharts(n int, labels []string, newest []siteRun) []chart {
+	var versions []string
+	for _, sr := range newest {
+		versions = append(versions, sr.Version)
+	}
+	lost := charts.NewBar()
+	lost.SetGlobalOptions(baseOpts(56)...)
+	lost.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "Kafka"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "lost per run (mean)"}),
+	)
+	lost.SetXAxis(versions)
+	p99 := charts.NewBar()
+	p99.SetGlobalOptions(baseOpts(56)...)
+	p99.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "Kafka"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "p99 ack latency (ms)"}),
+	)
+	p99.SetXAxis(versions)
+	for _, l := range labels {
+		var ld, pd []opts.BarData
+		for _, sr := range newest {
+			total, read := 0, 0
+			for _, x := range sr.Sum.Lost[l] {
+				if x >= 0 {
+					total += x
+					read++
+				}
+			}
+			if read == 0 {
+				ld = append(ld, opts.BarData{Value: "-"})
+			} else {
+				ld = append(ld, opts.BarData{Value: round(float64(total)/float64(read), 2)})
+			}
+			p := sr.Sum.Latency[l]
+			if p.Count == 0 {
+				pd = append(pd, opts.BarData{Value: "-"})
+			} else {
+				pd = append(pd, opts.BarData{Value: round(math.Max(millis(p.P99), 0.001), 3)})
+			}
+		}
+		lost.AddSeries(l, ld, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"}))
+		p99.AddSeries(l, pd)
+	}
+	id := "chart-rb" + strconv.Itoa(n+1)
+	return []chart{
+		{ID: id + "-lost", Title: "Lost messages per run, by Kafka version", Height: 300,
+			Note: "Mean over the runs of the newest report of each version.", Options: options(lost, nil)},
+		{ID: id + "-p99", Title: "p99 ack latency, by Kafka version", Height: 300,
+			Note: "Over every run of the newest report of each version; logarithmic scale.", Options: options(p99, nil)},
+	}
+}
+
+// sortVersions sorts Kafka versions in place, oldest first.
+func sortVersions(vs []string) {
+	sort.SliceStable(vs, func(i, j int) bool { return lessVersion(vs[i], vs[j]) })
+}

@@ -1,0 +1,128 @@
+package report
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// window is a span of a run during which some nodes were faulted: isolated
+// (isolate → rejoin), paused (pause → resume), killed or stopped (→ start).
+// Times are offsets from the run's start.
+type window struct {
+	Kind     string // "isolated", "paused", "killed", "stopped"
+	Nodes    []string
+	From, To time.Duration
+}
+
+// Name is the window's label on a chart, e.g. "k2,k3 isolated".
+func (w window) Name() string { return strings.Join(w.Nodes, ",") + " " + w.Kind }
+
+// opens and closes map fault ops to the windows they open and close.
+var (
+	opens  = map[string]string{"isolate": "isolated", "pause": "paused", "kill": "killed", "stop": "stopped"}
+	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped"}}
+)
+
+// faultWindows pairs a run's faults into windows. A window still open when
+// the run ended lasts until its end. Nodes faulted and healed together form
+// one window.
+func faultWindows(run results.Run) []window {
+	type key struct{ node, kind string }
+	open := map[key]time.Time{}
+	type span struct {
+		kind     string
+		from, to time.Time
+	}
+	spans := map[span][]string{}
+	var order []span
+	add := func(s span, node string) {
+		if _, ok := spans[s]; !ok {
+			order = append(order, s)
+		}
+		spans[s] = append(spans[s], node)
+	}
+	faults := append([]results.Fault(nil), run.Faults...)
+	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At.Before(faults[j].At) })
+	for _, f := range faults {
+		if kind, ok := opens[f.Op]; ok {
+			for _, n := range f.Nodes {
+				if _, already := open[key{n, kind}]; !already {
+					open[key{n, kind}] = f.At
+				}
+			}
+			continue
+		}
+		for _, kind := range closes[f.Op] {
+			for _, n := range f.Nodes {
+				if from, ok := open[key{n, kind}]; ok {
+					add(span{kind, from, f.At}, n)
+					delete(open, key{n, kind})
+				}
+			}
+		}
+	}
+	end := runEnd(run)
+	var still []key
+	for k := range open {
+		still = append(still, k)
+	}
+	sort.Slice(still, func(i, j int) bool {
+		if !open[still[i]].Equal(open[still[j]]) {
+			return open[still[i]].Before(open[still[j]])
+		}
+		return still[i].node < still[j].node
+	})
+	for _, k := range still {
+		add(span{k.kind, open[k], end}, k.node)
+	}
+	out := make([]window, 0, len(order))
+	for _, s := range order {
+		nodes := spans[s]
+		sort.Strings(nodes)
+		out = append(out, window{Kind: s.kind, Nodes: nodes, From: since(run, s.from), To: since(run, s.to)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From < out[j].From })
+	return out
+}
+
+// runEnd is the run's end, or for a run that never recorded one, the latest
+// time anything in it happened.
+func runEnd(run results.Run) time.Time {
+	if !run.End.IsZero() {
+		return run.End
+	}
+	end := run.Start
+	later := func(t time.Time) {
+		if t.After(end) {
+			end = t
+		}
+	}
+	for _, f := range run.Faults {
+		later(f.At)
+	}
+	for _, s := range run.ISR {
+		later(s.At)
+	}
+	for _, s := range run.Steps {
+		later(s.End)
+	}
+	for _, t := range run.Topics {
+		for _, m := range t.Messages {
+			later(m.Acked)
+			later(m.Intended)
+		}
+	}
+	return end
+}
+
+// since is t as an offset from the run's start, never negative.
+func since(run results.Run, t time.Time) time.Duration {
+	d := t.Sub(run.Start)
+	if d < 0 || t.IsZero() {
+		return 0
+	}
+	return d
+}
