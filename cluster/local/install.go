@@ -74,7 +74,7 @@ func Install(ctx context.Context, version string, progress func(string, ...any))
 	defer os.RemoveAll(tmp)
 	progress("resolving Kafka %s from Maven Central", version)
 	tmpLibs := filepath.Join(tmp, "libs")
-	pom := pomFor("org.apache.kafka", "kafka_2.13", version)
+	pom := pomFor("org.apache.kafka:kafka_2.13:" + version)
 	if err := mvnCopy(ctx, tmp, pom, tmpLibs); err != nil {
 		if strings.Contains(err.Error(), "Could not find artifact") || strings.Contains(err.Error(), "could not be resolved") {
 			return Dist{}, fmt.Errorf("kafka %s is not on Maven Central (org.apache.kafka:kafka_2.13:%s); releases look like 4.0.0, 4.3.1", version, version)
@@ -88,9 +88,8 @@ func Install(ctx context.Context, version string, progress func(string, ...any))
 	if err != nil {
 		return Dist{}, err
 	}
-	progress("adding %s", binding)
-	parts := strings.Split(binding, ":")
-	if err := mvnCopy(ctx, tmp, pomFor(parts[0], parts[1], parts[2]), tmpLibs); err != nil {
+	progress("adding %s", strings.Join(binding, ", "))
+	if err := mvnCopy(ctx, tmp, pomFor(binding...), tmpLibs); err != nil {
 		return Dist{}, err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "complete"), []byte(version+"\n"), 0o644); err != nil {
@@ -128,29 +127,42 @@ func jarVersion(dir, prefix string) (string, error) {
 	return "", fmt.Errorf("no %s<version>.jar in %s", prefix, dir)
 }
 
-func slf4jBinding(libs string) (string, error) {
-	log4j, err := jarVersion(libs, "log4j-core-")
-	if err != nil {
-		return "", err
-	}
+// fallbackLog4j is the log4j2 version Kafka 4.0.0's distribution ships;
+// that release's kafka_2.13 pom brings no log4j-core of its own.
+const fallbackLog4j = "2.24.3"
+
+// slf4jBinding lists the artifacts that make the broker log through log4j2:
+// the SLF4J binding matching slf4j-api, at the version of log4j-core that
+// Kafka brought, and log4j-core itself when it brought none.
+func slf4jBinding(libs string) ([]string, error) {
 	slf4j, err := jarVersion(libs, "slf4j-api-")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	artifact := "log4j-slf4j-impl"
 	if major, _ := strconv.Atoi(strings.SplitN(slf4j, ".", 2)[0]); major >= 2 {
 		artifact = "log4j-slf4j2-impl"
 	}
-	return "org.apache.logging.log4j:" + artifact + ":" + log4j, nil
+	log4j, err := jarVersion(libs, "log4j-core-")
+	if err != nil {
+		log4j = fallbackLog4j
+		return []string{"org.apache.logging.log4j:log4j-core:" + log4j, "org.apache.logging.log4j:" + artifact + ":" + log4j}, nil
+	}
+	return []string{"org.apache.logging.log4j:" + artifact + ":" + log4j}, nil
 }
 
-func pomFor(group, artifact, version string) string {
+// pomFor is a pom depending on the given group:artifact:version list.
+func pomFor(coords ...string) string {
+	var deps strings.Builder
+	for _, c := range coords {
+		p := strings.Split(c, ":")
+		fmt.Fprintf(&deps, "    <dependency><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n", p[0], p[1], p[2])
+	}
 	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>kafkabook</groupId><artifactId>kafka-libs</artifactId><version>1</version>
   <dependencies>
-    <dependency><groupId>` + group + `</groupId><artifactId>` + artifact + `</artifactId><version>` + version + `</version></dependency>
-  </dependencies>
+` + deps.String() + `  </dependencies>
 </project>
 `
 }
