@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kafkabook/kafkabook/kafka"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -23,6 +24,21 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 	}
 	if err := r.admin.CreateTopic(ctx, spec); err != nil {
 		return err
+	}
+	// Every running broker must know the topic before the next step: a
+	// node restarted a moment ago may still lag behind the metadata log.
+	_, ids := r.running(ctx)
+	for _, id := range ids {
+		err := poll(ctx, 30*time.Second, log.progress, func() (bool, string) {
+			parts, err := r.admin.PartitionsFrom(ctx, []int32{id}, t.name)
+			if err != nil || len(parts) == 0 || parts[0].Leader < 0 {
+				return false, fmt.Sprintf("waiting for broker %d to know %s", id, label)
+			}
+			return true, ""
+		})
+		if err != nil {
+			return err
+		}
 	}
 	log.line("created %s (in the cluster: %s)", label, t.name)
 	return nil

@@ -34,6 +34,9 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	opts := append(baseOpts(seeds),
 		kgo.DefaultProduceTopic(spec.Topic),
 		kgo.ProducerLinger(0),
+		// A topic created a moment ago may not yet be in the metadata of
+		// a broker that was just restarted; keep asking for ~5s.
+		kgo.UnknownTopicRetries(50),
 		kgo.RecordDeliveryTimeout(spec.Timeout),
 		kgo.ProduceRequestTimeout(min(spec.Timeout, 10*time.Second)),
 	)
