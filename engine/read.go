@@ -29,7 +29,8 @@ func read(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	if err != nil {
 		return err
 	}
-	tally := results.NewTally(r.ledger(label), label, recs, hw, time.Now().UTC(), via)
+	tally := results.Classify(r.ledger(label), recs, hw, nil, false)
+	tally.At, tally.Via, tally.Pos = time.Now().UTC(), via, s.Pos.String()
 	r.mu.Lock()
 	r.tallies[label] = tally
 	r.mu.Unlock()
@@ -44,13 +45,7 @@ func read(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 		line += fmt.Sprintf(" (%s .. %s)", recs[0].ID, recs[len(recs)-1].ID)
 	}
 	log.line("%s", line)
-	log.line("acked %d, missing %d%s", tally.Acked, len(tally.Lost), idList(tally.Lost))
-	if len(tally.Duplicates) > 0 {
-		log.line("duplicates %d%s", len(tally.Duplicates), idList(tally.Duplicates))
-	}
-	if len(tally.UnackedPresent) > 0 {
-		log.line("not acked but present %d%s", len(tally.UnackedPresent), idList(tally.UnackedPresent))
-	}
+	log.line("acked %d, missing %d%s", tally.Acked, len(tally.Lost), idList(tally.LostIDs()))
 	return nil
 }
 

@@ -77,26 +77,49 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	return nil
 }
 
-// ledgerEntry turns one produce result into a ledger message.
+// ledgerEntry turns one produce result into a ledger message: ok with its
+// offset; failed when the broker gave a definite, non-retriable answer or
+// the client refused the record before sending it; unknown when no definite
+// answer came (delivery timeout, connection lost, the run ended), since
+// such a record may or may not be in the log.
 func ledgerEntry(id string, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err error, ctx context.Context) results.Message {
 	m := results.Message{
 		ID: id, Acks: spec.Acks, Idempotent: spec.Idempotent, Intended: intended, Acked: at,
 		Status: results.StatusOK, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: -1,
 	}
 	if err == nil {
+		if spec.Acks == "0" {
+			m.Offset = -1 // no answer, no offset
+		}
 		return m
 	}
 	m.Offset = -1
+	m.Error = errText(err)
 	var ke *kerr.Error
 	switch {
-	case errors.Is(err, kgo.ErrRecordTimeout) || errors.Is(err, context.DeadlineExceeded):
-		m.Status, m.Error = results.StatusTimeout, "TIMEOUT"
-	case ctx.Err() != nil:
-		m.Status, m.Acked = results.StatusUnknown, time.Time{}
-	case errors.As(err, &ke):
-		m.Status, m.Error = results.StatusError, ke.Message
+	case errors.As(err, &ke) && !ke.Retriable:
+		m.Status = results.StatusFailed
+	case errors.Is(err, kgo.ErrMaxBuffered):
+		m.Status = results.StatusFailed
 	default:
-		m.Status, m.Error = results.StatusError, err.Error()
+		// Timeouts, retriable errors we gave up on, lost connections and
+		// cancellation: the record may have been written.
+		m.Status = results.StatusUnknown
+		if ctx.Err() != nil {
+			m.Acked = time.Time{}
+		}
 	}
 	return m
+}
+
+// errText is an error's text with Kafka's error name first when there is one.
+func errText(err error) string {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		if s := err.Error(); s != ke.Error() {
+			return ke.Message + ": " + s
+		}
+		return ke.Message
+	}
+	return err.Error()
 }

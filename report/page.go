@@ -105,13 +105,13 @@ func summaries(r *results.Results, labels []string) []summary {
 			if t, ok := run.Tally(l); ok {
 				row.Read = true
 				row.Acked, row.Lost, row.Dups = t.Acked, len(t.Lost), len(t.Duplicates)
-				row.Unacked, row.NeverAcked = len(t.UnackedPresent), len(t.NeverAcked)
-				row.LostIDs = idList(t.Lost, 20)
+				row.Unacked, row.NeverAcked = len(t.UnknownPresent)+len(t.FailedPresent), len(t.Unseen)
+				row.LostIDs = idList(t.LostIDs(), 20)
 				tot.Acked += t.Acked
 				tot.Lost += len(t.Lost)
 				tot.Dups += len(t.Duplicates)
-				tot.Unacked += len(t.UnackedPresent)
-				tot.NeverAcked += len(t.NeverAcked)
+				tot.Unacked += len(t.UnknownPresent) + len(t.FailedPresent)
+				tot.NeverAcked += len(t.Unseen)
 			}
 			tot.Held = tot.Held && row.Held
 			s.Rows = append(s.Rows, row)

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
 )
 
 // FileName is the name of the evidence file inside a run directory.
 const FileName = "results.json"
 
-// Write stores r as dir/results.json, indented, atomically: it writes a
-// temporary file in dir and renames it, so a reader never sees half a file.
+// Write stores r as dir/results.json, atomically and durably (see
+// atomicfile.WriteFile): a reader never sees half a file.
 // A zero Schema is set to SchemaVersion.
 func (r *Results) Write(dir string) error {
 	if r.Schema == 0 {
@@ -23,32 +25,8 @@ func (r *Results) Write(dir string) error {
 		return fmt.Errorf("results: encode: %w", err)
 	}
 	data = append(data, '\n')
-	return writeAtomic(filepath.Join(dir, FileName), data)
-}
-
-// writeAtomic writes data to path through a synced temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, FileName), data, 0o644); err != nil {
 		return fmt.Errorf("results: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("results: write %s: %w", path, err)
 	}
 	return nil
 }
@@ -77,6 +55,13 @@ func Decode(name string, data []byte) (*Results, error) {
 	if err == nil && r.Schema == SchemaVersion {
 		return &r, nil
 	}
+	if r.Schema == 1 {
+		up, err := decodeV1(data)
+		if err != nil {
+			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
+		}
+		return up, nil
+	}
 	// Find out why: no version, another version, or broken JSON.
 	var probe struct {
 		Schema *int `json:"schema"`
@@ -87,8 +72,14 @@ func Decode(name string, data []byte) (*Results, error) {
 	switch {
 	case probe.Schema == nil:
 		return nil, fmt.Errorf("results: %s: no schema version: not a kafkabook results.json", name)
+	case *probe.Schema == 1:
+		up, err := decodeV1(data)
+		if err != nil {
+			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
+		}
+		return up, nil
 	case *probe.Schema != SchemaVersion:
-		return nil, fmt.Errorf("results: %s: %w %d (this kafkabook reads version %d; use a kafkabook that knows version %d)",
+		return nil, fmt.Errorf("results: %s: %w %d (this kafkabook reads versions 1 to %d; use a kafkabook that knows version %d)",
 			name, ErrSchema, *probe.Schema, SchemaVersion, *probe.Schema)
 	}
 	return nil, fmt.Errorf("results: %s: %w", name, err)

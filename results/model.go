@@ -8,7 +8,7 @@ import "time"
 
 // SchemaVersion is the version of results.json. Bump it on any change that a
 // reader of older files would misread.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Results is the content of one results.json: every run of one runbook
 // against one Kafka version.
@@ -60,7 +60,8 @@ type Run struct {
 	Complete     bool          `json:"complete"`
 	Error        string        `json:"error,omitempty"`
 	Topics       []Topic       `json:"topics"`       // ledgers, in order of first use
-	Tallies      []Tally       `json:"tallies"`      // one per `read` step, in order
+	Tallies      []Tally       `json:"tallies"`      // one per `read` step, in order: snapshots
+	Final        []Tally       `json:"final"`        // the final read on the healed cluster, one per topic: the run's verdict on every message
 	Expectations []Expectation `json:"expectations"` // one per `expect` step, in order
 	Faults       []Fault       `json:"faults"`       // fault injections, in order
 	ISR          []ISRSample   `json:"isr"`          // sampler output, at most 250 ms apart
@@ -75,14 +76,19 @@ type Topic struct {
 	Messages []Message `json:"messages"`
 }
 
-// Status is what became of one produced message.
+// Status is the outcome of one send, as the producer saw it.
 type Status string
 
 const (
-	StatusOK      Status = "ok"      // acknowledged
-	StatusError   Status = "error"   // the broker or client returned an error
-	StatusTimeout Status = "timeout" // no answer within the step's timeout
-	StatusUnknown Status = "unknown" // the run ended before an answer came
+	// StatusOK: acknowledged, with its partition and offset (acks=0 sends
+	// are ok without an offset: the broker never answers them).
+	StatusOK Status = "ok"
+	// StatusFailed: a definite error; the broker refused the record (e.g.
+	// NOT_ENOUGH_REPLICAS) or the client gave up on it before sending.
+	StatusFailed Status = "failed"
+	// StatusUnknown: no definite answer (delivery timeout, connection lost,
+	// the run ended first). It may or may not be in the log.
+	StatusUnknown Status = "unknown"
 )
 
 // Message is one produced record: m-001, m-002, ...
@@ -91,30 +97,68 @@ type Message struct {
 	Acks        string    `json:"acks"` // "0", "1" or "all"
 	Idempotent  bool      `json:"idempotent,omitempty"`
 	Intended    time.Time `json:"intended"`        // when it was meant to be sent; latency counts from here
-	Acked       time.Time `json:"acked,omitempty"` // when the result arrived (any status but unknown)
+	Acked       time.Time `json:"acked,omitempty"` // when the outcome arrived (zero while unknown for lack of an answer)
 	Status      Status    `json:"status"`
-	Error       string    `json:"error,omitempty"` // Kafka error name, e.g. NOT_ENOUGH_REPLICAS
+	Error       string    `json:"error,omitempty"` // the error's text, Kafka's name first: "NOT_ENOUGH_REPLICAS: ..."
 	Partition   int32     `json:"partition"`
 	Offset      int64     `json:"offset"`       // -1 when not acknowledged
 	LeaderEpoch int32     `json:"leader_epoch"` // -1 when unknown
 }
 
-// Tally compares what a `read` step found with what the ledger says was
-// acknowledged. Id lists are sorted by message number.
+// Tally is what one read of a topic found, each message of the ledger
+// classified (see Classify). A `read` step's tally is a snapshot; the
+// run's final tally comes from a read on a healed cluster after a sentinel
+// record was appended to every partition, so that nothing acknowledged can
+// still be merely unseen. Id lists are sorted by message number.
 type Tally struct {
-	Topic          string             `json:"topic"` // real topic name
-	Label          string             `json:"label"` // name in the runbook
-	At             time.Time          `json:"at"`
-	Via            string             `json:"via,omitempty"` // node read through
-	HighWatermarks map[int32]int64    `json:"high_watermarks"`
-	Read           int                `json:"read"`            // records read
-	Acked          int                `json:"acked"`           // messages with status ok
-	Present        int                `json:"present"`         // distinct ids found
-	Lost           []string           `json:"lost"`            // acked and absent
-	Duplicates     []string           `json:"duplicates"`      // seen more than once
-	UnackedPresent []string           `json:"unacked_present"` // not acked but found
-	NeverAcked     []string           `json:"never_acked"`     // not acked and absent
-	Seen           map[string][]int64 `json:"seen"`            // id -> offsets where it was found
+	Topic          string          `json:"topic"` // real topic name
+	Label          string          `json:"label"` // name in the runbook
+	At             time.Time       `json:"at"`
+	Final          bool            `json:"final,omitempty"` // the run's final read
+	Pos            string          `json:"pos,omitempty"`   // the read step's file:line:col; "" for the final read
+	Via            string          `json:"via,omitempty"`   // node read through
+	Settled        bool            `json:"settled"`         // the high watermarks stood still before the read
+	HighWatermarks map[int32]int64 `json:"high_watermarks"`
+	Read           int             `json:"read"` // records read, sentinels included
+
+	Acked   int `json:"acked"`   // ledger entries with status ok
+	Failed  int `json:"failed"`  // ledger entries with status failed
+	Unknown int `json:"unknown"` // ledger entries with status unknown
+	Present int `json:"present"` // acknowledged and found
+
+	Lost           []Loss          `json:"lost"`            // acknowledged, and provably gone
+	Unseen         []string        `json:"unseen"`          // acknowledged at or above the high watermark read: not visible yet
+	Duplicates     []Duplicate     `json:"duplicates"`      // found at more than one offset
+	Inconsistent   []Inconsistency `json:"inconsistent"`    // one offset holding different ids in two reads of the run
+	UnknownPresent []string        `json:"unknown_present"` // outcome unknown, found in the log
+	FailedPresent  []string        `json:"failed_present"`  // reported failed, found in the log
+	Foreign        int             `json:"foreign"`         // records that are neither ledger entries nor sentinels
+}
+
+// Loss is the proof that an acknowledged message is gone: the read reached
+// a high watermark above the offset it was acknowledged at, and found
+// another record there (Found) or none at all.
+type Loss struct {
+	ID            string `json:"id"`
+	Partition     int32  `json:"partition"`
+	Offset        int64  `json:"offset"`         // acknowledged at; -1 for acks=0
+	HighWatermark int64  `json:"high_watermark"` // of the read, above Offset
+	Found         string `json:"found,omitempty"`
+}
+
+// Duplicate is a message found at more than one offset.
+type Duplicate struct {
+	ID      string  `json:"id"`
+	Offsets []int64 `json:"offsets"`
+}
+
+// Inconsistency is an offset that two reads of one run saw holding
+// different records: the log was rewritten under the reader (truncation
+// after an unclean leader change).
+type Inconsistency struct {
+	Partition int32    `json:"partition"`
+	Offset    int64    `json:"offset"`
+	IDs       []string `json:"ids"` // in the order the reads saw them
 }
 
 // Expectation is the outcome of one `expect` step.

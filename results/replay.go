@@ -66,10 +66,11 @@ func ReplayFrom(in io.Reader) (*Results, error) {
 // folder accumulates events into a Results; Replay and EventWriter share it
 // so a replayed file and the writer's own view always agree.
 type folder struct {
-	r     Results
-	runs  map[int]*Run
-	ended bool
-	last  time.Time
+	r      Results
+	schema int // of the start event; 1 is upgraded as it is read
+	runs   map[int]*Run
+	ended  bool
+	last   time.Time
 }
 
 func newFolder() *folder {
@@ -81,7 +82,7 @@ func (f *folder) run(n int) *Run {
 	if r, ok := f.runs[n]; ok {
 		return r
 	}
-	r := &Run{Number: n, Topics: []Topic{}, Tallies: []Tally{}, Expectations: []Expectation{},
+	r := &Run{Number: n, Topics: []Topic{}, Tallies: []Tally{}, Final: []Tally{}, Expectations: []Expectation{},
 		Faults: []Fault{}, ISR: []ISRSample{}, Logs: []LogLine{}, Steps: []StepOutput{}}
 	f.runs[n] = r
 	return r
@@ -119,9 +120,10 @@ func (f *folder) apply(ev Event) error {
 		if err := dec(&s); err != nil {
 			return err
 		}
-		if s.Schema != 0 && s.Schema != SchemaVersion {
-			return fmt.Errorf("%w %d in start event (this kafkabook reads version %d)", ErrSchema, s.Schema, SchemaVersion)
+		if s.Schema != 0 && s.Schema != SchemaVersion && s.Schema != 1 {
+			return fmt.Errorf("%w %d in start event (this kafkabook reads versions 1 to %d)", ErrSchema, s.Schema, SchemaVersion)
 		}
+		f.schema = s.Schema
 		f.r.Title, f.r.Runbook, f.r.Provenance = s.Title, s.Runbook, s.Provenance
 	case KindRunStart:
 		var s RunStartEvent
@@ -141,6 +143,7 @@ func (f *folder) apply(ev Event) error {
 		if err := dec(&m); err != nil {
 			return err
 		}
+		m.Status = upgradeStatus(m.Status)
 		tp := topicOf(f.run(ev.Run), m.Topic, m.Label)
 		for i := len(tp.Messages) - 1; i >= 0; i-- {
 			if tp.Messages[i].ID == m.ID && tp.Messages[i].Status == StatusUnknown {
@@ -178,12 +181,22 @@ func (f *folder) apply(ev Event) error {
 		r := f.run(ev.Run)
 		r.Logs = append(r.Logs, x)
 	case KindTally:
+		r := f.run(ev.Run)
 		var x Tally
-		if err := dec(&x); err != nil {
+		if f.schema == 1 {
+			var old v1Tally
+			if err := dec(&old); err != nil {
+				return err
+			}
+			x = old.upgrade(r)
+		} else if err := dec(&x); err != nil {
 			return err
 		}
-		r := f.run(ev.Run)
-		r.Tallies = append(r.Tallies, x)
+		if x.Final {
+			r.Final = append(r.Final, x)
+		} else {
+			r.Tallies = append(r.Tallies, x)
+		}
 	case KindExpect:
 		var x Expectation
 		if err := dec(&x); err != nil {

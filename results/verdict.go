@@ -57,9 +57,15 @@ func (r *Results) Labels() []string {
 	return out
 }
 
-// Tally returns the last tally of label in the run: a runbook may read a
-// topic several times, and the last read is its final word.
+// Tally returns the run's word on label: its final read when the run got
+// that far, else the last `read` step of label (a snapshot, in which
+// messages not visible yet are unseen, never lost).
 func (r Run) Tally(label string) (Tally, bool) {
+	for _, t := range r.Final {
+		if t.Label == label {
+			return t, true
+		}
+	}
 	for i := len(r.Tallies) - 1; i >= 0; i-- {
 		if r.Tallies[i].Label == label {
 			return r.Tallies[i], true
@@ -97,8 +103,8 @@ func (r Run) addLatencies(a *latencies, label string) {
 	}
 }
 
-// Lost returns how many acknowledged messages of label the run's last read
-// did not find, and false when the run never read label.
+// Lost returns how many acknowledged messages of label the run proved lost
+// (see Tally), and false when the run never read label.
 func (r Run) Lost(label string) (int, bool) {
 	t, ok := r.Tally(label)
 	return len(t.Lost), ok
