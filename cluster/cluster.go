@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
 // State is what a node is doing, as the backend last saw it.
@@ -69,6 +71,11 @@ type Config struct {
 	Kafka  string            // Kafka version, e.g. "4.3.1"
 	Nodes  int               // number of combined nodes
 	Broker map[string]string // server.properties overrides for every node
+	// Keep makes the cluster outlive the process that starts it (`cluster
+	// up`, `run --keep-cluster`). Without it the cluster is private to that
+	// process: its nodes die with it, and a cluster whose owner is gone is
+	// removed by the next kafkabook command.
+	Keep bool
 }
 
 // Op is a fault or repair applied to nodes.
@@ -87,8 +94,9 @@ const (
 // Ops lists every Op in the order the CLI shows them.
 var Ops = []Op{Kill, Stop, Start, Pause, Resume, Isolate, Rejoin}
 
-// Progress receives one-line progress messages while a backend waits.
-type Progress func(format string, args ...any)
+// Progress receives one-line progress messages while a backend waits; it
+// is the tool's one progress type (see poll.Printer).
+type Progress = poll.Progress
 
 // Backend is one way of running a cluster. Every method acts on the cluster
 // named in the backend's construction.

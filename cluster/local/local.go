@@ -33,13 +33,19 @@ type Backend struct {
 
 var _ cluster.Backend = (*Backend)(nil)
 
-// New returns the backend for the cluster called name.
+// New returns the backend for the cluster called name, under StateRoot.
 func New(name string) (*Backend, error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
 	root, err := StateRoot()
 	if err != nil {
+		return nil, err
+	}
+	return NewAt(root, name)
+}
+
+// NewAt returns the backend for the cluster called name whose state is
+// under the given state root instead.
+func NewAt(root, name string) (*Backend, error) {
+	if err := checkName(name); err != nil {
 		return nil, err
 	}
 	return &Backend{name: name, dir: filepath.Join(root, "clusters", name)}, nil
@@ -61,13 +67,15 @@ func needRoot(what string) error {
 }
 
 // Up starts the cluster. A cluster of the same name left behind by a crash
-// is removed first; one that is up is an error.
+// is removed first; one that is up, or private to a process that still
+// runs, is an error. Unless cfg.Keep, the cluster is private to this
+// process: its JVMs die with it.
 func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.Progress) (cluster.Status, error) {
 	if err := needRoot("cluster up"); err != nil {
 		return cluster.Status{}, err
 	}
-	if cfg.Nodes < 1 || cfg.Nodes > 9 {
-		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to 9 nodes", cfg.Nodes)
+	if cfg.Nodes < 1 || cfg.Nodes > maxNodes {
+		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to %d nodes", cfg.Nodes, maxNodes)
 	}
 	java, err := checkJava()
 	if err != nil {
@@ -82,18 +90,30 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		return cluster.Status{}, err
 	}
 	defer unlock()
-	if old, ok, err := b.load(); err != nil {
+	old, ok, err := b.load()
+	if err != nil && !errors.Is(err, errDamaged) {
 		return cluster.Status{}, err
+	}
+	if err != nil {
+		progress("removing cluster %q, whose state file is damaged", b.name)
+		if err := b.removeAll(ctx, b.guess(), progress); err != nil {
+			return cluster.Status{}, err
+		}
 	} else if ok {
-		if old.Ready && old.anyAlive() {
+		switch {
+		case !old.Kept && old.Owner.alive() && !old.Owner.isSelf():
+			return cluster.Status{}, fmt.Errorf("cluster %q belongs to a kafkabook that still runs (pid %d); pick another --name, or wait for it to end", b.name, old.Owner.PID)
+		case old.Ready && old.anyAlive():
 			return cluster.Status{}, fmt.Errorf("cluster %q is already up: use it, or take it down first with `kafkabook cluster down --name %s`", b.name, b.name)
 		}
 		progress("removing what an earlier run of cluster %q left behind", b.name)
-		if err := b.remove(old, progress); err != nil {
+		if err := b.removeAll(ctx, old, progress); err != nil {
 			return cluster.Status{}, err
 		}
 	}
-	b.removeStrays()
+	if err := b.removeAll(ctx, b.guess(), func(string, ...any) {}); err != nil {
+		return cluster.Status{}, err
+	}
 
 	st, err := b.plan(cfg, dist)
 	if err != nil {
@@ -103,10 +123,9 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	status, err := b.create(ctx, &st, progress)
 	if err != nil {
 		// Take down whatever exists, even when ctx is done (Ctrl-C).
-		if rmErr := b.remove(st, func(string, ...any) {}); rmErr != nil {
-			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, rmErr)
+		if rmErr := b.removeAll(context.WithoutCancel(ctx), st, func(string, ...any) {}); rmErr != nil {
+			err = fmt.Errorf("%w\n(and cleaning up failed: %v)", err, rmErr)
 		}
-		os.Remove(b.dir + ".lock")
 		return cluster.Status{}, err
 	}
 	return status, nil
@@ -134,6 +153,9 @@ func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
 		Name: b.name, Kafka: dist.Version, Libs: dist.Libs, Broker: cfg.Broker,
 		ClusterID: clusterID(),
 		Network:   Network{Bridge: "kb" + t, Subnet: subnet},
+		Created:   time.Now().UTC(),
+		Owner:     self(),
+		Kept:      cfg.Keep,
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		name := fmt.Sprintf("k%d", i)
@@ -150,10 +172,15 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 	if err := st.Network.createBridge(); err != nil {
 		return cluster.Status{}, err
 	}
-	for _, n := range st.Nodes {
-		if err := st.Network.createNode(n.NS, n.ID); err != nil {
+	for i, n := range st.Nodes {
+		err := st.Network.createNode(n.NS, n.ID)
+		st.Nodes[i].NSInode = nsInode(n.NS)
+		if err != nil {
 			return cluster.Status{}, err
 		}
+	}
+	if err := b.save(*st); err != nil {
+		return cluster.Status{}, err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, n := range st.Nodes {
@@ -174,7 +201,7 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 		}
 	}
 	status := b.status(*st)
-	if err := waitBrokers(ctx, *st, status.Bootstrap(), len(st.Nodes), progress); err != nil {
+	if err := waitBrokers(ctx, *st, status.Bootstrap(), progress); err != nil {
 		return cluster.Status{}, err
 	}
 	st.Ready = true
@@ -302,7 +329,9 @@ func (b *Backend) apply(ctx context.Context, st *state, op cluster.Op, n nodeSta
 		if err := n.signal(syscall.SIGKILL); err != nil {
 			return n, err
 		}
-		n.waitGone(5 * time.Second)
+		if err := n.waitGone(ctx, 5*time.Second, nil); err != nil {
+			return n, fmt.Errorf("after SIGKILL: %w", err)
+		}
 		if alive {
 			n.Last = "kill"
 		}
@@ -314,12 +343,8 @@ func (b *Backend) apply(ctx context.Context, st *state, op cluster.Op, n nodeSta
 		if err := n.signal(syscall.SIGTERM); err != nil {
 			return n, err
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		for !n.waitGone(time.Second) {
-			if time.Now().After(deadline) {
-				return n, errors.New("still running 60s after SIGTERM; use kill")
-			}
-			progress("waiting for %s to shut down", n.Name)
+		if err := n.waitGone(ctx, 60*time.Second, progress); err != nil {
+			return n, fmt.Errorf("after SIGTERM: %w (use kill)", err)
 		}
 		n.Last = "stop"
 	case cluster.Start:
@@ -383,7 +408,11 @@ func (b *Backend) LogPath(node string) (string, error) {
 	return "", fmt.Errorf("no node %q in cluster %q", node, b.name)
 }
 
-// Down removes the cluster; with nothing to remove it succeeds.
+// Down removes the cluster, then checks that no process, namespace, link,
+// mount or directory of it remains. When something does, it returns a
+// *LeftoverError naming each leftover and how to remove it, and keeps the
+// state file so that a later Down retries. With nothing to remove it
+// succeeds.
 func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
 	if err := needRoot("cluster down"); err != nil {
 		return err
@@ -392,91 +421,21 @@ func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	st, ok, err := b.load()
-	if err != nil {
+	switch {
+	case errors.Is(err, errDamaged):
+		progress("%v; removing everything named after cluster %s", err, b.name)
+		st = b.guess()
+	case err != nil:
+		unlock()
 		return err
+	case !ok:
+		st = b.guess()
 	}
-	if ok {
-		if err := b.remove(st, progress); err != nil {
-			return err
-		}
+	err = b.removeAll(ctx, st, progress)
+	unlock()
+	if err == nil {
+		b.removeLockFile()
 	}
-	b.removeStrays()
-	os.Remove(b.dir + ".lock")
-	return nil
-}
-
-// remove kills the cluster's processes and deletes its namespaces, links and
-// directory. It goes on past errors and reports the first.
-func (b *Backend) remove(st state, progress cluster.Progress) error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	for _, n := range st.Nodes {
-		if alive, _ := n.alive(); alive {
-			progress("killing %s (pid %d)", n.Name, n.PID)
-			keep(n.signal(syscall.SIGKILL))
-		}
-	}
-	// JVMs of this cluster that the state file lost track of.
-	for _, pid := range javaPIDsUnder(b.dir) {
-		progress("killing stray JVM (pid %d)", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	for _, n := range st.Nodes {
-		if !n.waitGone(10 * time.Second) {
-			keep(fmt.Errorf("%s (pid %d) did not exit after SIGKILL", n.Name, n.PID))
-		}
-		keep(deleteLink(st.Network.hostVeth(n.ID)))
-		keep(deleteLink(st.Network.peerVeth(n.ID)))
-		keep(deleteNS(n.NS))
-	}
-	if st.Network.Bridge != "" {
-		keep(deleteLink(st.Network.Bridge))
-	}
-	keep(os.RemoveAll(b.dir))
-	return first
-}
-
-// removeStrays deletes namespaces and links that carry this cluster's names
-// but that no state file records (a crash between creating them and saving).
-func (b *Backend) removeStrays() {
-	bridge := "kb" + tag(b.name)
-	for i := 1; i <= 9; i++ {
-		deleteNS(fmt.Sprintf("kb-%s-k%d", b.name, i))
-		deleteLink(fmt.Sprintf("%sv%d", bridge, i))
-		deleteLink(fmt.Sprintf("%sp%d", bridge, i))
-	}
-	deleteLink(bridge)
-}
-
-// Leftovers lists whatever of this cluster still exists: processes,
-// namespaces, links, its directory. Empty after a clean Down.
-func (b *Backend) Leftovers() []string {
-	var out []string
-	bridge := "kb" + tag(b.name)
-	for i := 1; i <= 9; i++ {
-		if ns := fmt.Sprintf("kb-%s-k%d", b.name, i); nsExists(ns) {
-			out = append(out, "network namespace "+ns)
-		}
-		for _, l := range []string{fmt.Sprintf("%sv%d", bridge, i), fmt.Sprintf("%sp%d", bridge, i)} {
-			if linkExists(l) {
-				out = append(out, "link "+l)
-			}
-		}
-	}
-	if linkExists(bridge) {
-		out = append(out, "bridge "+bridge)
-	}
-	if _, err := os.Stat(b.dir); err == nil {
-		out = append(out, "directory "+b.dir)
-	}
-	if pids := javaPIDsUnder(b.dir); len(pids) > 0 {
-		out = append(out, fmt.Sprintf("JVMs %v", pids))
-	}
-	return out
+	return err
 }

@@ -87,12 +87,12 @@ func TestFaults(t *testing.T) {
 	apply(t, b, cluster.Resume, "k3")
 	waitPartition(t, other, topic, "k3 back in the ISR", func(p kafka.Partition) bool { return slices.Contains(p.ISR, 3) })
 	// Caught up: reading through k3 alone finds all 20.
-	recs, hw, err := kafka.ReadAll(ctx, []string{addr("k3")}, topic, 30*time.Second)
+	read, err := kafka.ReadAll(ctx, []string{addr("k3")}, topic, kafka.ReadOptions{Timeout: 30 * time.Second, Settle: 10 * time.Second, Quiet: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 20 || hw[0] != 20 {
-		t.Errorf("after resume: read %d records, high watermark %d; want 20, 20", len(recs), hw[0])
+	if len(read.Records) != 20 || read.HW[0] != 20 {
+		t.Errorf("after resume: read %d records, high watermark %d; want 20, 20", len(read.Records), read.HW[0])
 	}
 
 	// Stop is graceful and shows as stopped.

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // The network of a local cluster: one bridge on the host holding the first
@@ -164,10 +166,25 @@ func deleteLink(name string) error {
 	return netlink.LinkDel(l)
 }
 
+// nsDir is where named network namespaces are bind-mounted (ip netns).
+const nsDir = "/run/netns"
+
+func nsPath(name string) string { return filepath.Join(nsDir, name) }
+
 // nsExists reports whether a named namespace exists.
 func nsExists(name string) bool {
-	_, err := os.Stat("/var/run/netns/" + name)
+	_, err := os.Lstat(nsPath(name))
 	return err == nil
+}
+
+// nsInode is the inode of a named namespace (what /proc/PID/ns/net of a
+// process inside it links to); 0 when there is no such namespace.
+func nsInode(name string) uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat(nsPath(name), &st); err != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // newNamedNS creates a named network namespace without moving this process
@@ -177,54 +194,54 @@ func newNamedNS(name string) error {
 		return fmt.Errorf("network namespace %s already exists: another cluster uses this name; pick another --name or run `kafkabook cluster down` for it", name)
 	}
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
+		runtime.UnlockOSThread()
 		return err
 	}
 	defer orig.Close()
 	h, err := netns.NewNamed(name)
+	if err == nil {
+		h.Close()
+	}
+	if serr := netns.Set(orig); serr != nil {
+		// This thread is stuck in the new namespace: leave it locked so
+		// that the runtime ends it with this goroutine instead of reusing it.
+		return fmt.Errorf("return from network namespace %s: %w", name, serr)
+	}
+	runtime.UnlockOSThread()
 	if err != nil {
-		netns.Set(orig)
 		return fmt.Errorf("create network namespace %s: %w", name, err)
 	}
-	h.Close()
-	return netns.Set(orig)
+	return nil
 }
 
-// deleteNS removes a named namespace if it exists.
+// deleteNS removes a named namespace if it exists. The name is a bind
+// mount of the namespace; it may be mounted more than once (stacked by
+// mount propagation, e.g. after a container runtime made /run shared), so
+// it is lazily unmounted until it is no mount point any more, then
+// unlinked. When unlinking still fails, the error says why and who holds it.
 func deleteNS(name string) error {
-	if !nsExists(name) {
+	p := nsPath(name)
+	if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	return netns.DeleteNamed(name)
-}
-
-// startIn starts cmd with its network namespace set to ns.
-func startIn(ns string, cmd *exec.Cmd) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
+	for range 16 {
+		err := unix.Unmount(p, unix.MNT_DETACH)
+		if err == unix.EINVAL || err == unix.ENOENT { // not (or no longer) a mount point
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("unmount %s: %w", p, err)
+		}
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if holders := mountedElsewhere(p); len(holders) > 0 {
+			return fmt.Errorf("%w: %s is still a mount point in the mount namespace of %s", err, p, strings.Join(holders, ", "))
+		}
 		return err
 	}
-	defer orig.Close()
-	h, err := netns.GetFromName(ns)
-	if err != nil {
-		return fmt.Errorf("network namespace %s: %w", ns, err)
-	}
-	defer h.Close()
-	if err := netns.Set(h); err != nil {
-		return err
-	}
-	startErr := cmd.Start()
-	if err := netns.Set(orig); err != nil {
-		// This thread is stuck in the node's namespace; keep it locked so
-		// the runtime discards it instead of reusing it.
-		runtime.LockOSThread()
-		return fmt.Errorf("return from namespace %s: %w", ns, err)
-	}
-	return startErr
+	return nil
 }
 
 // freeSubnet picks a /24 in 10.213.0.0/16 starting at the tag's byte that

@@ -109,7 +109,12 @@ func (st state) prepare(ctx context.Context, n nodeState) error {
 	cmd := exec.CommandContext(ctx, "java", st.javaArgs(n, "kafka.tools.StorageTool", "format", "-t", st.ClusterID, "-c", filepath.Join(n.Dir, "server.properties"))...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	// A format never outlives the process that asked for it.
+	err := startProcess("", cmd, true)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -127,9 +132,11 @@ func (st state) javaArgs(n nodeState, args ...string) []string {
 	return append(full, args...)
 }
 
-// launch starts node n's broker in its namespace, detached from this
-// process so the cluster outlives the command that started it. It returns
-// the node with its pid filled in.
+// launch starts node n's broker in its namespace, in a session of its own
+// (a Ctrl-C at the terminal reaches kafkabook, which takes the cluster down
+// in order, not the JVMs). The JVM of a private cluster dies with this
+// process; that of a kept cluster outlives it. It returns the node with
+// its pid filled in.
 func (st state) launch(n nodeState) (nodeState, error) {
 	out, err := os.OpenFile(filepath.Join(n.Dir, "logs", "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -140,7 +147,7 @@ func (st state) launch(n nodeState) (nodeState, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Dir = n.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := startIn(n.NS, cmd); err != nil {
+	if err := startProcess(n.NS, cmd, st.private()); err != nil {
 		return n, fmt.Errorf("%s: start java: %w", n.Name, err)
 	}
 	// Reap it if it dies while this process lives, so it does not linger

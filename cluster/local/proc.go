@@ -1,12 +1,16 @@
 package local
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
 // procInfo is what /proc says about a pid: its state letter (R, S, T, Z...)
@@ -34,6 +38,33 @@ func procInfo(pid int) (stateLetter byte, start uint64, ok bool) {
 	return f[0][0], start, true
 }
 
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	st, _, ok := procInfo(pid)
+	return ok && st != 'Z' && st != 'X'
+}
+
+// comm is a process's command name, for messages.
+func comm(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// pids lists every process on the host.
+func pids() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // alive reports whether the node's recorded process still runs (a zombie
 // does not count), and whether it is frozen by SIGSTOP.
 func (n nodeState) alive() (alive, stopped bool) {
@@ -52,37 +83,63 @@ func (n nodeState) signal(sig syscall.Signal) error {
 	return syscall.Kill(n.PID, sig)
 }
 
-// waitGone waits until the node's process has exited.
-func (n nodeState) waitGone(timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if alive, _ := n.alive(); !alive {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+// waitGone waits until the node's process has exited, telling progress
+// about it when that takes a while.
+func (n nodeState) waitGone(ctx context.Context, timeout time.Duration, progress cluster.Progress) error {
+	return poll.Until(ctx, 50*time.Millisecond, timeout, progress, func(context.Context) (bool, string, error) {
+		alive, _ := n.alive()
+		return !alive, fmt.Sprintf("waiting for %s (pid %d) to exit", n.Name, n.PID), nil
+	})
 }
 
-// javaPIDsUnder finds processes whose command line mentions dir: the JVMs
-// of a cluster, whoever started them.
-func javaPIDsUnder(dir string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+// waitPIDsGone waits until none of pids runs.
+func waitPIDsGone(ctx context.Context, pids []int, timeout time.Duration) error {
+	return poll.Until(ctx, 50*time.Millisecond, timeout, nil, func(context.Context) (bool, string, error) {
+		var left []string
+		for _, pid := range pids {
+			if running(pid) {
+				left = append(left, strconv.Itoa(pid))
+			}
 		}
+		return len(left) == 0, "pids " + strings.Join(left, ", ") + " still running", nil
+	})
+}
+
+// javaPIDsUnder finds live processes whose command line mentions dir: the
+// JVMs of a cluster, whoever started them.
+func javaPIDsUnder(dir string) []int {
+	var out []int
+	for _, pid := range pids() {
 		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err != nil {
 			continue
 		}
-		if strings.Contains(string(cmdline), dir+"/") {
-			if st, _, ok := procInfo(pid); ok && st != 'Z' {
-				pids = append(pids, pid)
-			}
+		if strings.Contains(string(cmdline), dir+"/") && running(pid) {
+			out = append(out, pid)
 		}
 	}
-	return pids
+	return out
+}
+
+// pidsInNetns finds live processes inside any of the network namespaces
+// with the given inodes, by inode.
+func pidsInNetns(inodes map[uint64]string) map[int]string {
+	out := map[int]string{}
+	if len(inodes) == 0 {
+		return out
+	}
+	for _, pid := range pids() {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+		if err != nil {
+			continue
+		}
+		var ino uint64
+		if _, err := fmt.Sscanf(link, "net:[%d]", &ino); err != nil {
+			continue
+		}
+		if node, ok := inodes[ino]; ok && running(pid) {
+			out[pid] = node
+		}
+	}
+	return out
 }

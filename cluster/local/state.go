@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
+	"golang.org/x/sys/unix"
 )
 
 // state is what a local cluster created and what was last done to each
@@ -22,6 +25,12 @@ type state struct {
 	Network   Network           `json:"network"`
 	Nodes     []nodeState       `json:"nodes"`
 	Ready     bool              `json:"ready"` // Up finished
+	Created   time.Time         `json:"created"`
+	// Owner is the process that started the cluster. Unless Kept, the
+	// cluster is private to it: its JVMs die with it, and once it is gone
+	// the cluster is abandoned and the next kafkabook command removes it.
+	Owner *owner `json:"owner,omitempty"`
+	Kept  bool   `json:"kept"` // meant to outlive its owner
 }
 
 // nodeState is one node's resources and its intended state.
@@ -29,6 +38,7 @@ type nodeState struct {
 	Name      string `json:"name"`
 	ID        int    `json:"id"`
 	NS        string `json:"netns"`
+	NSInode   uint64 `json:"netns_inode,omitempty"` // the namespace itself, to find it once its name is gone
 	Dir       string `json:"dir"`
 	PID       int    `json:"pid"`
 	StartTime uint64 `json:"start_time"` // /proc start time of PID, against PID reuse
@@ -62,6 +72,10 @@ func StateRoot() (string, error) {
 }
 
 func (b *Backend) stateFile() string { return filepath.Join(b.dir, "state.json") }
+func (b *Backend) lockFile() string  { return b.dir + ".lock" }
+
+// errDamaged marks a state file that exists but cannot be read.
+var errDamaged = errors.New("damaged state file")
 
 // load reads the state file; ok is false when there is none.
 func (b *Backend) load() (st state, ok bool, err error) {
@@ -73,7 +87,7 @@ func (b *Backend) load() (st state, ok bool, err error) {
 		return state{}, false, err
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return state{}, false, fmt.Errorf("%s is damaged (%v): run `kafkabook cluster down --name %s` to remove the cluster", b.stateFile(), err, b.name)
+		return state{}, false, fmt.Errorf("%w %s (%v): run `kafkabook cluster down --name %s` to remove the cluster", errDamaged, b.stateFile(), err, b.name)
 	}
 	return st, true, nil
 }
@@ -87,25 +101,63 @@ func (b *Backend) save(st state) error {
 	if err != nil {
 		return err
 	}
-	tmp := b.stateFile() + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, b.stateFile())
+	return atomicfile.WriteFile(b.stateFile(), data, 0o644)
 }
 
-// lock serialises changes to one cluster across processes.
+// lock serialises changes to one cluster across processes. The lock is an
+// flock on <cluster dir>.lock. Down removes that file once the cluster is
+// gone, so a process that waited on it may end up holding a file that is no
+// longer there: after locking, the file at the path must still be the one
+// locked, else lock tries again on the new one.
 func (b *Backend) lock() (unlock func(), err error) {
-	if err := os.MkdirAll(filepath.Dir(b.dir), 0o755); err != nil {
+	return lockPath(b.lockFile(), 0)
+}
+
+// tryLock is lock without waiting; ok is false when another process holds
+// the lock.
+func (b *Backend) tryLock() (unlock func(), ok bool, err error) {
+	unlock, err = lockPath(b.lockFile(), unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, false, nil
+	}
+	return unlock, err == nil, err
+}
+
+func lockPath(path string, flags int) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(b.dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|flags); err != nil {
+			f.Close()
+			return nil, err
+		}
+		var held, now unix.Stat_t
+		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(path, &now) == nil &&
+			held.Dev == now.Dev && held.Ino == now.Ino {
+			return func() { f.Close() }, nil
+		}
+		// Removed (or replaced) while we waited: lock the current one.
 		f.Close()
-		return nil, err
 	}
-	return func() { f.Close() }, nil
+}
+
+// removeLockFile deletes the lock file of a cluster that is gone, unless
+// another process holds or waits for it: it takes the lock without
+// waiting, deletes the file while no one else can hold it, and releases
+// it. A process that was about to wait on the old file notices (see lock)
+// and locks a new one.
+func (b *Backend) removeLockFile() {
+	unlock, ok, err := b.tryLock()
+	if err != nil || !ok {
+		return
+	}
+	defer unlock()
+	if _, err := os.Stat(b.dir); errors.Is(err, os.ErrNotExist) {
+		os.Remove(b.lockFile())
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"strings"
@@ -25,7 +26,7 @@ func (f *runbookFlags) register(c *cobra.Command) {
 
 // load reads and checks a runbook; a bad one is a usage error (exit 3)
 // with every problem listed.
-func (f *runbookFlags) load(path string) (*runbook.Doc, error) {
+func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -40,7 +41,7 @@ func (f *runbookFlags) load(path string) (*runbook.Doc, error) {
 	}
 	doc, err := runbook.Load(path, src, ov)
 	if err != nil {
-		fmt.Fprint(os.Stderr, strings.TrimRight(err.Error(), "\n")+"\n")
+		fmt.Fprint(stderr, strings.TrimRight(err.Error(), "\n")+"\n")
 		n := 1
 		if list, ok := err.(runbook.ErrorList); ok {
 			n = len(list)
@@ -57,17 +58,18 @@ func checkCmd() *cobra.Command {
 		Short: "Validate a runbook without touching a cluster; every error with file:line:col and a caret",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc, err := f.load(args[0])
+			doc, err := f.load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			out := cmd.OutOrStdout()
 			steps := 0
 			for _, b := range doc.Blocks {
 				steps += len(b.Steps)
 			}
-			fmt.Printf("%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", args[0], steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
+			fmt.Fprintf(out, "%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", args[0], steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
 			if sh := doc.ShellBlocks(); len(sh) > 0 {
-				fmt.Printf("%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", args[0], len(sh))
+				fmt.Fprintf(out, "%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", args[0], len(sh))
 			}
 			if len(doc.Meta.Params) > 0 {
 				keys := slicesSorted(maps.Keys(doc.Meta.Params))
@@ -75,7 +77,7 @@ func checkCmd() *cobra.Command {
 				for _, k := range keys {
 					kv = append(kv, k+"="+doc.Meta.Params[k])
 				}
-				fmt.Printf("%s: params: %s\n", args[0], strings.Join(kv, " "))
+				fmt.Fprintf(out, "%s: params: %s\n", args[0], strings.Join(kv, " "))
 			}
 			return nil
 		},

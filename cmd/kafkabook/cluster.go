@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
 	"github.com/kafkabook/kafkabook/cluster/local"
@@ -21,7 +22,16 @@ const defaultCluster = "default"
 func clusterCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cluster",
-		Short: "Start, hurt, heal and remove a local Kafka KRaft cluster",
+		Short: "Start, hurt, heal, list and remove local Kafka KRaft clusters",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  group,
+		// Every cluster command first removes clusters that a killed run
+		// left behind.
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			if cmd.Name() != "cluster" {
+				reapAbandoned(cmd)
+			}
+		},
 	}
 	var name string
 	c.PersistentFlags().StringVar(&name, "name", defaultCluster, "cluster name")
@@ -44,16 +54,16 @@ func clusterCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Name = name
+			cfg.Name, cfg.Keep = name, true
 			if cfg.Broker, err = parseSets(sets); err != nil {
 				return err
 			}
-			st, err := b.Up(cmd.Context(), cfg, progress)
+			st, err := b.Up(cmd.Context(), cfg, progress(cmd))
 			if err != nil {
 				return err
 			}
-			printStatus(st)
-			fmt.Printf("\nbootstrap: %s\n", strings.Join(st.Bootstrap(), ","))
+			printStatus(cmd.OutOrStdout(), st)
+			fmt.Fprintf(cmd.OutOrStdout(), "\nbootstrap: %s\n", strings.Join(st.Bootstrap(), ","))
 			return nil
 		},
 	}
@@ -76,33 +86,90 @@ func clusterCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return printJSON(cmd.OutOrStdout(), st)
 			}
-			printStatus(st)
+			printStatus(cmd.OutOrStdout(), st)
 			return nil
 		},
 	}
-	status.Flags().BoolVar(&asJSON, "json", false, "print JSON (see docs/cluster-status.md)")
+	status.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name", "backend", "kafka", "broker", "nodes": [{"name", "id", "address", "state", "pid"}]}`)
 
-	down := &cobra.Command{
-		Use:   "down",
-		Short: "Remove everything the cluster created: JVMs, namespaces, links, data",
+	var listJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List every cluster on this host, also those a killed run left, and how to remove each",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend()
+			infos, err := local.List()
 			if err != nil {
 				return err
 			}
-			// Finish removing even after Ctrl-C.
-			if err := b.Down(context.WithoutCancel(cmd.Context()), progress); err != nil {
-				return err
+			if listJSON {
+				if infos == nil {
+					infos = []local.Info{}
+				}
+				return printJSON(cmd.OutOrStdout(), infos)
 			}
-			fmt.Printf("cluster %s is down\n", name)
+			printList(cmd.OutOrStdout(), infos)
 			return nil
 		},
 	}
+	list.Flags().BoolVar(&listJSON, "json", false, `print JSON: [{"name", "state", "created", "nodes", "nodes_up", "kafka", "owner_pid", "owner_alive", "kept", "dir", "problem", "remove"}]`)
+
+	var all bool
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Remove everything the cluster created (JVMs, namespaces, links, data) and check that nothing remains",
+		Long: `Down removes everything the cluster created: JVMs, namespaces, links,
+data. Then it checks that no process, namespace, link, mount or directory
+of the cluster remains. If one does, down names each leftover and the
+command that removes it, and exits 2; a later down retries.
+
+With --all it removes every cluster that 'kafkabook cluster list' shows.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names := []string{name}
+			if all {
+				if cmd.Flags().Changed("name") {
+					return usageErr("--all and --name exclude each other")
+				}
+				infos, err := local.List()
+				if err != nil {
+					return err
+				}
+				names = names[:0]
+				for _, in := range infos {
+					names = append(names, in.Name)
+				}
+				if len(names) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "no clusters")
+					return nil
+				}
+			}
+			var failed []string
+			for _, n := range names {
+				b, err := local.New(n)
+				if err == nil {
+					// Finish removing even after Ctrl-C.
+					err = b.Down(context.WithoutCancel(cmd.Context()), progress(cmd))
+				}
+				if err != nil {
+					if !all {
+						return err
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: %v\n", err)
+					failed = append(failed, n)
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is down\n", n)
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("%d of %d clusters not fully removed: %s", len(failed), len(names), strings.Join(failed, ", "))
+			}
+			return nil
+		},
+	}
+	down.Flags().BoolVar(&all, "all", false, "remove every cluster kafkabook knows of on this host")
 
 	var grep string
 	logs := &cobra.Command{
@@ -127,7 +194,7 @@ func clusterCmd() *cobra.Command {
 			defer r.Close()
 			sc := bufio.NewScanner(r)
 			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			w := bufio.NewWriter(os.Stdout)
+			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
 			for sc.Scan() {
 				if re == nil || re.Match(sc.Bytes()) {
@@ -140,7 +207,7 @@ func clusterCmd() *cobra.Command {
 	}
 	logs.Flags().StringVar(&grep, "grep", "", "only lines matching this regular expression")
 
-	c.AddCommand(up, status, down, logs)
+	c.AddCommand(up, status, list, down, logs)
 	for _, op := range cluster.Ops {
 		c.AddCommand(&cobra.Command{
 			Use:   string(op) + " NODE...",
@@ -151,10 +218,10 @@ func clusterCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := b.Apply(cmd.Context(), op, args, progress); err != nil {
+				if err := b.Apply(cmd.Context(), op, args, progress(cmd)); err != nil {
 					return err
 				}
-				fmt.Printf("%s %s\n", op, strings.Join(args, " "))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", op, strings.Join(args, " "))
 				return nil
 			},
 		})
@@ -185,9 +252,9 @@ func parseSets(sets []string) (map[string]string, error) {
 	return m, nil
 }
 
-func printStatus(st cluster.Status) {
-	fmt.Printf("cluster %s: Kafka %s, %s backend\n", st.Name, st.Kafka, st.Backend)
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+func printStatus(out io.Writer, st cluster.Status) {
+	fmt.Fprintf(out, "cluster %s: Kafka %s, %s backend\n", st.Name, st.Kafka, st.Backend)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NODE\tID\tADDRESS\tSTATE\tPID")
 	for _, n := range st.Nodes {
 		pid := "-"
@@ -197,4 +264,81 @@ func printStatus(st cluster.Status) {
 		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", n.Name, n.ID, n.Address, n.State, pid)
 	}
 	w.Flush()
+}
+
+// printList prints `cluster list`.
+func printList(out io.Writer, infos []local.Info) {
+	if len(infos) == 0 {
+		fmt.Fprintln(out, "no clusters")
+		return
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tSTATE\tAGE\tOWNER\tKEPT\tREMOVE WITH")
+	for _, in := range infos {
+		age := "-"
+		if !in.Created.IsZero() {
+			age = roughDuration(time.Since(in.Created))
+		}
+		owner := "-"
+		if in.OwnerPID > 0 {
+			owner = fmt.Sprintf("%d (gone)", in.OwnerPID)
+			if in.OwnerAlive {
+				owner = fmt.Sprintf("%d (running)", in.OwnerPID)
+			}
+		}
+		state := in.State
+		if in.Nodes > 0 && in.State != local.StateUp {
+			state += fmt.Sprintf(" (%d/%d nodes)", in.NodesUp, in.Nodes)
+		}
+		kept := "no"
+		if in.Kept {
+			kept = "yes"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", in.Name, state, age, owner, kept, in.Remove)
+	}
+	w.Flush()
+	for _, in := range infos {
+		if in.Problem != "" {
+			fmt.Fprintf(out, "%s: %s\n", in.Name, in.Problem)
+		}
+	}
+}
+
+// roughDuration is an age to the minute, or to the second under one.
+func roughDuration(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+}
+
+func printJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// reapAbandoned removes the clusters whose owner is gone and that were not
+// meant to outlive it, one line on stderr for each.
+func reapAbandoned(cmd *cobra.Command) {
+	for _, r := range local.Reap(context.WithoutCancel(cmd.Context())) {
+		since := "an unknown time"
+		if !r.Since.IsZero() {
+			since = clock(r.Since)
+		}
+		if r.Err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: could not remove abandoned cluster %s, owner pid %d gone since %s: %v\n", r.Name, r.OwnerPID, since, r.Err)
+			continue
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "removed abandoned cluster %s, owner pid %d gone since %s\n", r.Name, r.OwnerPID, since)
+	}
+}
+
+// clock is a local time of day, with the date when it is not today.
+func clock(t time.Time) string {
+	t = t.Local()
+	if y, m, d := t.Date(); time.Now().Year() == y && time.Now().Month() == m && time.Now().Day() == d {
+		return t.Format("15:04")
+	}
+	return t.Format("Jan 2 15:04")
 }

@@ -8,18 +8,18 @@ import (
 )
 
 func kafkaCmd() *cobra.Command {
-	c := &cobra.Command{Use: "kafka", Short: "Manage Kafka distributions"}
+	c := &cobra.Command{Use: "kafka", Short: "Manage Kafka distributions", Args: cobra.ArbitraryArgs, RunE: group}
 	var version string
 	install := &cobra.Command{
 		Use:   "install",
 		Short: "Fetch Kafka's jars from Maven Central (or use KAFKA_HOME) and print where they are",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := local.Install(cmd.Context(), version, progress)
+			d, err := local.Install(cmd.Context(), version, progress(cmd))
 			if err != nil {
 				return err
 			}
-			fmt.Printf("Kafka %s (%s): %s\n", d.Version, d.Source, d.Libs)
+			fmt.Fprintf(cmd.OutOrStdout(), "Kafka %s (%s): %s\n", d.Version, d.Source, d.Libs)
 			return nil
 		},
 	}

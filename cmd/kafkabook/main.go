@@ -7,10 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/spf13/cobra"
 )
 
@@ -37,9 +40,14 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go onInterrupt(sigs, cancel, os.Stderr, os.Exit)
 	root := rootCmd()
+	root.SetOut(os.Stdout)
+	root.SetErr(os.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return
@@ -48,6 +56,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "kafkabook:", msg)
 	}
 	os.Exit(exitCode(err))
+}
+
+// onInterrupt cancels the commands' context at the first Ctrl-C (or
+// SIGTERM), so that they stop and clean up; a second one exits at once,
+// leaving what cleanup did not finish to the next kafkabook command.
+func onInterrupt(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func(int)) {
+	<-sigs
+	cancel()
+	fmt.Fprintln(stderr, "kafkabook: interrupted: cleaning up (interrupt again to exit at once)")
+	<-sigs
+	fmt.Fprintln(stderr, "kafkabook: interrupted again: exiting without finishing cleanup")
+	fmt.Fprintln(stderr, "kafkabook: the next kafkabook command removes what is left of a private cluster")
+	exit(exitRun)
 }
 
 // exitCode is the process exit code for an error from a command: the one
@@ -70,6 +91,8 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       toolVersion(),
+		Args:          cobra.ArbitraryArgs,
+		RunE:          group,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
@@ -78,7 +101,24 @@ func rootCmd() *cobra.Command {
 	return root
 }
 
-// noArgs and friends return usage errors with exit code 3.
+// group runs a command that only groups others: alone it shows its help;
+// with an argument that names no subcommand it is a usage error (cobra
+// would show help and exit 0, or exit 2).
+func group(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	hint := ""
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = fmt.Sprintf("; did you mean %q?", s[0])
+	}
+	return usageErr("unknown command %q for %q%s (see `%s --help`)", args[0], c.CommandPath(), hint, c.CommandPath())
+}
+
+// exactArgs and minArgs return usage errors with exit code 3.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
@@ -97,7 +137,7 @@ func minArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// progress prints a progress line to stderr.
-func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "· "+format+"\n", args...)
+// progress is the command's progress printer, on its stderr.
+func progress(c *cobra.Command) cluster.Progress {
+	return poll.Printer(c.ErrOrStderr(), "")
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/spf13/cobra"
@@ -18,10 +20,18 @@ func renderCmd() *cobra.Command {
 			}
 			opts.Generator = "kafkabook " + toolVersion()
 			for _, dir := range args {
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					return usageErr("render %s: no such directory (render takes the --out directory of `kafkabook run`, default output)", dir)
+				}
+			}
+			for _, dir := range args {
 				if err := report.RenderSite(dir, opts); err != nil {
 					return err
 				}
-				fmt.Printf("rendered %s/index.html\n", dir)
+				fmt.Fprintf(cmd.OutOrStdout(), "rendered %s/index.html\n", dir)
+				if found, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*", "results.json")); len(found) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: note: no results.json under %s (DIR/<runbook>/kafka-<version>/<time>/), so the index lists no runs\n", dir)
+				}
 			}
 			return nil
 		},

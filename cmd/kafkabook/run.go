@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
@@ -26,8 +28,7 @@ func slicesSorted(seq iter.Seq[string]) []string { return slices.Sorted(seq) }
 
 func runCmd() *cobra.Command {
 	var f runbookFlags
-	var out string
-	var allowShell, keep, singleFile bool
+	var o runOpts
 	c := &cobra.Command{
 		Use:   "run RUNBOOK.md",
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
@@ -38,7 +39,9 @@ If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.
 Otherwise it starts its own cluster and removes it at the end, also on
 failure and Ctrl-C, unless --keep-cluster is given: then that cluster stays
-up as the default cluster.
+up as the default cluster. The JVMs of its own cluster die with kafkabook
+however it ends; if it is killed, the next kafkabook command removes the
+rest. A second Ctrl-C exits at once, without finishing the cleanup.
 
 Evidence goes to OUT/<runbook>/kafka-<version>/<UTC time>/: events.jsonl
 (written as the run goes), results.json, runbook.md and index.html.
@@ -48,13 +51,15 @@ could not complete (partial evidence is still written); 3 bad runbook or
 arguments (nothing ran).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc, err := f.load(args[0])
+			doc, err := f.load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			reapAbandoned(cmd)
+			o.stdout, o.stderr, o.progress = cmd.OutOrStdout(), cmd.ErrOrStderr(), progress(cmd)
 			code := exitOK
 			for _, version := range doc.Meta.Kafka {
-				c, err := runVersion(cmd.Context(), doc, version, out, allowShell, keep, singleFile)
+				c, err := o.runVersion(cmd.Context(), doc, version)
 				if err != nil {
 					return err
 				}
@@ -70,48 +75,58 @@ arguments (nothing ran).`,
 		},
 	}
 	f.register(c)
-	c.Flags().StringVar(&out, "out", "output", "directory for evidence and reports")
-	c.Flags().BoolVar(&allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
-	c.Flags().BoolVar(&singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
-	c.Flags().BoolVar(&keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
+	c.Flags().StringVar(&o.out, "out", "output", "directory for evidence and reports")
+	c.Flags().BoolVar(&o.allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
+	c.Flags().BoolVar(&o.singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
+	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	return c
+}
+
+// runOpts are run's flags and the streams it writes to.
+type runOpts struct {
+	out                          string
+	allowShell, keep, singleFile bool
+	stdout, stderr               io.Writer
+	progress                     cluster.Progress
 }
 
 // runVersion runs the runbook against one Kafka version and returns the
 // exit code it earns.
-func runVersion(ctx context.Context, doc *runbook.Doc, version, out string, allowShell, keep, singleFile bool) (int, error) {
-	backend, teardown, err := clusterFor(ctx, doc, version, keep)
+func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version string) (int, error) {
+	backend, teardown, err := o.clusterFor(ctx, doc, version)
 	if err != nil {
 		return 0, err
 	}
+	// Every way out of here (error, panic, Ctrl-C) takes the cluster down;
+	// teardown runs once.
+	defer teardown()
 	name := strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path))
-	dir := filepath.Join(out, name, "kafka-"+version, time.Now().UTC().Format("20060102T150405Z"))
+	dir := filepath.Join(o.out, name, "kafka-"+version, time.Now().UTC().Format("20060102T150405Z"))
 	toolV, commit := buildInfo()
 	host, _ := os.Hostname()
 	res, runErr := engine.Run(ctx, engine.Options{
-		Doc: doc, Dir: dir, Backend: backend, AllowShell: allowShell, Out: os.Stdout,
+		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout,
 		Provenance: results.Provenance{
 			Tool: toolV, Commit: commit, Kafka: version, Backend: local.Name,
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
-			GoVersion: runtime.Version(), ClusterReused: teardown == nil,
+			GoVersion: runtime.Version(), ClusterReused: backend.reused,
 		},
 	})
-	if teardown != nil {
-		teardown()
-	}
+	// Down before rendering: the report needs no cluster.
+	teardown()
 	if res == nil {
 		return 0, runErr
 	}
-	summarize(res, dir)
-	ropts := report.Options{SingleFile: singleFile, Generator: "kafkabook " + toolVersion()}
-	if err := report.RenderSite(out, ropts); err != nil {
-		fmt.Fprintf(os.Stderr, "kafkabook: rendering the report: %v\n", err)
+	summarize(o.stdout, res, dir)
+	ropts := report.Options{SingleFile: o.singleFile, Generator: "kafkabook " + toolVersion()}
+	if err := report.RenderSite(o.out, ropts); err != nil {
+		fmt.Fprintf(o.stderr, "kafkabook: rendering the report: %v\n", err)
 		return exitRun, nil
 	}
-	fmt.Printf("report:   %s\n", filepath.Join(dir, report.IndexFile))
+	fmt.Fprintf(o.stdout, "report:   %s\n", filepath.Join(dir, report.IndexFile))
 	if runErr != nil {
-		fmt.Fprintf(os.Stderr, "kafkabook: %v\n", runErr)
-		fmt.Fprintf(os.Stderr, "kafkabook: the run did not complete; partial evidence is in %s\n", dir)
+		fmt.Fprintf(o.stderr, "kafkabook: %v\n", runErr)
+		fmt.Fprintf(o.stderr, "kafkabook: the run did not complete; partial evidence is in %s\n", dir)
 		return exitRun, nil
 	}
 	if held, runs := res.Verdict(); held < runs {
@@ -120,40 +135,52 @@ func runVersion(ctx context.Context, doc *runbook.Doc, version, out string, allo
 	return exitOK, nil
 }
 
-// clusterFor finds or starts the cluster for a run. teardown is nil when
-// the cluster outlives the run.
-func clusterFor(ctx context.Context, doc *runbook.Doc, version string, keep bool) (cluster.Backend, func(), error) {
+// runCluster is the cluster a run uses; reused when it was up before.
+type runCluster struct {
+	cluster.Backend
+	reused bool
+}
+
+// clusterFor finds or starts the cluster for a run. teardown removes a
+// cluster the run started for itself, once, however often it is called; it
+// does nothing for a cluster that outlives the run.
+func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
+	nothing := func() {}
 	def, err := local.New(defaultCluster)
 	if err != nil {
-		return nil, nil, err
+		return runCluster{}, nil, err
 	}
 	if st, err := def.Status(ctx); err == nil {
 		if matches(st, doc, version) {
-			progress("using the default cluster (Kafka %s, %d nodes); it stays up", version, len(st.Nodes))
-			return def, nil, nil
+			o.progress("using the default cluster (Kafka %s, %d nodes); it stays up", version, len(st.Nodes))
+			return runCluster{def, true}, nothing, nil
 		}
-		if keep {
-			return nil, nil, &exitError{exitRun, fmt.Errorf("the default cluster is up with other settings (Kafka %s, %d nodes, %v); --keep-cluster would replace it: take it down with `kafkabook cluster down` first", st.Kafka, len(st.Nodes), st.Broker)}
+		if o.keep {
+			return runCluster{}, nil, &exitError{exitRun, fmt.Errorf("the default cluster is up with other settings (Kafka %s, %d nodes, %v); --keep-cluster would replace it: take it down with `kafkabook cluster down` first", st.Kafka, len(st.Nodes), st.Broker)}
 		}
 	}
 	b := def
-	if !keep {
+	if !o.keep {
 		if b, err = local.New(fmt.Sprintf("run%d", os.Getpid())); err != nil {
-			return nil, nil, err
+			return runCluster{}, nil, err
 		}
 	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker}
-	if _, err := b.Up(ctx, cfg, progress); err != nil {
-		return nil, nil, err
+	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep}
+	// Up removes what it created when it fails or is interrupted.
+	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
+		return runCluster{}, nil, err
 	}
-	if keep {
-		return b, nil, nil
+	if o.keep {
+		return runCluster{b, false}, nothing, nil
 	}
-	return b, func() {
-		progress("taking the cluster down")
-		if err := b.Down(context.WithoutCancel(ctx), progress); err != nil {
-			fmt.Fprintf(os.Stderr, "kafkabook: taking the cluster down: %v\n", err)
-		}
+	var once sync.Once
+	return runCluster{b, false}, func() {
+		once.Do(func() {
+			o.progress("taking the cluster down")
+			if err := b.Down(context.WithoutCancel(ctx), o.progress); err != nil {
+				fmt.Fprintf(o.stderr, "kafkabook: taking the cluster down: %v\n", err)
+			}
+		})
 	}, nil
 }
 
@@ -171,14 +198,14 @@ func matches(st cluster.Status, doc *runbook.Doc, version string) bool {
 }
 
 // summarize prints the headline numbers of a run set.
-func summarize(res *results.Results, dir string) {
+func summarize(w io.Writer, res *results.Results, dir string) {
 	held, runs := res.Verdict()
-	fmt.Printf("\n=== %s: expectations held in %d of %d runs ===\n", res.Title, held, runs)
+	fmt.Fprintf(w, "\n=== %s: expectations held in %d of %d runs ===\n", res.Title, held, runs)
 	for _, label := range res.Labels() {
 		lost := res.LostPerRun(label)
 		p := res.LatencyAll(label)
-		fmt.Printf("  %-12s lost per run %v  latency p50 %s p99 %s max %s\n", label, lost,
+		fmt.Fprintf(w, "  %-12s lost per run %v  latency p50 %s p99 %s max %s\n", label, lost,
 			p.P50.Round(time.Millisecond), p.P99.Round(time.Millisecond), p.Max.Round(time.Millisecond))
 	}
-	fmt.Printf("evidence: %s\n", dir)
+	fmt.Fprintf(w, "evidence: %s\n", dir)
 }

@@ -30,15 +30,7 @@ func Version() string {
 // KAFKA_HOME).
 func Require(t testing.TB) {
 	t.Helper()
-	var missing string
-	switch {
-	case os.Geteuid() != 0:
-		missing = "root (network namespaces)"
-	case !has("java"):
-		missing = "java"
-	case !has("mvn") && os.Getenv("KAFKA_HOME") == "":
-		missing = "mvn or KAFKA_HOME"
-	}
+	missing := Missing()
 	if missing == "" {
 		return
 	}
@@ -46,6 +38,42 @@ func Require(t testing.TB) {
 		t.Fatalf("this test needs %s to run a real Kafka cluster; CI must provide it", missing)
 	}
 	t.Skipf("needs %s to run a real Kafka cluster", missing)
+}
+
+// Missing says what this machine lacks to run a local cluster: "" when
+// nothing.
+func Missing() string {
+	switch {
+	case os.Geteuid() != 0:
+		return "root (network namespaces)"
+	case !has("java"):
+		return "java"
+	case !has("mvn") && os.Getenv("KAFKA_HOME") == "":
+		return "mvn or KAFKA_HOME"
+	}
+	return ""
+}
+
+// Condition serves testscript conditions the way Require serves tests:
+// [cluster] holds when a local cluster can run here, [root] when this runs
+// as root. When one does not hold under CI=true, that is an error (the
+// script fails) instead of a skip. Other conditions are unknown.
+func Condition(cond string) (bool, error) {
+	var missing string
+	switch cond {
+	case "cluster":
+		missing = Missing()
+	case "root":
+		if os.Geteuid() != 0 {
+			missing = "root"
+		}
+	default:
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if missing != "" && os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("[%s] needs %s; CI must provide it", cond, missing)
+	}
+	return missing == "", nil
 }
 
 func has(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
