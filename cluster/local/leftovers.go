@@ -240,7 +240,11 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 			if filepath.Dir(p) == nsDir && strings.HasPrefix(filepath.Base(p), "kb-"+b.name+"-") {
 				continue // the namespace's own name, listed above
 			}
-			out = append(out, Leftover{What: fmt.Sprintf("mount of the network namespace of %s at %s", inodes[ino], p), Fix: "umount -l " + p})
+			out = append(out, Leftover{
+				What: fmt.Sprintf("mount of the network namespace of %s at %s", inodes[ino], p),
+				Why:  "it keeps the namespace alive; kafkabook did not mount it there, so does not unmount it",
+				Fix:  "umount -l " + p,
+			})
 		}
 	}
 	for _, l := range append(d.Links, d.Bridge) {

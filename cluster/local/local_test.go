@@ -3,8 +3,11 @@ package local_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -100,20 +103,69 @@ func TestFaults(t *testing.T) {
 	wantState(t, b, map[string]cluster.State{"k2": cluster.Stopped})
 }
 
-// TestDownRemovesLeftoversOfACrash brings a cluster up, forgets it the way
-// a crashed kafkabook would (processes running, state file on disk), and
-// checks that down removes everything.
-func TestDownRemovesLeftoversOfACrash(t *testing.T) {
-	b, _ := testcluster.Start(t, 1, nil)
-	if err := b.Down(context.Background(), t.Logf); err != nil {
+// TestDownNamesWhatItCannotRemove: down removes what is mounted into the
+// cluster's directory without deleting through the mount, names a mount of
+// a node's namespace that it did not make (and so leaves), keeps the
+// cluster's record, and a later down, once that mount is gone, succeeds.
+func TestDownNamesWhatItCannotRemove(t *testing.T) {
+	b, st := testcluster.Start(t, 1, nil)
+	ctx := context.Background()
+	logPath, err := b.LogPath("k1")
+	if err != nil {
 		t.Fatal(err)
+	}
+	nodeDir := filepath.Dir(filepath.Dir(logPath))
+
+	// Someone's directory mounted into the cluster's: down must unmount it,
+	// not empty it.
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "keep"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	into := filepath.Join(nodeDir, "mounted")
+	mustRun(t, "mkdir", "-p", into)
+	mustRun(t, "mount", "--bind", src, into)
+	t.Cleanup(func() { exec.Command("umount", "-l", into).Run() })
+
+	// The node's namespace mounted somewhere else keeps it alive.
+	hold := filepath.Join(t.TempDir(), "netns")
+	mustRun(t, "touch", hold)
+	mustRun(t, "mount", "--bind", "/run/netns/kb-"+st.Name+"-k1", hold)
+	t.Cleanup(func() { exec.Command("umount", "-l", hold).Run() })
+
+	err = b.Down(ctx, t.Logf)
+	var le *local.LeftoverError
+	if !errors.As(err, &le) {
+		t.Fatalf("down with the namespace of k1 mounted at %s: %v, want a *LeftoverError", hold, err)
+	}
+	t.Logf("down: %v", err)
+	if len(le.Leftovers) != 1 || !strings.Contains(le.Leftovers[0].What, "mount of the network namespace of k1 at "+hold) || le.Leftovers[0].Fix != "umount -l "+hold {
+		t.Errorf("leftovers %q, want the mount at %s and how to remove it", le.Leftovers, hold)
+	}
+	if data, err := os.ReadFile(filepath.Join(src, "keep")); err != nil || string(data) != "mine" {
+		t.Errorf("down deleted through a mount: %s is %q, %v", filepath.Join(src, "keep"), data, err)
+	}
+	if _, err := b.Status(ctx); err != nil {
+		t.Errorf("after a down that left something, the cluster's record is gone: %v", err)
+	}
+
+	mustRun(t, "umount", hold)
+	if err := b.Down(ctx, t.Logf); err != nil {
+		t.Fatalf("second down: %v", err)
 	}
 	if left := b.Leftovers(); len(left) > 0 {
 		t.Fatalf("after down: %v", left)
 	}
 	// Idempotent.
-	if err := b.Down(context.Background(), t.Logf); err != nil {
-		t.Fatalf("second down: %v", err)
+	if err := b.Down(ctx, t.Logf); err != nil {
+		t.Fatalf("third down: %v", err)
+	}
+}
+
+func mustRun(t *testing.T, name string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
 }
 
