@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,12 +29,30 @@ func self() *owner {
 }
 
 // alive reports whether the owner still runs (a zombie does not count).
+// An owner with no recorded start time is any process with its pid.
 func (o *owner) alive() bool {
 	if o == nil {
 		return false
 	}
 	st, start, ok := procInfo(o.PID)
-	return ok && start == o.Start && st != 'Z' && st != 'X'
+	return ok && (o.Start == 0 || start == o.Start) && st != 'Z' && st != 'X'
+}
+
+var legacyRunRE = regexp.MustCompile(`^run([0-9]+)$`)
+
+// legacyOwner is the owner of a cluster whose state file predates owners:
+// `kafkabook run` named its private cluster run<pid>, so that pid owned
+// it. Other clusters of that time have no known owner.
+func legacyOwner(name string) *owner {
+	m := legacyRunRE.FindStringSubmatch(name)
+	if m == nil {
+		return nil
+	}
+	pid, err := strconv.Atoi(m[1])
+	if err != nil {
+		return nil
+	}
+	return &owner{PID: pid}
 }
 
 // isSelf reports whether this process is the owner.

@@ -89,6 +89,9 @@ func (b *Backend) load() (st state, ok bool, err error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return state{}, false, fmt.Errorf("%w %s (%v): run `kafkabook cluster down --name %s` to remove the cluster", errDamaged, b.stateFile(), err, b.name)
 	}
+	if st.Owner == nil && !st.Kept {
+		st.Owner = legacyOwner(b.name)
+	}
 	return st, true, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,8 +32,9 @@ func TestMain(m *testing.M) {
 // Besides testscript's commands they have:
 //
 //	exits CODE PROGRAM [ARGS...]   run PROGRAM and require exit code CODE
-//	fakecluster NAME kept|private  write the state of a cluster that has no
-//	                               process left, owned by a process that is gone
+//	fakecluster NAME kept|private|legacy
+//	    write the state of a cluster of which nothing runs, owned by a process
+//	    that is gone (legacy: a state file from before owners were recorded)
 //
 // and the conditions [cluster] (root, java and mvn: a real cluster can run)
 // and [root]; under CI=true a condition that does not hold fails the script.
@@ -45,9 +47,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("KAFKABOOK_CACHE", cacheDir())
 			// A name no other script or machine user has: cluster names are
 			// host-wide (namespaces, links).
-			b := make([]byte, 3)
+			b := make([]byte, 4)
 			rand.Read(b)
-			e.Setenv("UNIQ", fmt.Sprintf("%x", b))
+			e.Setenv("UNIQ", fmt.Sprintf("%x", b[:3]))
+			// Digits, and more than any pid can be.
+			e.Setenv("UNIQPID", fmt.Sprintf("9%08d", binary.BigEndian.Uint32(b)%100000000))
 			return nil
 		},
 		Condition: testcluster.Condition,
@@ -92,8 +96,8 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 // cmdFakeCluster writes the state file of a one-node cluster NAME whose
 // owner is gone and of which nothing else exists.
 func cmdFakeCluster(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 || (args[1] != "kept" && args[1] != "private") {
-		ts.Fatalf("usage: fakecluster NAME kept|private")
+	if neg || len(args) != 2 || (args[1] != "kept" && args[1] != "private" && args[1] != "legacy") {
+		ts.Fatalf("usage: fakecluster NAME kept|private|legacy")
 	}
 	name := args[0]
 	dir := filepath.Join(ts.Getenv("KAFKABOOK_STATE"), "clusters", name)
@@ -103,6 +107,10 @@ func cmdFakeCluster(ts *testscript.TestScript, neg bool, args []string) {
 		"nodes":   []map[string]any{{"name": "k1", "id": 1, "netns": "kb-" + name + "-k1", "dir": filepath.Join(dir, "k1")}},
 		"owner":   map[string]any{"pid": 1 << 30, "start": 1}, // no such process
 		"kept":    args[1] == "kept",
+	}
+	if args[1] == "legacy" {
+		delete(st, "owner")
+		delete(st, "kept")
 	}
 	data, err := json.Marshal(st)
 	ts.Check(err)
