@@ -3,71 +3,71 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
+	"slices"
 
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// expect: expect EXPR — checked now, recorded, never fatal: a failed
-// expectation fails the run's verdict, not the run.
+// expect: expect EXPR. An expectation speaks of the run's outcome, and
+// lost() is only a proof after the final read on the healed cluster; so
+// every expectation is checked then, in the order written, and recorded.
+// A failed expectation fails the run's verdict, not the run.
 func expect(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	e := s.Expr
-	got, shown, err := r.value(e)
-	if err != nil {
-		return err
-	}
-	held := e.Holds(got)
-	r.ev.Emit(results.KindExpect, r.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held})
-	verdict := "held"
-	if !held {
-		verdict = "FAILED"
-	}
-	log.line("%s: %s is %s — %s", e, e.Func+"("+e.Topic+")", shown, verdict)
+	r.mu.Lock()
+	r.expects = append(r.expects, s)
+	r.mu.Unlock()
+	log.line("checked after the final read")
 	return nil
 }
 
-// value computes the left side of an expectation: counts, or latencies in
-// nanoseconds.
-func (r *runner) value(e *runbook.Expr) (int64, string, error) {
-	count := func(n int) (int64, string, error) { return int64(n), fmt.Sprint(n), nil }
+// checkExpectations checks the run's expectations against its evidence.
+func (r *runner) checkExpectations() error {
+	run := r.evidence()
+	if len(r.expects) > 0 {
+		r.con.printf("--- expectations ---\n")
+	}
+	for _, s := range r.expects {
+		e := s.Expr
+		m := results.FindMeasure(e.Func)
+		if m == nil {
+			return fmt.Errorf("%s: unknown function %s", s.Pos, e.Func) // runbook.Load rejects it first
+		}
+		got, ok := m.Of(run, e.Topic)
+		if !ok {
+			return fmt.Errorf("%s: %s: %s(%s) needs a read of %s, and the run has none", s.Pos, s.Text, e.Func, e.Topic, e.Topic)
+		}
+		held := e.Holds(got)
+		shown := m.Show(got)
+		if err := r.ev.Emit(results.KindExpect, r.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held}); err != nil {
+			return err
+		}
+		verdict := "held"
+		if !held {
+			verdict = "FAILED"
+		}
+		r.con.printf("  line %d: %s: %s(%s) is %s — %s\n", s.Pos.Line, e, e.Func, e.Topic, shown, verdict)
+	}
+	return nil
+}
+
+// evidence is the run so far as the results model sees it: ledgers, the
+// reads' tallies and the final tallies.
+func (r *runner) evidence() results.Run {
+	var run results.Run
+	for _, label := range r.order {
+		run.Topics = append(run.Topics, r.ledger(label))
+	}
 	r.mu.Lock()
-	tally, read := r.tallies[e.Topic]
-	r.mu.Unlock()
-	needRead := func() error {
-		if !read {
-			return fmt.Errorf("%s needs a read of %s first", e.Func, e.Topic)
+	defer r.mu.Unlock()
+	for _, label := range r.order {
+		for _, s := range r.snapshots[label] {
+			run.Tallies = append(run.Tallies, s.t)
 		}
-		return nil
+		if t, ok := r.finals[label]; ok {
+			run.Final = append(run.Final, t)
+		}
 	}
-	switch e.Func {
-	case "lost":
-		if err := needRead(); err != nil {
-			return 0, "", err
-		}
-		return count(len(tally.Lost))
-	case "duplicates":
-		if err := needRead(); err != nil {
-			return 0, "", err
-		}
-		return count(len(tally.Duplicates))
-	case "present":
-		if err := needRead(); err != nil {
-			return 0, "", err
-		}
-		return count(tally.Present)
-	case "acked":
-		n := 0
-		for _, m := range r.ledger(e.Topic).Messages {
-			if m.Status == results.StatusOK {
-				n++
-			}
-		}
-		return count(n)
-	case "p50", "p99", "max":
-		p := results.Latency(r.ledger(e.Topic).Messages)
-		d := map[string]time.Duration{"p50": p.P50, "p99": p.P99, "max": p.Max}[e.Func]
-		return int64(d), d.Round(time.Millisecond).String(), nil
-	}
-	return 0, "", fmt.Errorf("unknown function %s", e.Func)
+	slices.SortStableFunc(run.Tallies, func(a, b results.Tally) int { return a.At.Compare(b.At) })
+	return run
 }

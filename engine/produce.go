@@ -54,7 +54,10 @@ func resultLine(m results.Message) string {
 	case results.StatusOK:
 		return fmt.Sprintf("%s %s ok offset=%d", lat, m.ID, m.Offset)
 	case results.StatusUnknown:
-		return fmt.Sprintf("%s %s unknown (run ended first)", lat, m.ID)
+		if m.Error == "" {
+			m.Error = "no answer before the run ended"
+		}
+		return fmt.Sprintf("%s %s unknown (may be in the log): %s", lat, m.ID, m.Error)
 	}
 	return fmt.Sprintf("%s %s %s %s", lat, m.ID, m.Status, m.Error)
 }

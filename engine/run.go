@@ -27,12 +27,16 @@ type runner struct {
 	status cluster.Status // node addresses
 	admin  *kafka.Client
 
-	mu      sync.Mutex
-	topics  map[string]*topicState // by label
-	tallies map[string]results.Tally
-	bg      []*background
-	bgCtx   context.Context // background steps run under it; cancelled when the run fails
-	sampler *sampler
+	mu        sync.Mutex
+	topics    map[string]*topicState           // by label
+	order     []string                         // labels in order of first use
+	seen      map[string]map[results.At]string // by label: what reads found at each offset
+	snapshots map[string][]snapshot            // by label: the `read` steps' tallies
+	finals    map[string]results.Tally         // by label: the final read's tallies
+	expects   []runbook.Step                   // checked after the final read
+	bg        []*background
+	bgCtx     context.Context // background steps run under it; cancelled when the run fails
+	sampler   *sampler
 }
 
 // topicState is the ledger of one topic in this run.
@@ -54,7 +58,9 @@ func (r *runner) realName(label string) string { return label + r.suffix }
 func (r *runner) run(ctx context.Context) (err error) {
 	r.con = &console{w: r.out}
 	r.topics = map[string]*topicState{}
-	r.tallies = map[string]results.Tally{}
+	r.seen = map[string]map[results.At]string{}
+	r.snapshots = map[string][]snapshot{}
+	r.finals = map[string]results.Tally{}
 	r.con.printf("\n=== run %d of %d ===\n", r.num, r.opts.Doc.Meta.Repeat)
 	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
 		return err
@@ -113,7 +119,13 @@ func (r *runner) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	return nil
+	if err := r.waitBackground(ctx, 0, nil); err != nil {
+		return err
+	}
+	if err := r.final(ctx); err != nil {
+		return err
+	}
+	return r.checkExpectations()
 }
 
 // step runs one step, in the background if it ends in &.
@@ -269,6 +281,7 @@ func (r *runner) topic(label string) *topicState {
 	if t == nil {
 		t = &topicState{label: label, name: r.realName(label)}
 		r.topics[label] = t
+		r.order = append(r.order, label)
 		r.ev.Emit(results.KindTopic, r.num, results.Topic{Name: t.name, Label: label})
 	}
 	return t

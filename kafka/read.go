@@ -4,85 +4,128 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// ReadOptions bound a ReadAll.
+type ReadOptions struct {
+	Timeout  time.Duration // for the whole read, settling included
+	Settle   time.Duration // give up waiting for the high watermarks to settle after this long
+	Quiet    time.Duration // the high watermarks must stand still this long to count as settled
+	Progress poll.Progress // told what the read waits for; may be nil
+}
+
+// Read is what ReadAll found.
+type Read struct {
+	Records []results.Record
+	HW      map[int32]int64 // high watermark read to, per partition
+	Settled bool            // the high watermarks stood still for Quiet before the read
+}
+
 // ReadAll reads every partition of topic from the beginning to its high
-// watermark, through the brokers at seeds, and returns what it found and
-// the high watermarks. It is the independent view of a topic: a fresh
-// client, no consumer group.
-func ReadAll(ctx context.Context, seeds []string, topic string, timeout time.Duration) ([]results.Record, map[int32]int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// watermark, through the brokers at seeds: a fresh client, no consumer
+// group, the independent view of a topic.
+//
+// A high watermark that is still moving (followers catching up with an
+// acks=1 leader, a new leader advancing it) would make a read miss records
+// that are there; so ReadAll first waits, up to Settle, until the high
+// watermarks stand still for Quiet, and says whether they did. Records at
+// or above the high watermark it read to are never claimed absent: the
+// classification calls them unseen.
+func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (Read, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	admCl, err := kgo.NewClient(baseOpts(seeds)...)
 	if err != nil {
-		return nil, nil, err
+		return Read{}, err
 	}
 	defer admCl.Close()
-	ends, err := endOffsets(ctx, kadm.NewClient(admCl), topic)
-	if err != nil {
-		return nil, nil, err
-	}
-	hw := map[int32]int64{}
-	assign := map[int32]kgo.Offset{}
-	remaining := 0
-	ends.Each(func(o kadm.ListedOffset) {
-		hw[o.Partition] = o.Offset
-		if o.Offset > 0 {
-			assign[o.Partition] = kgo.NewOffset().AtStart()
-			remaining++
+	adm := kadm.NewClient(admCl)
+
+	var hw map[int32]int64
+	var still time.Time
+	serr := poll.Until(ctx, 100*time.Millisecond, o.Settle, o.Progress, func(ctx context.Context) (bool, string, error) {
+		now, err := endOffsets(ctx, adm, topic)
+		if err != nil {
+			return false, "", err
 		}
+		if hw == nil || !maps.Equal(now, hw) {
+			hw, still = now, time.Now()
+		}
+		return time.Since(still) >= o.Quiet, fmt.Sprintf("high watermark of %s still moving: %v", topic, hw), nil
 	})
-	if remaining == 0 {
-		return nil, hw, nil
+	read := Read{HW: hw, Settled: serr == nil}
+	if hw == nil {
+		return read, serr
+	}
+	if serr != nil && ctx.Err() != nil {
+		return read, serr
+	}
+
+	assign := map[int32]kgo.Offset{}
+	for p, end := range hw {
+		if end > 0 {
+			assign[p] = kgo.NewOffset().AtStart()
+		}
+	}
+	if len(assign) == 0 {
+		return read, nil
 	}
 	cl, err := kgo.NewClient(append(baseOpts(seeds),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
-		kgo.FetchMaxWait(200*time.Millisecond))...)
+		kgo.FetchMaxWait(200*time.Millisecond),
+		kgo.KeepControlRecords())...) // they take offsets too: without them a read could wait for an offset that holds no record
 	if err != nil {
-		return nil, nil, err
+		return read, err
 	}
 	defer cl.Close()
-	var recs []results.Record
-	done := map[int32]bool{}
-	for remaining > 0 {
+	next := map[int32]int64{} // next offset to read, per partition
+	done := func() bool {
+		for p := range assign {
+			if next[p] < hw[p] {
+				return false
+			}
+		}
+		return true
+	}
+	for !done() {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return recs, hw, fmt.Errorf("reading %s to its high watermark: %w (%d of %d partitions done)", topic, ctx.Err(), len(done), len(assign))
+			return read, fmt.Errorf("reading %s to its high watermark %v: %w (got to %v)", topic, hw, ctx.Err(), next)
 		}
-		fs.EachError(func(t string, p int32, err error) {
-			// Transient errors (leader moving) are retried by the client.
-			_ = err
-		})
+		// Errors (a leader moving) are retried by the client.
 		fs.EachRecord(func(r *kgo.Record) {
 			if r.Offset >= hw[r.Partition] {
 				return
 			}
-			recs = append(recs, results.Record{ID: string(r.Value), Partition: r.Partition, Offset: r.Offset})
-			if r.Offset == hw[r.Partition]-1 && !done[r.Partition] {
-				done[r.Partition] = true
-				remaining--
+			next[r.Partition] = max(next[r.Partition], r.Offset+1)
+			if !r.Attrs.IsControl() {
+				read.Records = append(read.Records, results.Record{ID: string(r.Value), Partition: r.Partition, Offset: r.Offset})
 			}
 		})
 	}
-	return recs, hw, nil
+	return read, nil
 }
 
 // endOffsets lists the high watermarks, retrying while a new leader is
 // still settling (OFFSET_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, ...).
-func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
 	for {
 		ends, err := adm.ListEndOffsets(ctx, topic)
 		if err == nil {
 			err = ends.Error()
 		}
 		if err == nil {
-			return ends, nil
+			hw := map[int32]int64{}
+			ends.Each(func(o kadm.ListedOffset) { hw[o.Partition] = o.Offset })
+			return hw, nil
 		}
 		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.OffsetNotAvailable) || ctx.Err() != nil {
 			return nil, fmt.Errorf("high watermark of %s: %w", topic, err)
@@ -93,4 +136,51 @@ func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (kadm.Liste
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// AppendSentinels writes records with value value to every partition of
+// topic with acks=all, until each partition's log has moved past the
+// offset past names for it (one record at least), and returns the offset
+// of each partition's last sentinel. Once they are acknowledged, every
+// record acknowledged at or below past sits below the high watermark, so a
+// read that finds no trace of one proves it gone.
+func AppendSentinels(ctx context.Context, seeds []string, topic string, past map[int32]int64, value string) (map[int32]int64, error) {
+	cl, err := kgo.NewClient(append(baseOpts(seeds),
+		kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.DisableIdempotentWrite(),
+		kgo.ProducerLinger(0),
+		kgo.RecordDeliveryTimeout(60*time.Second),
+	)...)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	last := map[int32]int64{}
+	need := map[int32]int64{}
+	for p := range past {
+		need[p] = 1
+	}
+	for len(need) > 0 {
+		var recs []*kgo.Record
+		for p, n := range need {
+			for range n {
+				recs = append(recs, &kgo.Record{Partition: p, Value: []byte(value)})
+			}
+		}
+		for _, r := range cl.ProduceSync(ctx, recs...) {
+			if r.Err != nil {
+				return nil, fmt.Errorf("sentinel to %s partition %d: %w", topic, r.Record.Partition, r.Err)
+			}
+			last[r.Record.Partition] = max(last[r.Record.Partition], r.Record.Offset)
+		}
+		clear(need)
+		for p, off := range last {
+			if off < past[p] { // the high watermark will be off+1
+				need[p] = past[p] - off
+			}
+		}
+	}
+	return last, nil
 }

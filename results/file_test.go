@@ -25,7 +25,8 @@ func sample() *Results {
 		Runs: []Run{{
 			Number: 1, Start: t0, End: t0.Add(time.Minute), Complete: true,
 			Topics:       []Topic{topic},
-			Tallies:      []Tally{NewTally(topic, "", []Record{{ID: "m-001", Offset: 0}}, map[int32]int64{0: 1}, t0.Add(50*time.Second), "k2")},
+			Tallies:      []Tally{Classify(topic, []Record{{ID: "m-001", Offset: 0}}, map[int32]int64{0: 1}, nil, false)},
+			Final:        []Tally{finalTally(Classify(topic, []Record{{ID: "m-001", Offset: 0}, {ID: SentinelPrefix + "r1", Offset: 1}}, map[int32]int64{0: 2}, nil, true))},
 			Expectations: []Expectation{{Pos: "r.md:40:1", Expr: "lost(acks1) > 0", Actual: "1", Held: true}},
 			Faults:       []Fault{{At: t0.Add(2 * time.Second), Op: "isolate", Nodes: []string{"k2", "k3"}, Pos: "r.md:20:1"}},
 			ISR:          []ISRSample{{At: t0, Topic: "acks1", Leader: 1, ISR: []int32{1, 2, 3}, Replicas: []int32{1, 2, 3}}},
@@ -54,14 +55,14 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 		t.Errorf("dir holds %v, want only %s", ents, FileName)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, FileName))
-	if !strings.HasPrefix(string(data), "{\n  \"schema\": 1,") {
+	if !strings.HasPrefix(string(data), "{\n  \"schema\": 2,") {
 		t.Errorf("results.json is not indented or schema is not first:\n%.80s", data)
 	}
 }
 
 func TestLoadUnknownSchema(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`{"schema": 2, "runs": []}`, "unsupported schema version 2"},
+		{`{"schema": 3, "runs": []}`, "unsupported schema version 3"},
 		{`{"runs": []}`, "no schema version"},
 		{`{"schema": 1, `, "unexpected end"},
 	} {
@@ -100,4 +101,42 @@ func TestVerdict(t *testing.T) {
 	if p := r.Runs[0].Latency("acks1"); p.Count != 2 || p.Max != 3*time.Millisecond {
 		t.Errorf("Latency = %+v", p)
 	}
+}
+
+// A version 1 results.json is upgraded as it is read: statuses renamed, and
+// its read classified again, so that a message acknowledged above the high
+// watermark it read to is unseen, not lost as version 1 said.
+func TestLoadSchema1(t *testing.T) {
+	v1 := `{"schema": 1, "complete": true, "title": "old", "runs": [{"number": 1, "complete": true,
+	  "topics": [{"name": "a-r1", "label": "a", "messages": [
+	    {"id": "m-001", "acks": "1", "status": "ok", "partition": 0, "offset": 0},
+	    {"id": "m-002", "acks": "1", "status": "ok", "partition": 0, "offset": 1},
+	    {"id": "m-003", "acks": "1", "status": "ok", "partition": 0, "offset": 5},
+	    {"id": "m-004", "acks": "all", "status": "timeout", "partition": 0, "offset": -1},
+	    {"id": "m-005", "acks": "all", "status": "error", "error": "NOT_ENOUGH_REPLICAS", "partition": 0, "offset": -1}]}],
+	  "tallies": [{"topic": "a-r1", "label": "a", "via": "k2", "high_watermarks": {"0": 3}, "read": 2, "acked": 3, "present": 2,
+	    "lost": ["m-002", "m-003"], "duplicates": [], "unacked_present": [], "never_acked": [],
+	    "seen": {"m-001": [0], "x": [1]}}]}]}`
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, FileName), []byte(v1), 0o644)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.Runs[0]
+	if r.Schema != SchemaVersion || run.Topics[0].Messages[3].Status != StatusUnknown || run.Topics[0].Messages[4].Status != StatusFailed {
+		t.Errorf("schema %d, statuses %v, %v", r.Schema, run.Topics[0].Messages[3].Status, run.Topics[0].Messages[4].Status)
+	}
+	tl, _ := run.Tally("a")
+	if got := tl.LostIDs(); !reflect.DeepEqual(got, []string{"m-002"}) || tl.Lost[0].Found != "x" {
+		t.Errorf("lost %+v, want m-002 with x at its offset", tl.Lost)
+	}
+	if !reflect.DeepEqual(tl.Unseen, []string{"m-003"}) || tl.Via != "k2" || tl.Failed != 1 || tl.Unknown != 1 {
+		t.Errorf("unseen %v via %q failed %d unknown %d", tl.Unseen, tl.Via, tl.Failed, tl.Unknown)
+	}
+}
+
+func finalTally(t Tally) Tally {
+	t.Final = true
+	return t
 }

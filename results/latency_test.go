@@ -13,8 +13,8 @@ func TestLatency(t *testing.T) {
 		msgs = append(msgs, Message{ID: "m", Status: StatusOK, Intended: base, Acked: base.Add(time.Duration(i) * time.Millisecond)})
 	}
 	msgs = append(msgs,
-		Message{Status: StatusTimeout, Intended: base, Acked: base.Add(time.Hour)},
-		Message{Status: StatusError, Intended: base, Acked: base.Add(time.Hour)},
+		Message{Status: StatusUnknown, Intended: base, Acked: base.Add(time.Hour)},
+		Message{Status: StatusFailed, Intended: base, Acked: base.Add(time.Hour)},
 		Message{Status: StatusUnknown, Intended: base},
 	)
 	p := Latency(msgs)

@@ -46,6 +46,9 @@ func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
 		for _, x := range run.Tallies {
 			must(w.Emit(KindTally, n, x))
 		}
+		for _, x := range run.Final {
+			must(w.Emit(KindTally, n, x))
+		}
 		for _, x := range run.Expectations {
 			must(w.Emit(KindExpect, n, x))
 		}

@@ -2,6 +2,7 @@ package runbook
 
 import (
 	"fmt"
+	"github.com/kafkabook/kafkabook/results"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +11,7 @@ import (
 // Expr is the assertion of an expect step: FUNC(TOPIC) OP VALUE, such as
 // lost(acks1) > 0 or p99(acksall) < 60s.
 type Expr struct {
-	Func  string // lost, acked, duplicates, present, p50, p99 or max
+	Func  string // a results.Measures name: lost, acked, p99, ...
 	Topic string // as written in the runbook
 	Op    string // ==, !=, <, <=, >, >=
 	Value string // as written: a whole number, or a duration for p50, p99 and max
@@ -20,17 +21,15 @@ type Expr struct {
 	topicPos Pos
 }
 
-// ExprFuncs are the functions of expect expressions with what they measure,
-// in the order of the reference.
-var ExprFuncs = []struct{ Name, Summary string }{
-	{"lost", "messages acknowledged by the cluster and absent from the last read of the topic"},
-	{"acked", "messages acknowledged by the cluster"},
-	{"duplicates", "messages the last read found more than once"},
-	{"present", "distinct messages the last read found"},
-	{"p50", "median ack latency, measured from each message's intended send time"},
-	{"p99", "99th percentile ack latency"},
-	{"max", "largest ack latency"},
-}
+// ExprFuncs are the functions of expect expressions with what they
+// measure, in the order of the reference: results.Measures, the one table.
+var ExprFuncs = func() []struct{ Name, Summary string } {
+	var out []struct{ Name, Summary string }
+	for _, m := range results.Measures {
+		out = append(out, struct{ Name, Summary string }{m.Name, m.Summary})
+	}
+	return out
+}()
 
 // ExprOps are the comparison operators of expect expressions.
 var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
@@ -38,7 +37,8 @@ var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
 // IsDuration reports whether the function measures latency, so that Value
 // is a duration and Want is in nanoseconds.
 func (e *Expr) IsDuration() bool {
-	return e.Func == "p50" || e.Func == "p99" || e.Func == "max"
+	m := results.FindMeasure(e.Func)
+	return m != nil && m.Duration
 }
 
 // Holds reports whether got (a count, or nanoseconds for latencies)
