@@ -89,7 +89,13 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	defer unlock()
+	removed := false // nothing of the cluster is left: neither is its lock file
+	defer func() {
+		unlock()
+		if removed {
+			b.removeLockFile()
+		}
+	}()
 	old, ok, err := b.load()
 	if err != nil && !errors.Is(err, errDamaged) {
 		return cluster.Status{}, err
@@ -125,6 +131,8 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		// Take down whatever exists, even when ctx is done (Ctrl-C).
 		if rmErr := b.removeAll(context.WithoutCancel(ctx), st, func(string, ...any) {}); rmErr != nil {
 			err = fmt.Errorf("%w\n(and cleaning up failed: %v)", err, rmErr)
+		} else {
+			removed = true
 		}
 		return cluster.Status{}, err
 	}

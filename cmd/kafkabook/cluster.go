@@ -47,7 +47,7 @@ func clusterCmd() *cobra.Command {
 	var sets []string
 	up := &cobra.Command{
 		Use:   "up",
-		Short: "Start N combined broker+controller nodes k1..kN and wait until every broker is ready",
+		Short: "Start N combined broker+controller nodes k1..kN, wait until every broker is ready; it stays up until down",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := backend()
