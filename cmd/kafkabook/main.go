@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, as DESIGN.md §4 promises users.
+// Exit codes, as README.md and `kafkabook run --help` promise users.
 const (
 	exitOK     = 0 // every expectation held
 	exitExpect = 1 // an expectation failed
