@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -133,7 +134,15 @@ func TestDownNamesWhatItCannotRemove(t *testing.T) {
 	mustRun(t, "mount", "--bind", "/run/netns/kb-"+st.Name+"-k1", hold)
 	t.Cleanup(func() { exec.Command("umount", "-l", hold).Run() })
 
-	err = b.Down(ctx, t.Logf)
+	var said []string
+	err = b.Down(ctx, func(format string, args ...any) {
+		said = append(said, fmt.Sprintf(format, args...))
+		t.Logf(format, args...)
+	})
+	// The node killed is waited for, not taken for a stray and killed again.
+	if !slices.Equal(said, []string{fmt.Sprintf("killing k1 (pid %d)", st.Nodes[0].PID)}) {
+		t.Errorf("down said %q, want only that it killed k1", said)
+	}
 	var le *local.LeftoverError
 	if !errors.As(err, &le) {
 		t.Fatalf("down with the namespace of k1 mounted at %s: %v, want a *LeftoverError", hold, err)
