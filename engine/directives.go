@@ -9,26 +9,26 @@ import (
 // runFunc performs one step. It prints through log; an error ends the run.
 type runFunc func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 
-// directives maps every name of runbook.Directives to its runner. The
-// syntax, usage and checks live in package runbook; a test keeps the two
-// lists equal.
-var directives = map[string]runFunc{
-	"topic create":   topicCreate,
-	"produce":        produce,
-	"isr":            isr,
-	"read":           read,
-	"logs":           logs,
-	"wait leader":    waitLeader,
-	"wait isr":       waitISR,
-	"wait producers": waitProducers,
-	"wait healthy":   waitHealthy,
-	"kill":           fault,
-	"stop":           fault,
-	"start":          fault,
-	"pause":          fault,
-	"resume":         fault,
-	"isolate":        fault,
-	"rejoin":         fault,
-	"sleep":          sleep,
-	"expect":         expect,
+// runners holds the runner of every directive, indexed by the Op the
+// parser resolved. The syntax, usage, defaults and checks live in
+// runbook.Directives; a test checks that every Op has a runner.
+var runners = [runbook.NumOps]runFunc{
+	runbook.OpTopicCreate:   topicCreate,
+	runbook.OpProduce:       produce,
+	runbook.OpISR:           isr,
+	runbook.OpRead:          read,
+	runbook.OpLogs:          logs,
+	runbook.OpWaitLeader:    waitLeader,
+	runbook.OpWaitISR:       waitISR,
+	runbook.OpWaitProducers: waitProducers,
+	runbook.OpWaitHealthy:   waitHealthy,
+	runbook.OpKill:          fault,
+	runbook.OpStop:          fault,
+	runbook.OpStart:         fault,
+	runbook.OpPause:         fault,
+	runbook.OpResume:        fault,
+	runbook.OpIsolate:       fault,
+	runbook.OpRejoin:        fault,
+	runbook.OpSleep:         sleep,
+	runbook.OpExpect:        expect,
 }

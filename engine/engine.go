@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -25,7 +26,7 @@ import (
 // version on one cluster that is already up.
 type Options struct {
 	Doc        *runbook.Doc
-	Dir        string          // evidence directory; created, must not exist
+	Dir        string          // evidence directory, empty: made by results.NewRunDir, so two runs never share one
 	Backend    cluster.Backend // the cluster, up and reachable
 	AllowShell bool            // run sh blocks
 	Out        io.Writer       // console: steps and their output as they run
@@ -36,19 +37,23 @@ type Options struct {
 // opts.Dir: events.jsonl as it goes, then results.json and a copy of the
 // runbook. It returns the results even when it fails part way; then
 // Complete is false and err says why.
-func Run(ctx context.Context, opts Options) (*results.Results, error) {
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, err
+func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
+	if ents, err := os.ReadDir(opts.Dir); err != nil || len(ents) > 0 {
+		return nil, fmt.Errorf("evidence directory %s: want an empty directory made by results.NewRunDir (%v)", opts.Dir, err)
 	}
 	doc := opts.Doc
-	if err := os.WriteFile(filepath.Join(opts.Dir, "runbook.md"), doc.Source, 0o644); err != nil {
-		return nil, err
+	if err := atomicfile.WriteFile(filepath.Join(opts.Dir, "runbook.md"), doc.Source, 0o644); err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	ev, err := results.CreateEvents(filepath.Join(opts.Dir, results.EventsFileName))
 	if err != nil {
 		return nil, err
 	}
-	defer ev.Close()
+	defer func() {
+		if cerr := ev.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("writing the evidence: %w", cerr)
+		}
+	}()
 	sum := sha256.Sum256(doc.Source)
 	prov := opts.Provenance
 	prov.Start = time.Now().UTC()
@@ -69,7 +74,7 @@ func Run(ctx context.Context, opts Options) (*results.Results, error) {
 	ev.Emit(results.KindStart, 0, start)
 
 	id := make([]byte, 2)
-	rand.Read(id)
+	rand.Read(id) // never fails (crypto/rand)
 	runErr := func() error {
 		for n := 1; n <= doc.Meta.Repeat; n++ {
 			r := &runner{
@@ -88,10 +93,13 @@ func Run(ctx context.Context, opts Options) (*results.Results, error) {
 		end.Error = runErr.Error()
 	}
 	ev.Emit(results.KindEnd, 0, end)
-	res := ev.Results()
+	res = ev.Results()
 	res.Provenance.End = end.End
+	if err := ev.Err(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("writing the evidence: %w", err)
+	}
 	if err := res.Write(opts.Dir); err != nil && runErr == nil {
-		runErr = err
+		runErr = fmt.Errorf("writing the evidence: %w", err)
 	}
 	return res, runErr
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kafkabook/kafkabook/kafka"
 	"github.com/kafkabook/kafkabook/results"
@@ -23,7 +24,7 @@ func (r *runner) final(ctx context.Context) error {
 		return fmt.Errorf("healing the cluster for the final read: %w", err)
 	}
 	log := newStepLog(r.con, runbook.Step{Text: "final read"}, -1)
-	sentinel := fmt.Sprintf("%sr%d%s", results.SentinelPrefix, r.num, r.suffix)
+	sentinel := results.SentinelPrefix + strings.TrimPrefix(r.suffix, "-")
 	for _, label := range r.producedTo() {
 		name := r.realName(label)
 		parts, err := r.partitions(ctx, name)

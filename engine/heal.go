@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
 // healTimeout bounds how long a cluster may take to become healthy.
@@ -20,7 +21,7 @@ func (r *runner) heal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	progress := func(format string, args ...any) { r.con.printf("  … "+format+"\n", args...) }
+	progress := poll.Printer(r.con, "  ")
 	for _, n := range st.Nodes {
 		var op cluster.Op
 		switch n.State {
@@ -53,18 +54,26 @@ func (r *runner) heal(ctx context.Context) error {
 // partition's ISR holds all its replicas.
 func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
 	want := len(r.status.Nodes)
-	return poll(ctx, timeout, progress, func() (bool, string) {
+	return poll.Until(ctx, 100*time.Millisecond, timeout, progress, func(ctx context.Context) (bool, string, error) {
+		// Every node must answer for itself and see every broker: a
+		// node killed a moment ago is still listed by the others until
+		// its session expires.
 		_, ids := r.running(ctx)
-		brokers, err := r.admin.Brokers(ctx, ids...)
-		if err != nil {
-			return false, "metadata: " + err.Error()
+		if len(ids) < want {
+			return false, fmt.Sprintf("%d of %d nodes running", len(ids), want), nil
 		}
-		if len(brokers) < want {
-			return false, fmt.Sprintf("%d of %d brokers registered %v", len(brokers), want, brokers)
+		for _, id := range ids {
+			brokers, err := r.admin.BrokersAt(ctx, id)
+			if err != nil {
+				return false, fmt.Sprintf("k%d does not answer yet (%v)", id, err), nil
+			}
+			if len(brokers) < want {
+				return false, fmt.Sprintf("k%d sees %d of %d brokers %v", id, len(brokers), want, brokers), nil
+			}
 		}
 		parts, err := r.partitions(ctx) // every topic
 		if err != nil {
-			return false, "metadata: " + err.Error()
+			return false, "metadata: " + err.Error(), nil
 		}
 		var short []string
 		for _, p := range parts {
@@ -77,33 +86,8 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 			if len(short) > 3 {
 				short = append(short[:3], fmt.Sprintf("and %d more", len(short)-3))
 			}
-			return false, "partitions with a short ISR: " + strings.Join(short, ", ")
+			return false, "partitions with a short ISR: " + strings.Join(short, ", "), nil
 		}
-		return true, ""
+		return true, "", nil
 	})
-}
-
-// poll calls check every 100 ms until it is satisfied, printing what it
-// waits for about once a second. The timeout error says what was last seen.
-func poll(ctx context.Context, timeout time.Duration, progress func(string, ...any), check func() (bool, string)) error {
-	start := time.Now()
-	lastShown := start
-	for {
-		ok, waiting := check()
-		if ok {
-			return nil
-		}
-		if time.Since(start) > timeout {
-			return fmt.Errorf("timed out after %s: %s", timeout, waiting)
-		}
-		if progress != nil && time.Since(lastShown) >= time.Second {
-			lastShown = time.Now()
-			progress("%s (%.0fs)", waiting, time.Since(start).Seconds())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

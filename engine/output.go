@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -16,6 +17,14 @@ import (
 type console struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+// Write writes p whole, so that the console is an io.Writer for
+// poll.Printer.
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.w.Write(p)
 }
 
 func (c *console) printf(format string, args ...any) {
@@ -55,7 +64,7 @@ func (l *stepLog) line(format string, args ...any) {
 
 // progress prints a transient waiting line that is not kept.
 func (l *stepLog) progress(format string, args ...any) {
-	l.c.printf("%s… "+format+"\n", append([]any{l.prefix}, args...)...)
+	poll.Printer(l.c, l.prefix)(format, args...)
 }
 
 // done closes the step's record.

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/kafkabook/kafkabook/kafka"
 	"github.com/kafkabook/kafkabook/results"
@@ -20,11 +19,11 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 	}
 	spec := kafka.ProduceSpec{
 		Topic:      t.name,
-		Acks:       s.String("acks", "1"),
-		From:       s.Int("from", 1),
-		Count:      s.Int("count", 10),
+		Acks:       s.String("acks"),
+		From:       s.Int("from"),
+		Count:      s.Int("count"),
 		Idempotent: s.Bool("idempotent"),
-		Timeout:    s.Duration("timeout", 120*time.Second),
+		Timeout:    s.Duration("timeout"),
 	}
 	var ok, failed int
 	err = kafka.Produce(ctx, seeds, spec, func(m results.Message) {

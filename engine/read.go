@@ -137,7 +137,7 @@ func logs(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 		return err
 	}
 	var re *regexp.Regexp
-	if g := s.String("grep", ""); g != "" {
+	if g := s.String("grep"); g != "" {
 		re = regexp.MustCompile(g) // checked by runbook.Load
 	}
 	for _, n := range nodes {

@@ -130,7 +130,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 
 // step runs one step, in the background if it ends in &.
 func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
-	run := directives[s.Name]
+	run := runners[s.Op]
 	if run == nil {
 		return fmt.Errorf("no runner for directive %q", s.Name)
 	}
@@ -151,7 +151,19 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 	}
 	err := run(ctx, r, s, log)
 	r.ev.Emit(results.KindStep, r.num, log.done(err))
+	if err == nil {
+		err = r.evidenceErr()
+	}
 	return err
+}
+
+// evidenceErr fails the run once its evidence can no longer be written: a
+// run whose evidence is lost has nothing to show.
+func (r *runner) evidenceErr() error {
+	if err := r.ev.Err(); err != nil {
+		return fmt.Errorf("writing the evidence: %w", err)
+	}
+	return nil
 }
 
 // waitBackground waits for every background step, up to timeout (0: each

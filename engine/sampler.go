@@ -10,9 +10,14 @@ import (
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// sampleEvery keeps leader/ISR samples under DESIGN.md's 250 ms bound even
-// when a metadata request takes a while.
-const sampleEvery = 200 * time.Millisecond
+// sampleEvery keeps leader/ISR samples under DESIGN.md's 250 ms bound
+// even when a metadata request takes a while (a controller busy creating a
+// topic answers in 100 ms or more); sampleTimeout bounds one request, so
+// one slow broker costs at most one sample.
+const (
+	sampleEvery   = 100 * time.Millisecond
+	sampleTimeout = 150 * time.Millisecond
+)
 
 // sampler records the leader and ISR of every topic of the run from fresh
 // metadata, and remembers the latest leader epochs for the ledger.
@@ -45,7 +50,7 @@ func startSampler(ctx context.Context, r *runner) *sampler {
 }
 
 func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
-	ctx, cancel := context.WithTimeout(ctx, sampleEvery)
+	ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
 	parts, err := r.partitions(ctx, topics...)
 	if err != nil {

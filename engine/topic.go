@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/kafka"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -15,12 +17,15 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 	t := r.topic(label)
 	spec := kafka.TopicSpec{
 		Name:       t.name,
-		Partitions: int32(s.Int("partitions", 1)),
+		Partitions: int32(s.Int("partitions")),
 		Assignment: s.Replicas(),
 		Configs:    s.KeyValues("config"),
 	}
 	if len(spec.Assignment) == 0 {
-		spec.ReplicationFactor = int16(s.Int("replication-factor", len(r.status.Nodes)))
+		spec.ReplicationFactor = int16(len(r.status.Nodes)) // every node, unless told
+		if s.Has("replication-factor") {
+			spec.ReplicationFactor = int16(s.Int("replication-factor"))
+		}
 	}
 	if err := r.admin.CreateTopic(ctx, spec); err != nil {
 		return err
@@ -29,16 +34,31 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 	// node restarted a moment ago may still lag behind the metadata log.
 	_, ids := r.running(ctx)
 	for _, id := range ids {
-		err := poll(ctx, 30*time.Second, log.progress, func() (bool, string) {
-			parts, err := r.admin.PartitionsFrom(ctx, []int32{id}, t.name)
+		err := poll.Until(ctx, 100*time.Millisecond, 30*time.Second, log.progress, func(ctx context.Context) (bool, string, error) {
+			parts, err := r.admin.PartitionsAt(ctx, id, t.name)
 			if err != nil || len(parts) == 0 || parts[0].Leader < 0 {
-				return false, fmt.Sprintf("waiting for broker %d to know %s", id, label)
+				return false, fmt.Sprintf("waiting for broker %d to know %s", id, label), nil
 			}
-			return true, ""
+			return true, "", nil
 		})
 		if err != nil {
 			return err
 		}
+	}
+	// A follower that asked the leader for the new partition before the
+	// leader had created it was told to back off for
+	// replica.fetch.backoff.ms; until it asks again, acks=all sends wait.
+	// That is the topic's birth, not the experiment: let it pass.
+	backoff := time.Second
+	if v, ok := r.opts.Doc.Meta.Broker["replica.fetch.backoff.ms"]; ok {
+		if ms, err := strconv.Atoi(v); err == nil {
+			backoff = time.Duration(ms) * time.Millisecond
+		}
+	}
+	select {
+	case <-time.After(backoff):
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	log.line("created %s (in the cluster: %s)", label, t.name)
 	return nil

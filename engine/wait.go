@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
@@ -21,13 +22,13 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, log *stepLog) er
 	}
 	start := time.Now()
 	var leader int32 = -1
-	err := poll(ctx, s.Duration("timeout", 60*time.Second), log.progress, func() (bool, string) {
+	err := poll.Until(ctx, 100*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
 		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
-			return false, fmt.Sprintf("leader of %s in %s: no metadata yet (%v)", label, strings.Join(names, ","), err)
+			return false, fmt.Sprintf("leader of %s in %s: no metadata yet (%v)", label, strings.Join(names, ","), err), nil
 		}
 		leader = parts[0].Leader
-		return slices.Contains(want, leader), fmt.Sprintf("leader of %s is %d, waiting for one of %s", label, leader, strings.Join(names, ","))
+		return slices.Contains(want, leader), fmt.Sprintf("leader of %s is %d, waiting for one of %s", label, leader, strings.Join(names, ",")), nil
 	})
 	if err != nil {
 		return err
@@ -39,19 +40,19 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, log *stepLog) er
 // waitISR: wait isr TOPIC --size N [--timeout DUR]
 func waitISR(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	label := s.Args[0].Text
-	size := s.Int("size", 0)
+	size := s.Int("size")
 	start := time.Now()
-	err := poll(ctx, s.Duration("timeout", 60*time.Second), log.progress, func() (bool, string) {
+	err := poll.Until(ctx, 100*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
 		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
-			return false, fmt.Sprintf("ISR of %s: no metadata yet (%v)", label, err)
+			return false, fmt.Sprintf("ISR of %s: no metadata yet (%v)", label, err), nil
 		}
 		for _, p := range parts {
 			if len(p.ISR) != size {
-				return false, fmt.Sprintf("ISR of %s partition %d is %v, waiting for %d members", label, p.ID, p.ISR, size)
+				return false, fmt.Sprintf("ISR of %s partition %d is %v, waiting for %d members", label, p.ID, p.ISR, size), nil
 			}
 		}
-		return true, ""
+		return true, "", nil
 	})
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func waitISR(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 // waitProducers: wait producers [--timeout DUR]
 func waitProducers(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	start := time.Now()
-	if err := r.waitBackground(ctx, s.Duration("timeout", 60*time.Second), log); err != nil {
+	if err := r.waitBackground(ctx, s.Duration("timeout"), log); err != nil {
 		return err
 	}
 	log.line("background producers done after %.1fs", time.Since(start).Seconds())
@@ -73,7 +74,7 @@ func waitProducers(ctx context.Context, r *runner, s runbook.Step, log *stepLog)
 // waitHealthy: wait healthy [--timeout DUR]
 func waitHealthy(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	start := time.Now()
-	if err := r.waitHealthy(ctx, s.Duration("timeout", 60*time.Second), log.progress); err != nil {
+	if err := r.waitHealthy(ctx, s.Duration("timeout"), log.progress); err != nil {
 		return err
 	}
 	log.line("healthy after %.1fs", time.Since(start).Seconds())

@@ -4,18 +4,14 @@
 package kafka
 
 import (
-	"context"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Client is an admin and metadata connection to a cluster.
 type Client struct {
-	cl    *kgo.Client
-	adm   *kadm.Client
-	seeds []string
+	cl *kgo.Client
 }
 
 // baseOpts keep a client responsive when brokers die or vanish from the
@@ -38,19 +34,8 @@ func Dial(seeds ...string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cl: cl, adm: kadm.NewClient(cl), seeds: seeds}, nil
+	return &Client{cl: cl}, nil
 }
 
 // Close closes the connections.
 func (c *Client) Close() { c.cl.Close() }
-
-// Seeds returns the addresses the client was dialled with.
-func (c *Client) Seeds() []string { return c.seeds }
-
-// Admin exposes the kadm client for calls this package does not wrap.
-func (c *Client) Admin() *kadm.Client { return c.adm }
-
-// withTimeout bounds one call.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}

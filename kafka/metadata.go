@@ -61,6 +61,12 @@ func (c *Client) PartitionsFrom(ctx context.Context, brokers []int32, topics ...
 	if err != nil {
 		return nil, err
 	}
+	return partitions(resp)
+}
+
+// partitions lists the partitions of a metadata response, sorted by topic,
+// then id.
+func partitions(resp *kmsg.MetadataResponse) ([]Partition, error) {
 	var out []Partition
 	for _, t := range resp.Topics {
 		name := ""
@@ -94,13 +100,13 @@ func (c *Client) PartitionsFrom(ctx context.Context, brokers []int32, topics ...
 // broker when none are given.
 func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, error) {
 	if len(brokers) == 0 {
-		ctx, cancel := withTimeout(ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		return req.RequestWith(ctx, c.cl)
 	}
 	var lastErr error
 	for _, id := range brokers {
-		bctx, cancel := withTimeout(ctx, time.Second)
+		bctx, cancel := context.WithTimeout(ctx, time.Second)
 		resp, err := c.cl.Broker(int(id)).Request(bctx, req)
 		cancel()
 		if err == nil {
@@ -112,13 +118,65 @@ func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.Metada
 		}
 	}
 	// None answered, or the client has not learnt their addresses yet.
-	ctx, cancel := withTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	resp, err := req.RequestWith(ctx, c.cl)
 	if err != nil {
 		return nil, fmt.Errorf("%w (and %v)", err, lastErr)
 	}
 	return resp, nil
+}
+
+// PartitionsAt is Partitions asked of broker id and no other: what that
+// broker itself knows, for waits that must hold on every broker (a node
+// restarted a moment ago may still lag behind the metadata log).
+func (c *Client) PartitionsAt(ctx context.Context, id int32, topics ...string) ([]Partition, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := c.metadataAt(ctx, id, req)
+	if err != nil {
+		return nil, err
+	}
+	return partitions(resp)
+}
+
+// BrokersAt returns the registered, unfenced brokers as broker id itself
+// sees them; an error when it does not answer.
+func (c *Client) BrokersAt(ctx context.Context, id int32) ([]int32, error) {
+	resp, err := c.metadataAt(ctx, id, kmsg.NewPtrMetadataRequest())
+	if err != nil {
+		return nil, err
+	}
+	return brokerIDs(resp), nil
+}
+
+// metadataAt sends req to broker id only, for at most a second. When the
+// client does not know the broker's address yet, it learns it from any
+// broker first.
+func (c *Client) metadataAt(ctx context.Context, id int32, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, error) {
+	ask := func() (kmsg.Response, error) {
+		bctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return c.cl.Broker(int(id)).Request(bctx, req)
+	}
+	resp, err := ask()
+	if err != nil && strings.Contains(err.Error(), "unknown broker") {
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, lerr := kmsg.NewPtrMetadataRequest().RequestWith(lctx, c.cl)
+		cancel()
+		if lerr != nil {
+			return nil, fmt.Errorf("broker %d: learning its address: %w", id, lerr)
+		}
+		resp, err = ask()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("broker %d: %w", id, err)
+	}
+	return resp.(*kmsg.MetadataResponse), nil
 }
 
 // Brokers returns the ids of the registered, unfenced brokers, asking the
@@ -128,12 +186,16 @@ func (c *Client) Brokers(ctx context.Context, from ...int32) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
+	return brokerIDs(resp), nil
+}
+
+func brokerIDs(resp *kmsg.MetadataResponse) []int32 {
 	var out []int32
 	for _, b := range resp.Brokers {
 		out = append(out, b.NodeID)
 	}
 	slices.Sort(out)
-	return out, nil
+	return out
 }
 
 // errName is the Kafka name of an error (NOT_ENOUGH_REPLICAS), or its text.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/poll"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -47,7 +49,7 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 		t.Configs = append(t.Configs, cfg)
 	}
 	req.Topics = append(req.Topics, t)
-	cctx, cancel := withTimeout(ctx, 35*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 35*time.Second)
 	defer cancel()
 	resp, err := req.RequestWith(cctx, c.cl)
 	if err != nil {
@@ -63,7 +65,7 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 		}
 	}
 	// Wait for leaders.
-	for {
+	return poll.Until(ctx, 50*time.Millisecond, 30*time.Second, nil, func(ctx context.Context) (bool, string, error) {
 		parts, err := c.Partitions(ctx, spec.Name)
 		ready := err == nil && len(parts) > 0
 		for _, p := range parts {
@@ -71,13 +73,6 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 				ready = false
 			}
 		}
-		if ready {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("create topic %s: waiting for leaders: %w", spec.Name, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return ready, fmt.Sprintf("create topic %s: waiting for leaders (%v)", spec.Name, parts), nil
+	})
 }

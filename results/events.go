@@ -102,12 +102,13 @@ type EventWriter struct {
 	fold     *folder
 	lastSync time.Time
 	now      func() time.Time
-	err      error // first write error; later Emits return it
+	err      error // first error of Emit; later Emits write nothing
 }
 
-// CreateEvents creates (or truncates) path and returns a writer for it.
+// CreateEvents creates path, which must not exist, and returns a writer
+// for it.
 func CreateEvents(path string) (*EventWriter, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
@@ -116,8 +117,26 @@ func CreateEvents(path string) (*EventWriter, error) {
 
 // Emit appends one event. kind is one of the Kind constants, run the 1-based
 // run number for run-scoped kinds (0 for start and end), v the data of the
-// type the kind names (a value or a pointer).
-func (w *EventWriter) Emit(kind string, run int, v any) error {
+// type the kind names (a value or a pointer). Emit returns nothing: the
+// writer keeps its first error, after which it writes no more; Err reports
+// it while the run goes on and Close returns it, so no error is dropped.
+func (w *EventWriter) Emit(kind string, run int, v any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	w.err = w.emit(kind, run, v)
+}
+
+// Err returns the first error of Emit, or nil.
+func (w *EventWriter) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func (w *EventWriter) emit(kind string, run int, v any) error {
 	scoped, known := runScoped[kind]
 	if !known && kind != KindStart && kind != KindEnd {
 		return fmt.Errorf("results: emit: unknown event kind %q", kind)
@@ -142,12 +161,6 @@ func (w *EventWriter) Emit(kind string, run int, v any) error {
 	if err != nil {
 		return fmt.Errorf("results: emit %s: %w", kind, err)
 	}
-
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
-	}
 	ev := Event{Kind: kind, Run: run, Time: w.now().UTC(), Data: data}
 	line, err := json.Marshal(ev)
 	if err != nil {
@@ -155,20 +168,15 @@ func (w *EventWriter) Emit(kind string, run int, v any) error {
 	}
 	line = append(line, '\n')
 	if _, err := w.f.Write(line); err != nil {
-		w.err = fmt.Errorf("results: write %s: %w", w.f.Name(), err)
-		return w.err
+		return fmt.Errorf("results: write %s: %w", w.f.Name(), err)
 	}
 	if syncedKinds[kind] || ev.Time.Sub(w.lastSync) >= syncEvery {
 		if err := w.f.Sync(); err != nil {
-			w.err = fmt.Errorf("results: sync %s: %w", w.f.Name(), err)
-			return w.err
+			return fmt.Errorf("results: sync %s: %w", w.f.Name(), err)
 		}
 		w.lastSync = ev.Time
 	}
-	if err := w.fold.apply(ev); err != nil {
-		return err
-	}
-	return nil
+	return w.fold.apply(ev)
 }
 
 // Results returns the evidence emitted so far, as Replay would rebuild it

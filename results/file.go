@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 )
@@ -83,4 +85,28 @@ func Decode(name string, data []byte) (*Results, error) {
 			name, ErrSchema, *probe.Schema, SchemaVersion, *probe.Schema)
 	}
 	return nil, fmt.Errorf("results: %s: %w", name, err)
+}
+
+// NewRunDir creates the evidence directory of a run started at start under
+// parent: parent/<UTC time>, or parent/<UTC time>-2, -3... when a run that
+// started in the same second took the name first. The directory is created
+// exclusively, so two runs never share or overwrite one.
+func NewRunDir(parent string, start time.Time) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("results: %w", err)
+	}
+	base := filepath.Join(parent, start.UTC().Format("20060102T150405Z"))
+	for n := 1; ; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || n >= 1000 {
+			return "", fmt.Errorf("results: %w", err)
+		}
+	}
 }

@@ -140,3 +140,23 @@ func finalTally(t Tally) Tally {
 	t.Final = true
 	return t
 }
+
+// Two runs started in the same second get two directories.
+func TestNewRunDir(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "out")
+	at := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 3 {
+		dir, err := NewRunDir(parent, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[dir] {
+			t.Fatalf("%s handed out twice", dir)
+		}
+		seen[dir] = true
+	}
+	if !seen[filepath.Join(parent, "20261130T050000Z")] || !seen[filepath.Join(parent, "20261130T050000Z-3")] {
+		t.Errorf("dirs %v", seen)
+	}
+}

@@ -6,56 +6,70 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // emitAll writes r as the engine would, event by event.
 func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
 	t.Helper()
-	must := func(err error) {
+	must := func() {
 		t.Helper()
-		if err != nil {
+		if err := w.Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(w.Emit(KindStart, 0, StartEvent{Title: r.Title, Runbook: r.Runbook, Provenance: r.Provenance}))
+	w.Emit(KindStart, 0, StartEvent{Title: r.Title, Runbook: r.Runbook, Provenance: r.Provenance})
+	must()
 	for _, run := range r.Runs {
 		n := run.Number
-		must(w.Emit(KindRunStart, n, RunStartEvent{Start: run.Start}))
+		w.Emit(KindRunStart, n, RunStartEvent{Start: run.Start})
+		must()
 		for _, tp := range run.Topics {
 			for i, m := range tp.Messages {
 				if i == 0 { // first the send, then its result: the result replaces it
 					sent := m
 					sent.Status, sent.Acked, sent.Offset = StatusUnknown, sent.Acked.AddDate(-1, 0, 0), -1
-					must(w.Emit(KindMessage, n, MessageEvent{Topic: tp.Name, Label: tp.Label, Message: sent}))
+					w.Emit(KindMessage, n, MessageEvent{Topic: tp.Name, Label: tp.Label, Message: sent})
+					must()
 				}
-				must(w.Emit(KindMessage, n, &MessageEvent{Topic: tp.Name, Label: tp.Label, Message: m}))
+				w.Emit(KindMessage, n, &MessageEvent{Topic: tp.Name, Label: tp.Label, Message: m})
+				must()
 			}
 		}
 		for _, s := range run.Steps {
-			must(w.Emit(KindStep, n, s))
+			w.Emit(KindStep, n, s)
+			must()
 		}
 		for _, f := range run.Faults {
-			must(w.Emit(KindFault, n, f))
+			w.Emit(KindFault, n, f)
+			must()
 		}
 		for _, s := range run.ISR {
-			must(w.Emit(KindISR, n, s))
+			w.Emit(KindISR, n, s)
+			must()
 		}
 		for _, l := range run.Logs {
-			must(w.Emit(KindLog, n, l))
+			w.Emit(KindLog, n, l)
+			must()
 		}
 		for _, x := range run.Tallies {
-			must(w.Emit(KindTally, n, x))
+			w.Emit(KindTally, n, x)
+			must()
 		}
 		for _, x := range run.Final {
-			must(w.Emit(KindTally, n, x))
+			w.Emit(KindTally, n, x)
+			must()
 		}
 		for _, x := range run.Expectations {
-			must(w.Emit(KindExpect, n, x))
+			w.Emit(KindExpect, n, x)
+			must()
 		}
-		must(w.Emit(KindRunEnd, n, RunEndEvent{End: run.End, Complete: run.Complete, Error: run.Error}))
+		w.Emit(KindRunEnd, n, RunEndEvent{End: run.End, Complete: run.Complete, Error: run.Error})
+		must()
 	}
 	if end {
-		must(w.Emit(KindEnd, 0, EndEvent{End: r.Provenance.End, Complete: r.Complete, Error: r.Error}))
+		w.Emit(KindEnd, 0, EndEvent{End: r.Provenance.End, Complete: r.Complete, Error: r.Error})
+		must()
 	}
 }
 
@@ -126,11 +140,30 @@ func TestReplayTruncated(t *testing.T) {
 func TestEmitRejects(t *testing.T) {
 	w, _ := CreateEvents(filepath.Join(t.TempDir(), EventsFileName))
 	defer w.Close()
-	if err := w.Emit("mesage", 1, nil); err == nil {
+	if w.Emit("mesage", 1, nil); w.Err() == nil {
 		t.Error("unknown kind accepted")
 	}
-	if err := w.Emit(KindMessage, 0, MessageEvent{}); err == nil {
+	w2, _ := CreateEvents(filepath.Join(t.TempDir(), EventsFileName))
+	if w2.Emit(KindMessage, 0, MessageEvent{}); w2.Close() == nil {
 		t.Error("run-scoped event without run accepted")
+	}
+}
+
+// A write that fails is kept: later events are not written, Err and Close
+// report it.
+func TestEmitWriteError(t *testing.T) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("/dev/full: %v", err)
+	}
+	w := &EventWriter{f: f, fold: newFolder(), now: time.Now}
+	w.Emit(KindStart, 0, StartEvent{Title: "x"})
+	if err := w.Err(); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Err = %v, want no space left", err)
+	}
+	w.Emit(KindEnd, 0, EndEvent{})
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Close = %v, want the first error", err)
 	}
 }
 

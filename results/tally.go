@@ -88,7 +88,7 @@ func Classify(t Topic, records []Record, hw map[int32]int64, earlier map[At]stri
 		}
 	}
 	for id, offs := range found {
-		if len(offs) > 1 {
+		if len(offs) > 1 && !IsSentinel(id) {
 			slices.Sort(offs)
 			tl.Duplicates = append(tl.Duplicates, Duplicate{ID: id, Offsets: offs})
 		}

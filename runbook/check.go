@@ -2,7 +2,9 @@ package runbook
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,75 +201,103 @@ func (c *checker) semantics(st *Step) {
 			topic = ""
 		}
 	}
-	positive := func(name string) {
-		if n, ok := intFlag(st, name); ok && n == 0 {
-			c.errorf(flagPos(st, name), "--%s must be at least 1", name)
-		}
+	if st.dir.check != nil {
+		st.dir.check(c, st, topic, tp)
 	}
-	switch st.Name {
-	case "topic create":
-		positive("partitions")
-		rf, hasRF := intFlag(st, "replication-factor")
-		if hasRF && (rf < 1 || rf > c.d.Meta.Nodes) {
-			c.errorf(flagPos(st, "replication-factor"), "--replication-factor must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
-		}
-		if st.Has("replicas") && st.Has("replication-factor") {
-			c.errorf(flagPos(st, "replication-factor"), "give --replicas or --replication-factor, not both")
-		}
-		if r, msg := parseReplicas(st.String("replicas", ""), c.d.Meta.Nodes); st.Has("replicas") && msg == "" {
-			if n, ok := intFlag(st, "partitions"); ok && n != len(r) {
-				c.errorf(flagPos(st, "partitions"), "--partitions %d does not match --replicas, which assigns %d partition(s)", n, len(r))
-			}
-		}
-		if topic != "" {
-			if p, dup := c.created[topic]; dup {
-				c.errorf(tp, "topic %q is already created on line %d", topic, p.Line)
-			} else {
-				c.created[topic] = tp
-			}
-		}
-		return
-	case "produce":
-		positive("count")
-		positive("from")
-		if st.Bool("idempotent") && st.String("acks", "") != "all" && st.Has("acks") {
-			c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
-		}
-		if topic != "" {
-			c.produced[topic] = true
-		}
-		if st.Background {
-			c.background = true
-		}
-	case "read":
-		if topic != "" {
-			c.read[topic] = true
-		}
-	case "wait isr":
-		if n, ok := intFlag(st, "size"); ok && (n < 1 || n > c.d.Meta.Nodes) {
-			c.errorf(flagPos(st, "size"), "--size must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
-		}
-	case "wait producers":
-		if !c.background {
-			c.errorf(st.Pos, "wait producers: no background step (a produce ending in &) comes before it")
-		}
-	case "expect":
-		if e := st.Expr; e != nil {
-			if c.useTopic(e.Topic, e.topicPos) {
-				switch e.Func {
-				case "lost", "duplicates", "present":
-					if !c.read[e.Topic] {
-						c.errorf(e.Pos, "%s(%s) needs a \"read %s\" before it", e.Func, e.Topic, e.Topic)
-					}
-				default:
-					if !c.produced[e.Topic] {
-						c.errorf(e.Pos, "%s(%s) needs a \"produce %s\" before it", e.Func, e.Topic, e.Topic)
-					}
-				}
-			}
+	c.trackNodes(st)
+	if topic != "" && st.Op != OpTopicCreate {
+		c.useTopic(topic, tp)
+	}
+}
+
+// positive reports a flag given as 0 that must be at least 1.
+func (c *checker) positive(st *Step, name string) {
+	if n, ok := intFlag(st, name); ok && n == 0 {
+		c.errorf(flagPos(st, name), "--%s must be at least 1", name)
+	}
+}
+
+func checkTopicCreate(c *checker, st *Step, topic string, tp Pos) {
+	c.positive(st, "partitions")
+	rf, hasRF := intFlag(st, "replication-factor")
+	if hasRF && (rf < 1 || rf > c.d.Meta.Nodes) {
+		c.errorf(flagPos(st, "replication-factor"), "--replication-factor must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+	}
+	if st.Has("replicas") && st.Has("replication-factor") {
+		c.errorf(flagPos(st, "replication-factor"), "give --replicas or --replication-factor, not both")
+	}
+	if r, msg := parseReplicas(st.String("replicas"), c.d.Meta.Nodes); st.Has("replicas") && msg == "" {
+		if n, ok := intFlag(st, "partitions"); ok && n != len(r) {
+			c.errorf(flagPos(st, "partitions"), "--partitions %d does not match --replicas, which assigns %d partition(s)", n, len(r))
 		}
 	}
 	if topic != "" {
-		c.useTopic(topic, tp)
+		if p, dup := c.created[topic]; dup {
+			c.errorf(tp, "topic %q is already created on line %d", topic, p.Line)
+		} else {
+			c.created[topic] = tp
+		}
+	}
+}
+
+func checkProduce(c *checker, st *Step, topic string, tp Pos) {
+	c.positive(st, "count")
+	c.positive(st, "from")
+	if st.Bool("idempotent") && st.String("acks") != "all" && st.Has("acks") {
+		c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
+	}
+	if topic != "" {
+		c.produced[topic] = true
+	}
+	if st.Background {
+		c.background = true
+	}
+}
+
+func checkWaitISR(c *checker, st *Step, topic string, tp Pos) {
+	if n, ok := intFlag(st, "size"); ok && (n < 1 || n > c.d.Meta.Nodes) {
+		c.errorf(flagPos(st, "size"), "--size must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+	}
+}
+
+func checkWaitProducers(c *checker, st *Step, topic string, tp Pos) {
+	if !c.background {
+		c.errorf(st.Pos, "wait producers: no background step (a produce ending in &) comes before it")
+	}
+}
+
+// checkExpect: every function of an expectation speaks of messages the
+// run produced; the final read after the run settles what became of them.
+func checkExpect(c *checker, st *Step, topic string, tp Pos) {
+	e := st.Expr
+	if e == nil || !c.useTopic(e.Topic, e.topicPos) {
+		return
+	}
+	if !c.produced[e.Topic] {
+		c.errorf(e.Pos, "%s(%s) needs a \"produce %s\" before it", e.Func, e.Topic, e.Topic)
+	}
+}
+
+// trackNodes follows which nodes the runbook has taken down, and warns
+// about a wait for health while one of them is still down: that wait can
+// only time out.
+func (c *checker) trackNodes(st *Step) {
+	switch st.Op {
+	case OpKill, OpStop, OpStart:
+		for _, a := range st.Args {
+			if t := a.Target(); t.Node != "" {
+				if st.Op == OpStart {
+					delete(c.down, t.Node)
+				} else {
+					c.down[t.Node] = *st
+				}
+			}
+		}
+	case OpWaitHealthy:
+		nodes := slices.Sorted(maps.Keys(c.down))
+		for _, n := range nodes {
+			by := c.down[n]
+			c.warnf(st.Pos, "%s is down (%q on line %d) and nothing starts it again: this wait will time out; add \"start %s\" before it", n, by.Text, by.Pos.Line, n)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package runbook
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is the kind of value an argument or flag takes. It decides how the
 // value is checked and how it is shown in usage lines.
@@ -40,14 +43,48 @@ type FlagSpec struct {
 	Help     string // one sentence for the reference
 }
 
+// Op identifies a directive. The parser resolves a step's name to its Op
+// once; checks, the engine's dispatch and the reference all key on it, as
+// vhs keys its commands on a token type.
+type Op uint8
+
+// The directives, in the order of the reference.
+const (
+	OpTopicCreate Op = iota + 1
+	OpProduce
+	OpISR
+	OpRead
+	OpWaitLeader
+	OpWaitISR
+	OpWaitProducers
+	OpWaitHealthy
+	OpKill
+	OpStop
+	OpStart
+	OpPause
+	OpResume
+	OpIsolate
+	OpRejoin
+	OpSleep
+	OpLogs
+	OpExpect
+	NumOps // one past the last Op: the size of a table indexed by Op
+)
+
 // Directive is one entry of the step language.
 type Directive struct {
+	Op         Op
 	Name       string // "produce", "wait leader", ...
 	Usage      string // generated from Args and Flags, e.g. "isr TOPIC [--via NODE]"
 	Summary    string // one sentence: what the step does
 	Args       []ArgSpec
 	Flags      []FlagSpec
 	Background bool // may run in the background with a trailing &
+
+	// check checks what the syntax cannot: ranges, combinations of flags,
+	// and the order of steps (a read before its topic was created). topic
+	// is the step's topic argument when it has a valid one.
+	check func(c *checker, st *Step, topic string, tp Pos)
 }
 
 func (d *Directive) flag(name string) *FlagSpec {
@@ -75,8 +112,9 @@ var (
 		Help: "Give up, failing the run, after this long."}
 )
 
-func faultDirective(name, summary string) *Directive {
+func faultDirective(op Op, name, summary string) *Directive {
 	return &Directive{
+		Op:      op,
 		Name:    name,
 		Summary: summary,
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
@@ -88,6 +126,8 @@ func faultDirective(name, summary string) *Directive {
 // docs/runbook-language.md is generated from it.
 var Directives = []*Directive{
 	{
+		Op:      OpTopicCreate,
+		check:   checkTopicCreate,
 		Name:    "topic create",
 		Summary: "Create a topic, with an explicit replica assignment or a replication factor.",
 		Args:    []ArgSpec{{Name: "NAME", Kind: KindTopic}},
@@ -103,6 +143,8 @@ var Directives = []*Directive{
 		},
 	},
 	{
+		Op:         OpProduce,
+		check:      checkProduce,
 		Name:       "produce",
 		Summary:    "Send numbered messages m-NNN and record the result of each in the ledger.",
 		Background: true,
@@ -122,18 +164,21 @@ var Directives = []*Directive{
 		},
 	},
 	{
+		Op:      OpISR,
 		Name:    "isr",
 		Summary: "Show the leader, replicas and in-sync replicas of every partition, from fresh metadata.",
 		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 		Flags:   []FlagSpec{viaFlag},
 	},
 	{
+		Op:      OpRead,
 		Name:    "read",
 		Summary: "Read every partition from the beginning to its high watermark and tally what was found against what was acked.",
 		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 		Flags:   []FlagSpec{viaFlag},
 	},
 	{
+		Op:      OpWaitLeader,
 		Name:    "wait leader",
 		Summary: "Wait until the leader of the topic's partitions is one of the given nodes.",
 		Args: []ArgSpec{
@@ -144,6 +189,8 @@ var Directives = []*Directive{
 		Flags: []FlagSpec{waitTimeout},
 	},
 	{
+		Op:      OpWaitISR,
+		check:   checkWaitISR,
 		Name:    "wait isr",
 		Summary: "Wait until the ISR of the topic's partitions has exactly N members.",
 		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
@@ -154,28 +201,33 @@ var Directives = []*Directive{
 		},
 	},
 	{
+		Op:      OpWaitProducers,
+		check:   checkWaitProducers,
 		Name:    "wait producers",
 		Summary: "Wait until every background produce step started before it has finished.",
 		Flags:   []FlagSpec{waitTimeout},
 	},
 	{
+		Op:      OpWaitHealthy,
 		Name:    "wait healthy",
 		Summary: "Wait until every node is up and connected and every ISR is full.",
 		Flags:   []FlagSpec{waitTimeout},
 	},
-	faultDirective("kill", "Kill the nodes' broker processes with SIGKILL."),
-	faultDirective("stop", "Stop the nodes' broker processes cleanly with SIGTERM."),
-	faultDirective("start", "Start the nodes' broker processes again."),
-	faultDirective("pause", "Freeze the nodes' broker processes with SIGSTOP."),
-	faultDirective("resume", "Continue paused nodes with SIGCONT."),
-	faultDirective("isolate", "Cut the nodes off the network: they can reach neither each other nor the clients."),
-	faultDirective("rejoin", "Connect isolated nodes to the network again."),
+	faultDirective(OpKill, "kill", "Kill the nodes' broker processes with SIGKILL."),
+	faultDirective(OpStop, "stop", "Stop the nodes' broker processes cleanly with SIGTERM."),
+	faultDirective(OpStart, "start", "Start the nodes' broker processes again."),
+	faultDirective(OpPause, "pause", "Freeze the nodes' broker processes with SIGSTOP."),
+	faultDirective(OpResume, "resume", "Continue paused nodes with SIGCONT."),
+	faultDirective(OpIsolate, "isolate", "Cut the nodes off the network: they can reach neither each other nor the clients."),
+	faultDirective(OpRejoin, "rejoin", "Connect isolated nodes to the network again."),
 	{
+		Op:      OpSleep,
 		Name:    "sleep",
 		Summary: "Wait for a fixed time.",
 		Args:    []ArgSpec{{Name: "DUR", Kind: KindDuration}},
 	},
 	{
+		Op:      OpLogs,
 		Name:    "logs",
 		Summary: "Show the node's broker log lines since the run began.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
@@ -185,6 +237,8 @@ var Directives = []*Directive{
 		},
 	},
 	{
+		Op:      OpExpect,
+		check:   checkExpect,
 		Name:    "expect",
 		Summary: "Assert something about a topic, checked in every run; a failed expectation fails the run.",
 		Args:    []ArgSpec{{Name: "EXPR", Kind: KindExpr, Many: true}},
@@ -194,7 +248,10 @@ var Directives = []*Directive{
 var directiveByName = map[string]*Directive{}
 
 func init() {
-	for _, d := range Directives {
+	for i, d := range Directives {
+		if d.Op != Op(i+1) {
+			panic(fmt.Sprintf("runbook: directive %q is entry %d of Directives but has Op %d", d.Name, i, d.Op))
+		}
 		directiveByName[d.Name] = d
 		d.Usage = usage(d)
 	}

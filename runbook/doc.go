@@ -92,6 +92,10 @@ type Doc struct {
 	Source []byte
 	Meta   Meta
 	Blocks []Block // the whole file in order; steps expanded for run 1
+	// Warnings are problems that do not stop the runbook from running but
+	// will make it fail (a wait for health while a node is still down),
+	// shown like errors, with a caret.
+	Warnings ErrorList
 
 	usesRun bool // some step refers to ${run}
 }
@@ -138,6 +142,7 @@ type Overrides struct {
 type Step struct {
 	Pos        Pos              // of the directive's first character
 	Text       string           // the line as written, without comment and indentation
+	Op         Op               // the directive, resolved once by the parser
 	Name       string           // registry name: "produce", "wait leader", "kill", "topic create", ...
 	Args       []Arg            // positional arguments (keywords such as "in" left out)
 	Flags      map[string][]Arg // by flag name without dashes; repeated flags keep all
@@ -174,33 +179,25 @@ func (s Step) flag(name string) (string, bool) {
 func (s Step) Has(flag string) bool { return len(s.Flags[flag]) > 0 }
 
 // String returns the value of a flag: as given, else the registry default of
-// the directive, else def. The same fallback holds for Int, Duration and
-// Strings, so the registry is the one place where defaults live.
-func (s Step) String(flag, def string) string {
-	if v, ok := s.flag(flag); ok {
-		return v
-	}
-	return def
+// the directive, else "". The same fallback holds for Int, Duration and
+// Strings: the registry is the one place where defaults live.
+func (s Step) String(flag string) string {
+	v, _ := s.flag(flag)
+	return v
 }
 
-// Int returns the value of an integer flag (see String for defaults).
-func (s Step) Int(flag string, def int) int {
-	if v, ok := s.flag(flag); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return def
+// Int returns the value of an integer flag (see String for defaults), 0
+// when it has none.
+func (s Step) Int(flag string) int {
+	n, _ := strconv.Atoi(s.String(flag))
+	return n
 }
 
-// Duration returns the value of a duration flag (see String for defaults).
-func (s Step) Duration(flag string, def time.Duration) time.Duration {
-	if v, ok := s.flag(flag); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-	}
-	return def
+// Duration returns the value of a duration flag (see String for defaults),
+// 0 when it has none.
+func (s Step) Duration(flag string) time.Duration {
+	d, _ := time.ParseDuration(s.String(flag))
+	return d
 }
 
 // Bool reports whether a boolean flag is set: given without a value or

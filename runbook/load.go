@@ -156,9 +156,14 @@ func Load(path string, src []byte, ov Overrides) (*Doc, error) {
 		}
 		if r == 1 {
 			expanded = bs
+			d.Warnings = c.warns
 		}
 	}
 	d.Blocks = expanded
+	for _, w := range d.Warnings {
+		w.Line = s.line(w.Pos.Line - 1)
+	}
+	d.Warnings.sort()
 
 	if len(errs) == 0 {
 		return d, nil

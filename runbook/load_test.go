@@ -108,16 +108,16 @@ func TestLoadAcks(t *testing.T) {
 	if got := p.Flags["count"][0]; got.Text != "10" || got.Pos.Col != 32 {
 		t.Errorf("--count ${count} = %+v, want 10 at column 32", got)
 	}
-	if p.Int("count", 0) != 10 || p.String("acks", "") != "1" || p.Int("from", 0) != 1 || p.Bool("idempotent") {
-		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.Int("count", 0), p.String("acks", ""), p.Int("from", 0), p.Bool("idempotent"))
+	if p.Int("count") != 10 || p.String("acks") != "1" || p.Int("from") != 1 || p.Bool("idempotent") {
+		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.Int("count"), p.String("acks"), p.Int("from"), p.Bool("idempotent"))
 	}
-	if p.Duration("timeout", 0) != 120*time.Second {
-		t.Errorf("default produce timeout = %v", p.Duration("timeout", 0))
+	if p.Duration("timeout") != 120*time.Second {
+		t.Errorf("default produce timeout = %v", p.Duration("timeout"))
 	}
 	if a := steps[7].Args[2]; a.Pos.Col != 25 || a.Target() != (Target{Node: "k3"}) || a.Target().ID() != 3 {
 		t.Errorf("wait leader node k3 = %+v target %+v", a, a.Target())
 	}
-	if got := steps[11].Duration("timeout", 0); got != 90*time.Second {
+	if got := steps[11].Duration("timeout"); got != 90*time.Second {
 		t.Errorf("--timeout=90s = %v", got)
 	}
 	if got := steps[11].Flags["timeout"][0].Pos.Col; got != 35 {
@@ -130,13 +130,13 @@ func TestLoadAcks(t *testing.T) {
 		t.Errorf("--replicas = %v", got)
 	}
 	bg := steps[15]
-	if !bg.Background || bg.Duration("timeout", 0) != 60*time.Second || bg.Int("from", 0) != 11 {
+	if !bg.Background || bg.Duration("timeout") != 60*time.Second || bg.Int("from") != 11 {
 		t.Errorf("background produce = %+v", bg)
 	}
 	if got := steps[17].Args[0].Target(); got != (Target{Leader: "acksall"}) || got.String() != "leader(acksall)" {
 		t.Errorf("leader(acksall) = %+v", got)
 	}
-	if got := steps[19].Duration("timeout", 0); got != 60*time.Second {
+	if got := steps[19].Duration("timeout"); got != 60*time.Second {
 		t.Errorf("default wait timeout = %v", got)
 	}
 	e := steps[9].Expr
@@ -164,7 +164,7 @@ func TestOverrides(t *testing.T) {
 	if d.Meta.Repeat != 2 || d.Meta.Nodes != 5 || !reflect.DeepEqual(d.Meta.Kafka, []string{"4.2.0", "4.3.1"}) || d.Meta.Params["count"] != "20" {
 		t.Errorf("Meta = %+v", d.Meta)
 	}
-	if got := d.Blocks[1].Steps[1].Int("count", 0); got != 20 {
+	if got := d.Blocks[1].Steps[1].Int("count"); got != 20 {
 		t.Errorf("count = %d, want 20", got)
 	}
 
@@ -196,8 +196,8 @@ func TestRunExpansion(t *testing.T) {
 		}
 		s := blocks[0].Steps[1]
 		topic := "t-" + string(rune('0'+run))
-		if s.Args[0].Text != topic || s.Int("from", 0) != run*10+5 || s.Int("count", 0) != 5 {
-			t.Errorf("run %d: %q from %d count %d", run, s.Args[0].Text, s.Int("from", 0), s.Int("count", 0))
+		if s.Args[0].Text != topic || s.Int("from") != run*10+5 || s.Int("count") != 5 {
+			t.Errorf("run %d: %q from %d count %d", run, s.Args[0].Text, s.Int("from"), s.Int("count"))
 		}
 		if s.Text != "produce t-${run} --acks 1 --from ${run}${n} --count ${n}" {
 			t.Errorf("run %d: Text %q", run, s.Text)
@@ -289,5 +289,19 @@ func TestSuggest(t *testing.T) {
 		if got != tc[1] {
 			t.Errorf("suggest(%q) = %q, want %q", tc[0], got, tc[1])
 		}
+	}
+}
+
+// A wait for health while a node the runbook killed is still down can only
+// time out: Load warns, naming the node and the line that took it down.
+func TestWarnKilledNodeBeforeWaitHealthy(t *testing.T) {
+	src := "```kafka\ntopic create t\nkill k1\nstop k2\nstart k2\nwait healthy\n```\n"
+	d, err := Load("w.md", []byte(src), Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `w.md:6:1: k1 is down ("kill k1" on line 3) and nothing starts it again: this wait will time out; add "start k1" before it` + "\n    wait healthy\n    ^\n"
+	if len(d.Warnings) != 1 || d.Warnings[0].Error()+"\n"+d.Warnings[0].Caret() != want {
+		t.Errorf("warnings:\n%v\nwant:\n%s", d.Warnings, want)
 	}
 }

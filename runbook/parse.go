@@ -12,15 +12,16 @@ import (
 // are checked in file order, so "used before created" is a question about
 // the lines above.
 type checker struct {
-	d    *Doc
-	run  int
-	errs ErrorList
+	d     *Doc
+	run   int
+	errs  ErrorList
+	warns ErrorList // things that will go wrong when the runbook runs as written
 
 	created    map[string]Pos  // topics created so far
 	produced   map[string]bool // topics produced to so far
-	read       map[string]bool // topics read so far
 	background bool            // a background step came before
 	bad        map[Pos]bool    // arguments with undefined parameters
+	down       map[string]Step // nodes killed or stopped and not started since, by the step that did it
 }
 
 func newChecker(d *Doc, run int) *checker {
@@ -29,13 +30,17 @@ func newChecker(d *Doc, run int) *checker {
 		run:      run,
 		created:  map[string]Pos{},
 		produced: map[string]bool{},
-		read:     map[string]bool{},
 		bad:      map[Pos]bool{},
+		down:     map[string]Step{},
 	}
 }
 
 func (c *checker) errorf(p Pos, format string, args ...any) {
 	c.errs = append(c.errs, &Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) warnf(p Pos, format string, args ...any) {
+	c.warns = append(c.warns, &Error{Pos: p, Msg: fmt.Sprintf(format, args...)})
 }
 
 // lookup expands ${name} for this run.
@@ -181,7 +186,7 @@ func (c *checker) step(raw Step) Step {
 	if d == nil {
 		return st
 	}
-	st.dir, st.Name = d, d.Name
+	st.dir, st.Op, st.Name = d, d.Op, d.Name
 	end := st.Pos
 	end.Col += len(strings.TrimSuffix(st.Text, "&"))
 	end.Col = max(end.Col, st.Pos.Col+1)

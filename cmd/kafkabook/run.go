@@ -101,7 +101,10 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	// teardown runs once.
 	defer teardown()
 	name := strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path))
-	dir := filepath.Join(o.out, name, "kafka-"+version, time.Now().UTC().Format("20060102T150405Z"))
+	dir, err := results.NewRunDir(filepath.Join(o.out, name, "kafka-"+version), time.Now())
+	if err != nil {
+		return 0, err
+	}
 	toolV, commit := buildInfo()
 	host, _ := os.Hostname()
 	res, runErr := engine.Run(ctx, engine.Options{
