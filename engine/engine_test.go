@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -103,6 +104,7 @@ func TestChecker(t *testing.T) {
 	if len(res.Runs) != 1 || !res.Complete {
 		t.Fatalf("%d runs, complete %v; want 1 complete run", len(res.Runs), res.Complete)
 	}
+	t.Run("evidence write fails", func(t *testing.T) { testEvidenceWriteFails(t, backend) })
 	run := res.Runs[0]
 	for _, e := range run.Expectations {
 		if !e.Held {
@@ -320,5 +322,36 @@ func (ir *independentReader) read(label string) map[string][]int64 {
 			}
 			next[r.Partition] = max(next[r.Partition], r.Offset+1)
 		})
+	}
+}
+
+// evidenceFullRunbook writes more evidence than a 64 KiB file system holds.
+const evidenceFullRunbook = "```kafka\ntopic create full --replicas 1:2:3\nproduce full --acks 1 --count 1000\nread full\n```\n"
+
+// testEvidenceWriteFails runs a runbook whose evidence directory fills up:
+// the run must fail and say that writing the evidence failed, never end as
+// if it had held.
+func testEvidenceWriteFails(t *testing.T, backend cluster.Backend) {
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "kbfull", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("mount a small tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", mnt, err, out)
+		}
+	})
+	doc, err := runbook.Load("full.md", []byte(evidenceFullRunbook), runbook.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := results.NewRunDir(mnt, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var console bytes.Buffer
+	_, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &console})
+	if err == nil || !strings.Contains(err.Error(), "writing the evidence") || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("run with a full evidence disk: err = %v; want it to say writing the evidence failed (no space left)", err)
 	}
 }

@@ -28,6 +28,16 @@ func fault(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 		return err
 	}
 	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
+	r.mu.Lock()
+	for _, n := range nodes {
+		switch op {
+		case cluster.Kill, cluster.Stop:
+			r.downBy[n] = s
+		case cluster.Start:
+			delete(r.downBy, n)
+		}
+	}
+	r.mu.Unlock()
 	log.line("%s %s", op, strings.Join(nodes, " "))
 	return nil
 }

@@ -60,7 +60,7 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 		// its session expires.
 		_, ids := r.running(ctx)
 		if len(ids) < want {
-			return false, fmt.Sprintf("%d of %d nodes running", len(ids), want), nil
+			return false, r.notRunning(ids), nil
 		}
 		for _, id := range ids {
 			brokers, err := r.admin.BrokersAt(ctx, id)
@@ -90,4 +90,23 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 		}
 		return true, "", nil
 	})
+}
+
+// notRunning says which nodes are not running, and for those the runbook
+// took down, which line did it and what would bring them back.
+func (r *runner) notRunning(running []int32) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, n := range r.status.Nodes {
+		if slices.Contains(running, int32(n.ID)) {
+			continue
+		}
+		if s, ok := r.downBy[n.Name]; ok {
+			out = append(out, fmt.Sprintf("%s is down since line %d (%s): add \"start %s\" before this wait", n.Name, s.Pos.Line, s.Text, n.Name))
+		} else {
+			out = append(out, n.Name+" is not running")
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -34,6 +34,7 @@ type runner struct {
 	snapshots map[string][]snapshot            // by label: the `read` steps' tallies
 	finals    map[string]results.Tally         // by label: the final read's tallies
 	expects   []runbook.Step                   // checked after the final read
+	downBy    map[string]runbook.Step          // nodes the runbook killed or stopped, by the step that did it
 	bg        []*background
 	bgCtx     context.Context // background steps run under it; cancelled when the run fails
 	sampler   *sampler
@@ -61,6 +62,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.seen = map[string]map[results.At]string{}
 	r.snapshots = map[string][]snapshot{}
 	r.finals = map[string]results.Tally{}
+	r.downBy = map[string]runbook.Step{}
 	r.con.printf("\n=== run %d of %d ===\n", r.num, r.opts.Doc.Meta.Repeat)
 	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
 		return err

@@ -100,7 +100,12 @@ func ledgerEntry(id string, spec ProduceSpec, intended, at time.Time, r *kgo.Rec
 	m.Error = errText(err)
 	var ke *kerr.Error
 	switch {
-	case errors.As(err, &ke) && !ke.Retriable:
+	case errors.As(err, &ke) && (!ke.Retriable || ke == kerr.NotEnoughReplicas):
+		// The broker refused the record; NOT_ENOUGH_REPLICAS is checked
+		// before the append, so the record was not written (unlike
+		// NOT_ENOUGH_REPLICAS_AFTER_APPEND). If an earlier attempt of
+		// the same record did get written, the read calls it failed but
+		// present.
 		m.Status = results.StatusFailed
 	case errors.Is(err, kgo.ErrMaxBuffered):
 		m.Status = results.StatusFailed

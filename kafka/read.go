@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -59,7 +61,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 		if hw == nil || !maps.Equal(now, hw) {
 			hw, still = now, time.Now()
 		}
-		return time.Since(still) >= o.Quiet, fmt.Sprintf("high watermark of %s still moving: %v", topic, hw), nil
+		return time.Since(still) >= o.Quiet, fmt.Sprintf("waiting for the high watermark of %s to stand still for %s (now %s)", topic, o.Quiet, showHW(hw)), nil
 	})
 	read := Read{HW: hw, Settled: serr == nil}
 	if hw == nil {
@@ -183,4 +185,13 @@ func AppendSentinels(ctx context.Context, seeds []string, topic string, past map
 		}
 	}
 	return last, nil
+}
+
+// showHW formats high watermarks by partition: "0:10 1:7".
+func showHW(hw map[int32]int64) string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(hw)) {
+		parts = append(parts, fmt.Sprintf("%d:%d", p, hw[p]))
+	}
+	return strings.Join(parts, " ")
 }
