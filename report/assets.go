@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kafkabook/kafkabook/templates"
+	"github.com/kafkabook/kafkabook/internal/echarts"
 )
 
 // The site's shared assets, under <site>/assets/.
@@ -20,7 +20,7 @@ const (
 // writeAssets puts echarts and its licence files into <site>/assets/,
 // rewriting a file only when its content differs, so a site is written once
 // and re-renders leave it untouched.
-func writeAssets(site string, e *templates.Echarts) error {
+func writeAssets(site string, e *echarts.Files) error {
 	dir := filepath.Join(site, assetsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -33,31 +33,6 @@ func writeAssets(site string, e *templates.Echarts) error {
 		if err := writeFile(p, data); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeFile writes data to p through a temporary file and a rename, so a
-// reader (or a browser) never sees half a page.
-func writeFile(p string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("report: write %s: %w", p, err)
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ type chartState struct {
 	Failed   []string   `json:"failed"`
 	Canvases []canvasSt `json:"canvases"`
 	Pwned    string     `json:"pwned"` // window.pwned, set only by a payload that ran
+	TextFaults []string `json:"textFaults"` // chart texts drawn over each other or cut off
 }
 
 type canvasSt struct {
@@ -62,7 +63,7 @@ type canvasSt struct {
 // non-zero size, and ink on it.
 const checkScript = `(() => {
   const st = window.kafkabookCharts || {drawn: 0, failed: ["init script did not run"]};
-  const out = {expected: document.querySelectorAll('script.chart-data').length, drawn: st.drawn, failed: st.failed, canvases: [],
+  const out = {expected: document.querySelectorAll('script.chart-data').length, drawn: st.drawn, failed: st.failed, canvases: [], textFaults: [],
     pwned: String(window.pwned === undefined ? "" : window.pwned)};
   for (const el of document.querySelectorAll('div.chart')) {
     const c = el.querySelector('canvas');
@@ -75,6 +76,27 @@ const checkScript = `(() => {
       }
     }
     out.canvases.push(r);
+    const inst = typeof echarts !== 'undefined' && echarts.getInstanceByDom(el);
+    if (!inst) { continue; }
+    const texts = [];
+    for (const e of inst.getZr().storage.getDisplayList(true)) {
+      if ((e.type !== 'text' && e.type !== 'tspan') || e.ignore || e.invisible || !e.style || !e.style.text) { continue; }
+      if (e.__clipPaths && e.__clipPaths.length) { continue; } // scrolled out of a legend
+      const b = e.getBoundingRect().clone();
+      if (e.transform) { b.applyTransform(e.transform); }
+      texts.push({t: String(e.style.text), b: b});
+      if (b.x < -1 || b.y < -1 || b.x + b.width > inst.getWidth() + 1 || b.y + b.height > inst.getHeight() + 1) {
+        out.textFaults.push(el.id + ": " + JSON.stringify(String(e.style.text)) + " cut off at the chart's edge");
+      }
+    }
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) {
+        const a = texts[i].b, c = texts[j].b;
+        const w = Math.min(a.x + a.width, c.x + c.width) - Math.max(a.x, c.x);
+        const h = Math.min(a.y + a.height, c.y + c.height) - Math.max(a.y, c.y);
+        if (w > 1 && h > 1) { out.textFaults.push(el.id + ": " + JSON.stringify(texts[i].t) + " over " + JSON.stringify(texts[j].t)); }
+      }
+    }
   }
   return out;
 })()`
@@ -217,6 +239,9 @@ func assertClean(t *testing.T, name string, pc pageCheck, wantCharts int) {
 			t.Errorf("%s: chart %s not drawn: %+v", name, c.ID, c)
 		}
 	}
+	for _, f := range st.TextFaults {
+		t.Errorf("%s: %s", name, f)
+	}
 }
 
 func TestBrowser(t *testing.T) {
@@ -242,9 +267,9 @@ func TestBrowser(t *testing.T) {
 		file   string
 		charts int
 	}{
-		{"report", filepath.Join(dirs[1], IndexFile), 4},
-		{"report via latest", filepath.Join(site, "producer-acks", "kafka-4.3.1", LatestLink, IndexFile), 4},
-		{"single file", filepath.Join(single, IndexFile), 4},
+		{"report", filepath.Join(dirs[1], IndexFile), 5},
+		{"report via latest", filepath.Join(site, "producer-acks", "kafka-4.3.1", LatestLink, IndexFile), 5},
+		{"single file", filepath.Join(single, IndexFile), 5},
 		{"site index", filepath.Join(site, IndexFile), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +285,19 @@ func TestBrowser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBrowserBusyTimeline draws a timeline crowded with fault windows and
+// reads, runs differing in their timing: no label may cover another or be
+// cut off (assertClean asks echarts for every text it drew).
+func TestBrowserBusyTimeline(t *testing.T) {
+	needChromium(t)
+	dir := writeRun(t, busyTimeline(), syntheticRunbook)
+	if err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pc := browse(t, filepath.Join(dir, IndexFile))
+	assertClean(t, "busy timeline", pc, 5)
 }
 
 // TestBrowserBlocksNetwork proves the harness notices a page that reaches

@@ -58,7 +58,9 @@ func millis(d time.Duration) float64  { return float64(d) / float64(time.Millise
 // go-echarts series.
 type sampledSeries struct {
 	charts.SingleSeries
-	Sampling string `json:"sampling,omitempty"`
+	Sampling string    `json:"sampling,omitempty"`
+	MarkArea *markArea `json:"markArea,omitempty"` // these two take the place of go-echarts' own
+	MarkLine *markLine `json:"markLine,omitempty"`
 }
 
 // rectChart is what the go-echarts chart types used here have in common.
@@ -67,37 +69,133 @@ type rectChart interface {
 	JSON() map[string]any
 }
 
+// gridBox is the room around a chart's plot, in pixels, inside which echarts
+// (6 and later: outerBoundsMode "same", outerBoundsContain "all") fits the
+// axis labels and the axis names too, so no name is ever clipped.
+type gridBox struct{ Top, Right, Bottom, Left int }
+
+var defaultGrid = gridBox{Top: 36, Right: 24, Bottom: 8, Left: 12}
+
 // options takes a go-echarts chart's options, with its series replaced by
-// series (which may carry sampling and compact data).
-func options(c rectChart, series []sampledSeries) map[string]any {
+// series (which may carry sampling, compact data and marks) and its grid by
+// g.
+func options(c rectChart, series []sampledSeries, g gridBox) map[string]any {
 	c.Validate()
 	o := c.JSON()
 	if series != nil {
 		o["series"] = series
 	}
+	o["grid"] = map[string]any{"left": g.Left, "right": g.Right, "top": g.Top, "bottom": g.Bottom,
+		"outerBoundsMode": "same", "outerBoundsContain": "all"}
 	return o
 }
 
-// baseOpts are the options every chart shares; bottom is the room below the
-// plot in pixels (more when a zoom slider sits there).
-func baseOpts(bottom int) []charts.GlobalOpts {
+// baseOpts are the options every chart shares.
+func baseOpts() []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "64", Right: "32", Top: "64", Bottom: strconv.Itoa(bottom), ContainLabel: opts.Bool(true)}),
 	}
+}
+
+// categoryX is a category x axis named in the middle, below its labels.
+func categoryX(name string) opts.XAxis {
+	return opts.XAxis{Type: "category", Name: name, NameLocation: "middle", NameGap: 30}
+}
+
+// timeX is the shared time axis of the per-run charts.
+func timeX(r *results.Results) opts.XAxis {
+	return opts.XAxis{Type: "value", Name: "seconds since the run began", NameLocation: "middle", NameGap: 30, Min: 0, Max: longestRun(r)}
+}
+
+// outcomeKinds are the parts of an outcome bar, bottom up, with colours.
+var outcomeKinds = []struct{ Name, Color string }{
+	{"present", "#43a047"},
+	{"duplicated", "#8e24aa"},
+	{"lost", "#e53935"},
+	{"unseen", "#ffb300"},
+	{"failed", "#757575"},
+	{"unknown", "#90a4ae"},
+}
+
+// fate splits the ledger of one experiment in one run by what became of
+// each message, every message in exactly one part: acknowledged and found
+// once, found more than once, lost, unseen; sends that failed or ended
+// unknown, whether found or not (the summary says which).
+type fate struct{ Present, Duplicated, Lost, Unseen, Failed, Unknown int }
+
+func fateOf(run results.Run, label string, t results.Tally) fate {
+	acked := map[string]bool{}
+	for _, m := range run.Messages(label) {
+		if m.Status == results.StatusOK {
+			acked[m.ID] = true
+		}
+	}
+	dup := 0
+	for _, d := range t.Duplicates {
+		if acked[d.ID] {
+			dup++
+		}
+	}
+	return fate{Present: t.Present - dup, Duplicated: dup, Lost: len(t.Lost), Unseen: len(t.Unseen), Failed: t.Failed, Unknown: t.Unknown}
+}
+
+// outcomeChart: what became of every message, per experiment and run, as
+// stacked bars.
+func outcomeChart(r *results.Results, labels []string) chart {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseOpts()...)
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(categoryX("experiment · run")),
+		charts.WithYAxisOpts(opts.YAxis{Name: "messages", Type: "value", MinInterval: 1}),
+	)
+	var x []string
+	data := make([][]opts.BarData, len(outcomeKinds))
+	for _, l := range labels {
+		for _, run := range r.Runs {
+			x = append(x, fmt.Sprintf("%s · %d", l, run.Number))
+			t, ok := run.Tally(l)
+			if !ok {
+				for k := range data {
+					data[k] = append(data[k], opts.BarData{Value: "-"})
+				}
+				continue
+			}
+			f := fateOf(run, l, t)
+			for k, n := range []int{f.Present, f.Duplicated, f.Lost, f.Unseen, f.Failed, f.Unknown} {
+				data[k] = append(data[k], opts.BarData{Value: n})
+			}
+		}
+	}
+	bar.SetXAxis(x)
+	for k, kind := range outcomeKinds {
+		bar.AddSeries(kind.Name, data[k], charts.WithBarChartOpts(opts.BarChart{Stack: "outcome", BarCategoryGap: "35%"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: kind.Color}))
+	}
+	g := defaultGrid
+	if len(x) > 40 {
+		bar.SetGlobalOptions(charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}, opts.DataZoom{Type: "slider", XAxisIndex: 0}))
+		g.Bottom = 48
+	}
+	return chart{ID: "chart-outcomes", Title: "What became of every message", Height: 340,
+		Note: "One bar per experiment and run, every message sent in exactly one part: present (found once), duplicated (found at more than one offset), " +
+			"lost (acknowledged, and gone although the log moved past its offset), unseen (acknowledged at or above the high watermark a snapshot read reached), " +
+			"failed and unknown sends (found or not; the summary counts those found). Judged by each run's final read on the healed cluster, " +
+			"or its last read step when it made none. An empty place: the run never read that topic.",
+		Options: options(bar, nil, g)}
 }
 
 // lostChart: lost messages per run, one bar series per experiment.
 func lostChart(r *results.Results, labels []string) chart {
 	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOpts(56)...)
+	bar.SetGlobalOptions(baseOpts()...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "lost messages", Type: "value", MinInterval: 1}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "run"}),
+		charts.WithXAxisOpts(categoryX("run")),
 	)
 	x := make([]string, len(r.Runs))
 	for i, run := range r.Runs {
@@ -116,58 +214,18 @@ func lostChart(r *results.Results, labels []string) chart {
 		bar.AddSeries(l, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(r.Runs) <= 20), Position: "top"}))
 	}
 	return chart{ID: "chart-lost", Title: "Lost messages per run", Height: 320,
-		Note:    "Acknowledged messages that the run's last read did not find, per experiment. A gap means the run never read that topic.",
-		Options: options(bar, nil)}
-}
-
-// windowColors shades each kind of fault window (RGB; the alpha depends on
-// how many runs' windows may overlap).
-var windowColors = map[string]string{
-	"isolated": "255, 152, 0",
-	"paused":   "33, 150, 243",
-	"killed":   "229, 57, 53",
-	"stopped":  "120, 120, 120",
-}
-
-// windowAlpha is the opacity of one run's window when layers of them may
-// overlap: layers stacked exactly give the opacity of a single window.
-func windowAlpha(layers int) float64 {
-	const single = 0.18
-	if layers <= 1 {
-		return single
-	}
-	return math.Max(1-math.Pow(1-single, 1/float64(layers)), 0.004)
-}
-
-// windowLabelPos keeps labels of overlapping windows apart.
-var windowLabelPos = map[string]string{
-	"isolated": "insideTop", "paused": "insideTopLeft", "killed": "insideBottom", "stopped": "insideBottomLeft",
-}
-
-// markAreas shades a run's fault windows on a series; layers is how many
-// runs' windows are drawn on the same chart.
-func markAreas(ws []window, layers int) charts.SeriesOpts {
-	alpha := strconv.FormatFloat(windowAlpha(layers), 'f', 3, 64)
-	var data [][]opts.MarkAreaData
-	for _, w := range ws {
-		from := opts.MarkAreaData{Name: w.Name(), XAxis: round(seconds(w.From), 3), MarkAreaStyle: opts.MarkAreaStyle{
-			ItemStyle: &opts.ItemStyle{Color: "rgba(" + windowColors[w.Kind] + ", " + alpha + ")"},
-			Label:     &opts.Label{Show: opts.Bool(true), Position: windowLabelPos[w.Kind], Color: "#444", FontSize: 11},
-		}}
-		to := opts.MarkAreaData{XAxis: round(seconds(w.To), 3)}
-		data = append(data, []opts.MarkAreaData{from, to})
-	}
-	return charts.WithMarkAreaData(data...)
+		Note:    "Acknowledged messages proven lost, per experiment: by each run's final read on the healed cluster, or its last read step when it made none. A gap means the run never read that topic.",
+		Options: options(bar, nil, defaultGrid)}
 }
 
 // latencyChart: ack latency of every acknowledged message against its
 // intended send time since the run began, one series per run, with the run's
-// fault windows shaded on its series.
-func latencyChart(r *results.Results) chart {
+// fault windows shaded and its reads marked on its series.
+func latencyChart(r *results.Results, steps stepIndex) chart {
 	line := charts.NewLine()
-	line.SetGlobalOptions(baseOpts(96)...)
+	line.SetGlobalOptions(baseOpts()...)
 	line.SetGlobalOptions(
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "seconds since the run began", NameLocation: "middle", NameGap: 28, Min: 0, Max: longestRun(r)}),
+		charts.WithXAxisOpts(timeX(r)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "ack latency (ms)"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}, opts.DataZoom{Type: "slider", XAxisIndex: 0}),
 	)
@@ -175,6 +233,7 @@ func latencyChart(r *results.Results) chart {
 	if len(r.Runs) > 0 {
 		perSeries = max(minSeriesPoints, latencyPoints/len(r.Runs))
 	}
+	lb := newLabeller(float64(longestRun(r)))
 	var series []sampledSeries
 	for _, run := range r.Runs {
 		var pts []point
@@ -199,24 +258,28 @@ func latencyChart(r *results.Results) chart {
 		name := "run " + strconv.Itoa(run.Number)
 		line.AddSeries(name, nil,
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(pts) <= 400), SymbolSize: 5}),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Opacity: opts.Float(0.45)}),
-			markAreas(faultWindows(run), len(r.Runs)))
-		s := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: "lttb"}
+			charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Opacity: opts.Float(0.45)}))
+		s := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: "lttb",
+			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: readLines(readMarks(run, steps), lb)}
 		s.Data = data
 		series = append(series, s)
 	}
-	return chart{ID: "chart-latency", Title: "Ack latency per message", Height: 420,
-		Note:    "Each point is one acknowledged message: when it was meant to be sent (seconds since the run began) and how long its acknowledgement took from then. Shaded: fault windows of that run; click a run in the legend to show or hide it and its windows.",
-		Options: options(line, series)}
+	g := defaultGrid
+	g.Bottom = 48 // the zoom slider
+	return chart{ID: "chart-latency", Title: "Ack latency per message", Height: 440,
+		Note: "Each point is one acknowledged message: when it was meant to be sent (seconds since the run began) and how long its acknowledgement took from then. " +
+			"Shaded: fault windows of that run; dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
+			"Point at a window or a line for what it was; click a run in the legend to show or hide it with its marks.",
+		Options: options(line, series, g)}
 }
 
 // distributionChart: latency percentiles per experiment over all runs.
 func distributionChart(r *results.Results, labels []string) chart {
 	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOpts(56)...)
+	bar.SetGlobalOptions(baseOpts()...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
+		charts.WithXAxisOpts(categoryX("percentile")),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "ack latency (ms)"}),
 	)
 	bar.SetXAxis([]string{"p50", "p95", "p99", "p99.9", "max"})
@@ -234,15 +297,17 @@ func distributionChart(r *results.Results, labels []string) chart {
 	}
 	return chart{ID: "chart-distribution", Title: "Latency distribution per experiment", Height: 320,
 		Note:    "Percentiles of ack latency over every run (HdrHistogram, counted from the intended send time), logarithmic scale.",
-		Options: options(bar, nil)}
+		Options: options(bar, nil, defaultGrid)}
 }
 
 // isrChart: ISR size and leader of every sampled partition over time, one
-// pair of series per run and topic; only run 1 is shown at first.
-func isrChart(r *results.Results) chart {
+// pair of series per run and topic, with the run's fault windows and reads
+// on its first series; only run 1 is shown at first.
+func isrChart(r *results.Results, steps stepIndex) chart {
 	line := charts.NewLine()
-	line.SetGlobalOptions(baseOpts(56)...)
+	line.SetGlobalOptions(baseOpts()...)
 	selected := map[string]bool{}
+	lb := newLabeller(float64(longestRun(r)))
 	var series []sampledSeries
 	for _, run := range r.Runs {
 		type key struct {
@@ -270,15 +335,14 @@ func isrChart(r *results.Results) chart {
 				pts  [][2]num
 				dash string
 			}{{name + " ISR size", isrPts, "solid"}, {name + " leader", leaderPts, "dashed"}} {
-				o := []charts.SeriesOpts{
+				line.AddSeries(s.name, nil,
 					charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(false)}),
-					charts.WithLineStyleOpts(opts.LineStyle{Type: s.dash, Width: 2}),
-				}
-				if first && i == 0 {
-					o = append(o, markAreas(faultWindows(run), 1))
-				}
-				line.AddSeries(s.name, nil, o...)
+					charts.WithLineStyleOpts(opts.LineStyle{Type: s.dash, Width: 2}))
 				ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1]}
+				if first && i == 0 {
+					ss.MarkArea = windowAreas(run, faultWindows(run), 1, lb)
+					ss.MarkLine = readLines(readMarks(run, steps), lb)
+				}
 				ss.Data = s.pts
 				series = append(series, ss)
 				selected[s.name] = run.Number == r.Runs[0].Number
@@ -289,13 +353,13 @@ func isrChart(r *results.Results) chart {
 	line.SetGlobalOptions(
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0", Selected: selected}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "seconds since the run began", NameLocation: "middle", NameGap: 28, Min: 0, Max: longestRun(r)}),
+		charts.WithXAxisOpts(timeX(r)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "ISR size / leader id", MinInterval: 1, Min: 0}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}),
 	)
-	return chart{ID: "chart-isr", Title: "ISR size and leader over time", Height: 360,
-		Note:    "From fresh metadata, sampled at most 250 ms apart. Leader 0 means no leader. Run 1 is shown; pick other runs in the legend. Shaded: fault windows.",
-		Options: options(line, series)}
+	return chart{ID: "chart-isr", Title: "ISR size and leader over time", Height: 380,
+		Note:    "From fresh metadata, sampled at most 250 ms apart. Leader 0 means no leader. Run 1 is shown; pick other runs in the legend. Shaded: fault windows; dashed lines: read steps; solid green: the final read.",
+		Options: options(line, series, defaultGrid)}
 }
 
 // isrSteps turns samples into step series, keeping only changes (and the
@@ -325,6 +389,11 @@ func longestRun(r *results.Results) num {
 	var d time.Duration
 	for _, run := range r.Runs {
 		d = max(d, runEnd(run).Sub(run.Start))
+		for _, ts := range [][]results.Tally{run.Tallies, run.Final} {
+			for _, t := range ts {
+				d = max(d, since(run, t.At))
+			}
+		}
 	}
 	return num(math.Ceil(d.Seconds()))
 }

@@ -1,14 +1,15 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/kafkabook/kafkabook/internal/echarts"
 	"github.com/kafkabook/kafkabook/results"
-	"github.com/kafkabook/kafkabook/templates"
 )
 
 // payload tries to leave every context it lands in and run code.
@@ -36,6 +37,21 @@ func hostileRun(t *testing.T) string {
 	run.Error = payload
 	run.Topics[0].Label = "acks1" + payload
 	run.Tallies[0].Label = "acks1" + payload
+	run.Tallies[0].Pos = payload
+	run.Tallies[0].Final, run.Final = false, nil // judged by the snapshot, named by its position
+	for i := range r.Runs[1:] {
+		f := &r.Runs[1+i].Final[0]
+		f.Label = "acks1" + payload
+		f.Lost[0].Found = payload // a record someone else wrote to the topic
+		f.Unseen = append(f.Unseen, payload)
+		f.UnknownPresent = append(f.UnknownPresent, payload)
+		f.FailedPresent = append(f.FailedPresent, payload)
+		f.Duplicates = append(f.Duplicates, results.Duplicate{ID: payload, Offsets: []int64{1, 2}})
+		f.Inconsistent = append(f.Inconsistent, results.Inconsistency{Partition: 0, Offset: 3, IDs: []string{payload, "m-004"}})
+	}
+	for i := range r.Runs[1:] {
+		r.Runs[1+i].Topics[0].Label = "acks1" + payload
+	}
 	run.Steps[0].Output = append(run.Steps[0].Output, payload)
 	run.Steps[0].Text = "topic create " + payload
 	run.Steps[0].Error = payload
@@ -95,7 +111,7 @@ func TestEscaping(t *testing.T) {
 			}
 			i += 1 + next
 		}
-		if want := 4 + 2; scripts != want { // four data islands, echarts, init
+		if want := 5 + 2; scripts != want { // five data islands, echarts, init
 			t.Errorf("single=%v: %d script elements, want %d", single, scripts, want)
 		}
 		if !strings.Contains(page, "&lt;/script&gt;&lt;script&gt;window.pwned=1") {
@@ -106,7 +122,7 @@ func TestEscaping(t *testing.T) {
 
 // inEcharts tells whether offset i falls inside the inlined echarts source.
 func inEcharts(page string, i int) bool {
-	e, err := templates.LoadEcharts()
+	e, err := echarts.Load(context.Background(), nil)
 	if err != nil {
 		return false
 	}
@@ -128,7 +144,7 @@ func TestEscapingBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := browse(t, filepath.Join(dir, IndexFile))
-	assertClean(t, "hostile", pc, 4)
+	assertClean(t, "hostile", pc, 5)
 	if pc.Charts.Pwned != "" {
 		t.Errorf("the payload ran: window.pwned = %s", pc.Charts.Pwned)
 	}

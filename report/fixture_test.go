@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and fixtures in testdata")
@@ -18,36 +19,46 @@ var update = flag.Bool("update", false, "rewrite golden files and fixtures in te
 // fixtureStart is when the simulated invocation began.
 var fixtureStart = time.Date(2026, 11, 29, 21, 35, 0, 0, time.UTC)
 
-// stepPos finds each step of a runbook in file order, so a simulated run
-// carries the same positions and block numbers the engine would record.
+// stepPos finds each step of a runbook in file order, through runbook.Load,
+// so a simulated run carries the positions and block numbers (indices into
+// Doc.Blocks) that the engine records.
 type stepPos struct {
-	lines []string
-	next  int // line index to search from
-	block []int
+	steps []located
+	next  int
 }
 
-func newStepPos(src string) *stepPos {
-	sp := &stepPos{lines: strings.Split(src, "\n")}
-	b, in := -1, false
-	for _, l := range sp.lines {
-		if strings.HasPrefix(l, "```") {
-			lang := strings.TrimSpace(strings.TrimPrefix(l, "```"))
-			if !in && (lang == "kafka" || lang == "sh") {
-				b++
+type located struct {
+	pos   string
+	block int
+	text  string
+}
+
+func newStepPos(path, src string) *stepPos {
+	doc, _ := runbook.Load(path, []byte(src), runbook.Overrides{})
+	sp := &stepPos{}
+	for i, b := range doc.Blocks {
+		switch b.Kind {
+		case runbook.Kafka:
+			for _, st := range b.Steps {
+				sp.steps = append(sp.steps, located{st.Pos.String(), i, st.Text})
 			}
-			in = !in
+		case runbook.Shell:
+			sp.steps = append(sp.steps, located{b.Pos.String(), i, strings.TrimSpace(b.Text)})
 		}
-		sp.block = append(sp.block, b)
 	}
 	return sp
 }
 
-// find returns file:line:col and block of the next line equal to text.
+func bare(text string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "&"))
+}
+
+// find returns the position and block of the next step written as text.
 func (sp *stepPos) find(text string) (string, int) {
-	for i := sp.next; i < len(sp.lines); i++ {
-		if strings.TrimSpace(sp.lines[i]) == text {
+	for i := sp.next; i < len(sp.steps); i++ {
+		if bare(sp.steps[i].text) == bare(text) {
 			sp.next = i + 1
-			return fmt.Sprintf("producer-acks.md:%d:1", i+1), sp.block[i]
+			return sp.steps[i].pos, sp.steps[i].block
 		}
 	}
 	panic("step not in runbook: " + text)
@@ -58,6 +69,8 @@ type sim struct {
 	run   *results.Run
 	pos   *stepPos
 	topic map[string]*results.Topic
+	log   map[string][]results.Record // what each topic's log holds, in offset order
+	seen  map[string]map[results.At]string
 }
 
 func (s *sim) at(sec float64) time.Time {
@@ -102,27 +115,68 @@ func (s *sim) isr(label string, from, to float64, leader int32, isr ...int32) {
 	}
 }
 
-// read tallies what a reader at high watermark hw finds.
-func (s *sim) read(text, label string, sec float64, hw int64) {
+// classify reads label's log up to hw, as the engine's read does.
+func (s *sim) classify(label string, sec float64, hw int64, final bool) results.Tally {
 	t := s.topic[label]
 	var recs []results.Record
-	for _, m := range t.Messages {
-		if m.Offset < hw {
-			recs = append(recs, results.Record{ID: m.ID, Partition: 0, Offset: m.Offset})
+	for _, r := range s.log[label] {
+		if r.Offset < hw {
+			recs = append(recs, r)
 		}
 	}
-	tl := results.NewTally(*t, label, recs, map[int32]int64{0: hw}, s.at(sec), "k2")
-	out := []string{fmt.Sprintf("high watermark=%d, read %d messages", hw, len(recs))}
-	if len(recs) > 0 {
-		out[0] += fmt.Sprintf(" (%s .. %s)", recs[0].ID, recs[len(recs)-1].ID)
+	if s.seen[label] == nil {
+		s.seen[label] = map[results.At]string{}
 	}
-	if len(tl.Lost) > 0 {
-		out = append(out, fmt.Sprintf("acked %d, missing %d: %s ... %s", tl.Acked, len(tl.Lost), tl.Lost[0], tl.Lost[len(tl.Lost)-1]))
-	} else {
-		out = append(out, fmt.Sprintf("acked %d, missing 0", tl.Acked))
+	tl := results.Classify(*t, recs, map[int32]int64{0: hw}, s.seen[label], final)
+	results.Remember(s.seen[label], recs)
+	tl.At, tl.Via, tl.Settled, tl.Final = s.at(sec), "k2", true, final
+	return tl
+}
+
+// tallyLines is what a read prints.
+func tallyLines(tl results.Tally) []string {
+	o := tl.Outcomes()
+	hw := tl.HighWatermarks[0]
+	out := []string{fmt.Sprintf("high watermark=%d, read %d records", hw, tl.Read)}
+	line := fmt.Sprintf("acked %d: present %d", tl.Acked, o.Present)
+	if o.Unseen > 0 {
+		line += fmt.Sprintf(", unseen %d (%s ... %s: acknowledged at or above the high watermark; the final read decides)", o.Unseen, tl.Unseen[0], tl.Unseen[len(tl.Unseen)-1])
 	}
-	s.step(text, sec, sec+0.2, out...)
+	if o.Lost > 0 {
+		line += fmt.Sprintf(", lost %d (%s ... %s)", o.Lost, tl.Lost[0].ID, tl.Lost[len(tl.Lost)-1].ID)
+	}
+	return append(out, line)
+}
+
+// read is a `read` step: a snapshot of label's log at high watermark hw.
+func (s *sim) read(text, label string, sec float64, hw int64) {
+	tl := s.classify(label, sec, hw, false)
+	tl.Pos = s.step(text, sec, sec+0.2, tallyLines(tl)...)
 	s.run.Tallies = append(s.run.Tallies, tl)
+}
+
+// final is the final read on the healed cluster: sentinels move every
+// topic's log past its highest acknowledged offset, then every topic is
+// read to its high watermark.
+func (s *sim) final(sec float64, labels ...string) {
+	var out []string
+	for i, label := range labels {
+		var last int64 = -1
+		for _, m := range s.topic[label].Messages {
+			last = max(last, m.Offset)
+		}
+		next := int64(len(s.log[label]))
+		for off := next; off == next || off <= last; off++ {
+			s.log[label] = append(s.log[label], results.Record{ID: fmt.Sprintf("sentinel-r%d", s.run.Number), Offset: off})
+		}
+		tl := s.classify(label, sec+0.3*float64(i), int64(len(s.log[label])), true)
+		s.run.Final = append(s.run.Final, tl)
+		out = append(out, label+":")
+		for _, l := range tallyLines(tl) {
+			out = append(out, "  "+l)
+		}
+	}
+	s.run.Steps = append(s.run.Steps, results.StepOutput{Pos: "", Block: -1, Text: "final read", Start: s.at(sec - 1), End: s.at(sec + 0.6), Output: out})
 }
 
 func (s *sim) expect(text string, sec float64, actual string, held bool) {
@@ -156,7 +210,8 @@ func acksFixture(src string) *results.Results {
 	for n := 1; n <= 4; n++ {
 		start := fixtureStart.Add(time.Duration(n-1) * 70 * time.Second).Add(2 * time.Second)
 		run := &results.Run{Number: n, Start: start, Complete: true}
-		s := &sim{run: run, pos: newStepPos(src), topic: map[string]*results.Topic{}}
+		s := &sim{run: run, pos: newStepPos("examples/producer-acks.md", src), topic: map[string]*results.Topic{},
+			log: map[string][]results.Record{}, seen: map[string]map[results.At]string{}}
 		for _, l := range []string{"acks1", "acksall"} {
 			run.Topics = append(run.Topics, results.Topic{Name: fmt.Sprintf("%s-r%d", l, n), Label: l})
 		}
@@ -174,13 +229,16 @@ func acksFixture(src string) *results.Results {
 		s.fault("rejoin k2 k3", 4.0, "rejoin", "k2", "k3")
 		s.step("wait leader acks1 in k2,k3 --timeout 60s", 4.1, 10.5, "leader of acks1 is 2 after 6.4s")
 		s.step("isr acks1", 10.6, 10.65, "acks1 partition 0: leader=2 replicas=[1, 2, 3] isr=[2, 3]")
-		hw := int64(10)
+		// The new leader k2 holds what it fetched before it was cut off.
+		hw, lost := int64(10), 10
 		if lostAll[n-1] {
-			hw = 0
+			hw, lost = 0, 20
+		}
+		for _, m := range s.topic["acks1"].Messages[:hw] {
+			s.log["acks1"] = append(s.log["acks1"], results.Record{ID: m.ID, Offset: m.Offset})
 		}
 		s.read("read acks1 --via k2", "acks1", 10.8, hw)
-		lost, _ := run.Lost("acks1")
-		s.expect("expect lost(acks1) > 0", 11.0, fmt.Sprint(lost), lost > 0)
+		s.expect("expect lost(acks1) > 0", 11.0, fmt.Sprint(lost), lost > 0) // judged after the final read
 		s.isr("acks1", 0.25, 3.5, 1, 1, 2, 3)
 		s.isr("acks1", 3.5, 10.5, -1, 2, 3)
 		s.isr("acks1", 10.5, 17.0, 2, 2, 3)
@@ -203,6 +261,9 @@ func acksFixture(src string) *results.Results {
 		s.fault("rejoin k2 k3", 26.5, "rejoin", "k2", "k3")
 		s.step("wait leader acksall in k2,k3 --timeout 60s", 26.6, 33.0, "leader of acksall is 2 after 6.4s")
 		s.step("wait producers --timeout 120s", 33.0, 49.95, "1 background producer finished after 29.3s")
+		for _, m := range s.topic["acksall"].Messages {
+			s.log["acksall"] = append(s.log["acksall"], results.Record{ID: m.ID, Offset: m.Offset})
+		}
 		s.read("read acksall --via k2", "acksall", 50.2, 20)
 		s.expect("expect lost(acksall) == 0", 50.4, "0", true)
 		s.expect("expect acked(acksall) == 20", 50.45, "20", true)
@@ -226,7 +287,8 @@ func acksFixture(src string) *results.Results {
 		s.step(`logs k1 --grep "Shrinking ISR"`, 50.6, 50.8, lines...)
 		s.step(`kcat -b "$KAFKA_BOOTSTRAP" -C -t acksall -e -q -f '%o %s\n' | tail -n 3`, 50.9, 51.3,
 			"17 m-018", "18 m-019", "19 m-020")
-		run.End = s.at(51.5)
+		s.final(52.5, "acks1", "acksall")
+		run.End = s.at(53.2)
 		r.Runs = append(r.Runs, *run)
 	}
 	r.Provenance.End = r.Runs[len(r.Runs)-1].End.Add(2 * time.Second)
@@ -290,7 +352,12 @@ func synthetic(runs, msgs int) *results.Results {
 			}
 		}
 		run.Topics = []results.Topic{topic}
-		run.Tallies = []results.Tally{results.NewTally(topic, "", recs, map[int32]int64{0: int64(msgs)}, run.End, "k2")}
+		snap := results.Classify(topic, recs[:len(recs)/2], map[int32]int64{0: int64(msgs / 2)}, nil, false)
+		snap.At, snap.Pos, snap.Via = start.Add(30*time.Second), "synthetic.md:11:1", "k2"
+		recs = append(recs, results.Record{ID: fmt.Sprintf("sentinel-r%d", n), Offset: int64(msgs)})
+		final := results.Classify(topic, recs, map[int32]int64{0: int64(msgs + 1)}, nil, true)
+		final.At, final.Final, final.Via = run.End.Add(-time.Second), true, "k2"
+		run.Tallies, run.Final = []results.Tally{snap}, []results.Tally{final}
 		run.Expectations = []results.Expectation{{Pos: "synthetic.md:12:1", Expr: "lost(load) == 0", Actual: fmt.Sprint(len(run.Tallies[0].Lost)), Held: false}}
 		run.Faults = []results.Fault{
 			{At: start.Add(20 * time.Second), Op: "isolate", Nodes: []string{"k2"}, Pos: "synthetic.md:9:1"},
@@ -313,3 +380,40 @@ func synthetic(runs, msgs int) *results.Results {
 }
 
 const syntheticRunbook = "---\ntitle: Synthetic load\n---\n\n# Synthetic\n\n```kafka\nproduce load --acks 1 --count 10000\nisolate k2\nrejoin k2\nread load\nexpect lost(load) == 0\n```\n"
+
+// busyTimeline is four runs of a few seconds with many fault windows close
+// together, each run shifted a little, and several reads: the worst case
+// for the labels of the time charts.
+func busyTimeline() *results.Results {
+	r := synthetic(4, 200)
+	r.Title = "Busy timeline"
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		at := func(sec float64) time.Time {
+			return run.Start.Add(time.Duration((sec + 0.37*float64(i)) * float64(time.Second)))
+		}
+		run.Faults = nil
+		for j, f := range []struct {
+			sec   float64
+			op    string
+			nodes []string
+		}{
+			{1.0, "isolate", []string{"k2", "k3"}}, {1.2, "pause", []string{"k1"}}, {1.5, "kill", []string{"k3"}},
+			{1.6, "stop", []string{"k2"}}, {2.0, "resume", []string{"k1"}}, {2.2, "rejoin", []string{"k2", "k3"}},
+			{2.3, "start", []string{"k2", "k3"}}, {4.0, "isolate", []string{"k1"}}, {4.1, "pause", []string{"k2"}},
+			{4.3, "resume", []string{"k2"}}, {4.4, "rejoin", []string{"k1"}}, {6.0, "kill", []string{"k1"}},
+		} {
+			run.Faults = append(run.Faults, results.Fault{At: at(f.sec), Op: f.op, Nodes: f.nodes, Pos: fmt.Sprintf("synthetic.md:%d:1", 9+j)})
+		}
+		snaps := []results.Tally{}
+		for k, sec := range []float64{1.8, 2.1, 4.2, 4.25} {
+			tl := run.Tallies[0]
+			tl.At, tl.Pos = at(sec), fmt.Sprintf("synthetic.md:%d:1", 30+k)
+			snaps = append(snaps, tl)
+		}
+		run.Tallies = snaps
+		run.Final[0].At = at(7.5)
+		run.End = at(8)
+	}
+	return r
+}

@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/text"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // cell is one part of the notebook view: prose, or a step block with what
@@ -57,65 +57,162 @@ const (
 	outputTail = 10
 )
 
-// md renders prose: CommonMark plus GFM tables, never raw HTML (goldmark
-// omits it and drops dangerous link targets unless told it is safe).
+// md renders a prose block's Markdown: CommonMark plus GFM tables, never
+// raw HTML (goldmark omits it and drops dangerous link targets unless told
+// it is safe). The runbook's structure, blocks and positions come from
+// runbook.Load; this only turns one prose block's text into HTML.
 var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
-// isStepBlock tells whether a fenced block's language makes it a step block
-// of the runbook language.
-func isStepBlock(lang string) bool { return lang == "kafka" || lang == "sh" }
-
-// notebook splits a runbook source into cells and attaches the step outputs
-// of every run to their blocks. A step belongs to the block whose lines
-// hold its position (StepOutput.Pos, file:line:col; an sh block's steps sit
-// on its opening fence); only a step without a usable position falls back
-// to StepOutput.Block, counted over the kafka and sh blocks.
-func notebook(src []byte, r *results.Results) []cell {
-	var cells []cell
-	front, body := splitFrontMatter(src)
-	// Lines of the file before body: positions count from the file's start.
-	skipped := bytes.Count(src[:len(src)-len(body)], []byte("\n"))
-	if front != "" {
-		cells = append(cells, cell{Code: &codeCell{Lang: "yaml", Label: "front matter", Source: front}})
+// loadDoc parses the stored runbook source with runbook.Load, under the path
+// the run was given, so that its steps' positions are the ones the engine
+// recorded. A runbook that no longer checks (the directive registry moved
+// on since it ran) still parses: its blocks and positions are all the
+// notebook needs.
+func loadDoc(r *results.Results, src []byte) *runbook.Doc {
+	path := r.Runbook.Path
+	if path == "" {
+		path = r.Runbook.File
 	}
-	doc := md.Parser().Parse(text.NewReader(body))
-	var prose bytes.Buffer
-	flush := func() {
-		if prose.Len() > 0 {
-			cells = append(cells, cell{Prose: template.HTML(prose.String())})
-			prose.Reset()
+	doc, _ := runbook.Load(path, src, runbook.Overrides{})
+	return doc
+}
+
+// notebook lays the runbook out in cells from its parsed Doc: the front
+// matter, prose as written (rendered, raw HTML omitted), other code blocks as
+// they are, and each kafka or sh block followed by what its steps printed in
+// every run. A step's output belongs to the block holding a step at its
+// position (StepOutput.Pos is the step's runbook.Pos); only when the Doc has
+// no step there does StepOutput.Block, an index into Doc.Blocks, place it.
+// Outputs of no block, such as the final read, end the notebook.
+func notebook(doc *runbook.Doc, r *results.Results) []cell {
+	var cells []cell
+	if fm := frontMatter(doc); fm != "" {
+		cells = append(cells, cell{Code: &codeCell{Lang: "yaml", Label: "front matter", Source: fm}})
+	}
+	owner := map[string]int{} // step position → index in doc.Blocks
+	for i, b := range doc.Blocks {
+		switch b.Kind {
+		case runbook.Kafka:
+			for _, st := range b.Steps {
+				owner[st.Pos.String()] = i
+			}
+		case runbook.Shell:
+			owner[b.Pos.String()] = i // the engine runs an sh block as one step at its fence
 		}
 	}
-	block := 0
-	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if fc, ok := n.(*ast.FencedCodeBlock); ok {
-			lang := string(fc.Language(body))
-			if isStepBlock(lang) {
-				flush()
-				var sb strings.Builder
-				for i := 0; i < fc.Lines().Len(); i++ {
-					seg := fc.Lines().At(i)
-					sb.Write(seg.Value(body))
-				}
-				lo, hi := fenceLines(fc, body, skipped)
-				idx := block
-				in := func(s results.StepOutput) bool {
-					if line, ok := posLine(s.Pos); ok {
-						return line >= lo && line <= hi
-					}
-					return s.Block == idx
-				}
-				cells = append(cells, cell{Code: &codeCell{Lang: lang, Label: lang, Source: strings.TrimRight(sb.String(), "\n"), Runs: blockRuns(r, in)}})
-				block++
-				continue
+	blockOf := func(s results.StepOutput) int {
+		if i, ok := owner[s.Pos]; ok {
+			return i
+		}
+		if s.Block >= 0 && s.Block < len(doc.Blocks) && isStepBlock(doc.Blocks[s.Block].Kind) {
+			return s.Block
+		}
+		return -1
+	}
+	for i, b := range doc.Blocks {
+		switch b.Kind {
+		case runbook.Prose:
+			cells = append(cells, cell{Prose: prose(b.Text)})
+		case runbook.Kafka, runbook.Shell:
+			kind := b.Kind.String()
+			cells = append(cells, cell{Code: &codeCell{Lang: kind, Label: kind, Source: strings.TrimRight(b.Text, "\n"),
+				Runs: blockRuns(r, func(s results.StepOutput) bool { return blockOf(s) == i })}})
+		default:
+			cells = append(cells, cell{Prose: template.HTML("<pre><code>" + template.HTMLEscapeString(strings.TrimRight(b.Text, "\n")) + "</code></pre>\n")})
+		}
+	}
+	outside := func(s results.StepOutput) bool { return blockOf(s) < 0 }
+	var texts []string
+	for _, run := range r.Runs {
+		for _, s := range run.Steps {
+			if outside(s) && !slices.Contains(texts, s.Text) {
+				texts = append(texts, s.Text)
 			}
 		}
-		if err := md.Renderer().Render(&prose, body, n); err != nil {
-			fmt.Fprintf(&prose, "<p><em>(this part of the runbook could not be rendered: %s)</em></p>", template.HTMLEscapeString(err.Error()))
+	}
+	if len(texts) > 0 {
+		cells = append(cells, cell{Code: &codeCell{Lang: "after", Label: "after the last block",
+			Source: strings.Join(texts, "\n"), Runs: blockRuns(r, outside)}})
+	}
+	return cells
+}
+
+// stepIndex finds the runbook's steps by the position the engine recorded
+// for them (runbook.Pos.String()).
+type stepIndex map[string]runbook.Step
+
+func newStepIndex(doc *runbook.Doc) stepIndex {
+	idx := stepIndex{}
+	if doc == nil {
+		return idx
+	}
+	for _, b := range doc.Blocks {
+		for _, st := range b.Steps {
+			idx[st.Pos.String()] = st
 		}
 	}
-	flush()
-	return cells
+	return idx
+}
+
+// name names the read step of a snapshot tally: "line 40", or its
+// recorded position when the runbook is not at hand.
+func (idx stepIndex) name(run results.Run, t results.Tally) string {
+	pos := readPos(run, t)
+	if st, ok := idx[pos]; ok {
+		return fmt.Sprintf("line %d", st.Pos.Line)
+	}
+	if pos != "" {
+		return pos
+	}
+	return "a read step"
+}
+
+// readPos is the position of the read step that made a snapshot tally.
+// Evidence of schema 1 did not record it: the read step of that topic
+// running at the tally's time is the one.
+func readPos(run results.Run, t results.Tally) string {
+	if t.Pos != "" || t.Final {
+		return t.Pos
+	}
+	for _, s := range run.Steps {
+		if f := strings.Fields(s.Text); len(f) >= 2 && f[0] == "read" && f[1] == t.Label &&
+			!t.At.Before(s.Start) && !t.At.After(s.End.Add(time.Second)) {
+			return s.Pos
+		}
+	}
+	return ""
+}
+
+func isStepBlock(k runbook.BlockKind) bool { return k == runbook.Kafka || k == runbook.Shell }
+
+// prose renders one prose block.
+func prose(text string) template.HTML {
+	var b bytes.Buffer
+	if err := md.Convert([]byte(text), &b); err != nil {
+		return template.HTML("<p><em>(this part of the runbook could not be rendered: " + template.HTMLEscapeString(err.Error()) + ")</em></p>")
+	}
+	return template.HTML(b.String())
+}
+
+// frontMatter is the YAML front matter as written: the lines between the
+// opening --- and the closing one, before the first block.
+func frontMatter(doc *runbook.Doc) string {
+	src := string(doc.Source)
+	if !strings.HasPrefix(src, "---") {
+		return ""
+	}
+	head := src
+	if len(doc.Blocks) > 0 {
+		lines := strings.SplitAfter(src, "\n")
+		n := min(doc.Blocks[0].Pos.Line-1, len(lines))
+		head = strings.Join(lines[:n], "")
+	}
+	lines := strings.Split(strings.TrimRight(head, " \t\r\n"), "\n")
+	last := len(lines) - 1
+	if last < 1 || strings.TrimSpace(lines[last]) != "---" || strings.TrimSpace(lines[0]) != "---" {
+		return ""
+	}
+	return strings.TrimRight(strings.Join(lines[1:last], "\n"), "\r\n")
 }
 
 // notebookFromSteps stands in for the runbook when its stored copy is gone:
@@ -138,68 +235,15 @@ func notebookFromSteps(r *results.Results) []cell {
 	}
 	sort.Ints(blocks)
 	var cells []cell
-	for _, b := range blocks {
-		idx := b
-		cells = append(cells, cell{Code: &codeCell{Lang: "kafka", Label: fmt.Sprintf("block %d", b+1),
-			Source: strings.Join(texts[b], "\n"), Runs: blockRuns(r, func(s results.StepOutput) bool { return s.Block == idx })}})
+	for n, b := range blocks {
+		label := fmt.Sprintf("block %d", n+1)
+		if b < 0 {
+			label = "after the last step"
+		}
+		cells = append(cells, cell{Code: &codeCell{Lang: "kafka", Label: label,
+			Source: strings.Join(texts[b], "\n"), Runs: blockRuns(r, func(s results.StepOutput) bool { return s.Block == b })}})
 	}
 	return cells
-}
-
-// splitFrontMatter separates a leading YAML front matter block.
-func splitFrontMatter(src []byte) (front string, body []byte) {
-	s := string(src)
-	nl := "\n"
-	if strings.HasPrefix(s, "---\r\n") {
-		nl = "\r\n"
-	} else if !strings.HasPrefix(s, "---\n") {
-		return "", src
-	}
-	rest := s[3+len(nl):]
-	for off := 0; off <= len(rest); {
-		end := strings.Index(rest[off:], nl)
-		line := rest[off:]
-		if end >= 0 {
-			line = rest[off : off+end]
-		}
-		if strings.TrimRight(line, " \t") == "---" {
-			after := off + len(line)
-			if end >= 0 {
-				after += len(nl)
-			}
-			return strings.TrimRight(rest[:off], "\r\n"), []byte(rest[after:])
-		}
-		if end < 0 {
-			break
-		}
-		off += end + len(nl)
-	}
-	return "", src
-}
-
-// fenceLines returns the 1-based file lines of a fenced block's opening and
-// closing fences; skipped is the number of file lines before body.
-func fenceLines(fc *ast.FencedCodeBlock, body []byte, skipped int) (lo, hi int) {
-	lineAt := func(off int) int { return skipped + bytes.Count(body[:off], []byte("\n")) + 1 }
-	n := fc.Lines().Len()
-	if n == 0 {
-		return -1, -1 // an empty block holds no steps
-	}
-	return lineAt(fc.Lines().At(0).Start) - 1, lineAt(fc.Lines().At(n-1).Start) + 1
-}
-
-// posLine reads the line of a "file:line:col" position.
-func posLine(pos string) (int, bool) {
-	i := strings.LastIndexByte(pos, ':')
-	if i < 0 {
-		return 0, false
-	}
-	j := strings.LastIndexByte(pos[:i], ':')
-	if j < 0 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(pos[j+1 : i])
-	return n, err == nil && n > 0
 }
 
 // blockRuns collects, per run, the outputs of the steps that in selects.

@@ -27,6 +27,7 @@ type reportPage struct {
 	Params    []fact
 	Broker    []fact
 	Summaries []summary
+	NoFinal   string // why no run was judged by a final read
 	Charts    []chart
 	Cells     []cell
 	NoRunbook string
@@ -70,48 +71,76 @@ func newVerdict(r *results.Results) verdict {
 	return v
 }
 
-// summary is the table of one experiment (label): a row per run and a total.
+// summary is the table of one experiment (label): a row per run and a
+// total, then what became of its messages, run by run.
 type summary struct {
-	Label string
-	Rows  []summaryRow
-	Total summaryRow
+	Label  string
+	Rows   []summaryRow
+	Total  summaryRow
+	Proofs []proof // runs with lost, unseen or otherwise notable messages
 }
 
+// summaryRow counts one run's messages of one experiment by the run's
+// word on them: its final read, or its last read step when it made no
+// final read (a snapshot).
 type summaryRow struct {
-	Run                   string
-	Read                  bool // the run read the topic
-	Acked, Lost, Dups     int
-	Unacked, NeverAcked   int
-	P50, P99, Max         string
-	Held                  bool
-	Failed                []string // expressions that failed in this run
-	Error                 string
-	LostIDs               string // the first lost ids, for a title attribute
-	ProducedAck, Produced int
+	Run            string
+	Read           bool   // the run read the topic
+	Final          bool   // judged by the final read on the healed cluster
+	Judged         string // "final read", or the last read step
+	JudgedTitle    string // the read step's position
+	Acked, Present int
+	Lost, Unseen   int
+	Dups           int
+	Failed         int
+	Unknown        int
+	UnknownPresent int
+	FailedPresent  int
+	Inconsistent   int
+	P50, P99, Max  string
+	Held           bool
+	FailedExprs    []string // expressions that failed in this run
+	Error          string
+	LostIDs        string // the first lost ids, for a title attribute
 }
 
-func summaries(r *results.Results, labels []string) []summary {
+func summaries(r *results.Results, labels []string, steps stepIndex) []summary {
 	var out []summary
 	for _, l := range labels {
 		s := summary{Label: l}
-		tot := summaryRow{Run: "all", Read: true, Held: true}
-		for _, run := range r.Runs {
+		tot := summaryRow{Run: "all", Read: true, Final: true, Held: true}
+		for i, run := range r.Runs {
 			p := run.Latency(l)
 			row := summaryRow{Run: strconv.Itoa(run.Number), Held: run.Held(), Error: run.Error,
 				P50: dur(p.P50, p.Count), P99: dur(p.P99, p.Count), Max: dur(p.Max, p.Count)}
 			for _, e := range run.FailedExpectations() {
-				row.Failed = append(row.Failed, e.Expr+" (was "+e.Actual+")")
+				row.FailedExprs = append(row.FailedExprs, e.Expr+" (was "+e.Actual+")")
 			}
 			if t, ok := run.Tally(l); ok {
-				row.Read = true
-				row.Acked, row.Lost, row.Dups = t.Acked, len(t.Lost), len(t.Duplicates)
-				row.Unacked, row.NeverAcked = len(t.UnknownPresent)+len(t.FailedPresent), len(t.Unseen)
+				row.Read, row.Final = true, t.Final
+				row.Judged, row.JudgedTitle = "final read", ""
+				if !t.Final {
+					row.Judged, row.JudgedTitle = steps.name(run, t)+", a snapshot", readPos(run, t)
+				}
+				o := t.Outcomes()
+				row.Acked, row.Present, row.Lost, row.Unseen, row.Dups = t.Acked, o.Present, o.Lost, o.Unseen, len(messageDups(t))
+				row.Failed, row.Unknown = t.Failed, t.Unknown
+				row.UnknownPresent, row.FailedPresent, row.Inconsistent = len(t.UnknownPresent), len(t.FailedPresent), len(t.Inconsistent)
 				row.LostIDs = idList(t.LostIDs(), 20)
-				tot.Acked += t.Acked
-				tot.Lost += len(t.Lost)
-				tot.Dups += len(t.Duplicates)
-				tot.Unacked += len(t.UnknownPresent) + len(t.FailedPresent)
-				tot.NeverAcked += len(t.Unseen)
+				tot.Acked += row.Acked
+				tot.Present += row.Present
+				tot.Lost += row.Lost
+				tot.Unseen += row.Unseen
+				tot.Dups += row.Dups
+				tot.Failed += row.Failed
+				tot.Unknown += row.Unknown
+				tot.UnknownPresent += row.UnknownPresent
+				tot.FailedPresent += row.FailedPresent
+				tot.Inconsistent += row.Inconsistent
+				tot.Final = tot.Final && t.Final
+				if pr, ok := newProof(run, t, steps, i == 0); ok {
+					s.Proofs = append(s.Proofs, pr)
+				}
 			}
 			tot.Held = tot.Held && row.Held
 			s.Rows = append(s.Rows, row)
@@ -122,6 +151,87 @@ func summaries(r *results.Results, labels []string) []summary {
 		out = append(out, s)
 	}
 	return out
+}
+
+// messageDups are the duplicates of a tally that are messages: sentinel
+// records share one value per run, so they may be found at several offsets.
+func messageDups(t results.Tally) []results.Duplicate {
+	var out []results.Duplicate
+	for _, d := range t.Duplicates {
+		if !results.IsSentinel(d.ID) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// proof lists, for one run and experiment, every lost message with the
+// evidence that it is gone, and the other messages worth a look.
+type proof struct {
+	Run     int
+	Open    bool // run 1 is shown open, the others folded
+	Final   bool
+	Judged  string
+	Lost    []lossView
+	More    int // lost messages beyond those listed
+	Unseen  string
+	Dups    []string // "m-004 at offsets 3, 9"
+	Unknown string   // unknown but present
+	FailedP string   // failed but present
+	Incons  []string // "partition 0 offset 12: m-013, then m-020"
+	Summary string   // "10 lost, 2 unseen"
+}
+
+// lossView is the proof of one loss: acknowledged at Offset, and the read
+// reached HighWatermark past it and found Found there (or nothing).
+type lossView struct {
+	ID        string
+	Partition int32
+	Offset    int64 // -1: sent with acks=0, no offset
+	HW        int64
+	Found     string
+}
+
+// maxProofs is how many lost messages of one run a page lists.
+const maxProofs = 100
+
+func newProof(run results.Run, t results.Tally, steps stepIndex, first bool) (proof, bool) {
+	p := proof{Run: run.Number, Open: first, Final: t.Final, Judged: "the final read"}
+	if !t.Final {
+		p.Judged = "the last read (" + steps.name(run, t) + ", a snapshot)"
+	}
+	for i, l := range t.Lost {
+		if i == maxProofs {
+			p.More = len(t.Lost) - maxProofs
+			break
+		}
+		p.Lost = append(p.Lost, lossView{ID: l.ID, Partition: l.Partition, Offset: l.Offset, HW: l.HighWatermark, Found: l.Found})
+	}
+	p.Unseen = idList(t.Unseen, 40)
+	for _, d := range messageDups(t) {
+		offs := make([]string, len(d.Offsets))
+		for i, o := range d.Offsets {
+			offs[i] = strconv.FormatInt(o, 10)
+		}
+		p.Dups = append(p.Dups, d.ID+" at offsets "+strings.Join(offs, ", "))
+	}
+	p.Unknown = idList(t.UnknownPresent, 40)
+	p.FailedP = idList(t.FailedPresent, 40)
+	for _, in := range t.Inconsistent {
+		p.Incons = append(p.Incons, fmt.Sprintf("partition %d offset %d: %s", in.Partition, in.Offset, strings.Join(in.IDs, ", then ")))
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(t.Lost), "lost"}, {len(t.Unseen), "unseen"}, {len(messageDups(t)), "duplicated"}, {len(t.UnknownPresent), "unknown but present"},
+		{len(t.FailedPresent), "failed but present"}, {len(t.Inconsistent), "inconsistent offsets"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	p.Summary = strings.Join(parts, ", ")
+	return p, len(parts) > 0
 }
 
 // idList shows at most n ids: "m-011 m-012 … (10 in all)".

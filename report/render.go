@@ -6,6 +6,8 @@ package report
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -15,7 +17,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
+	"github.com/kafkabook/kafkabook/internal/echarts"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/kafkabook/kafkabook/templates"
 )
 
@@ -32,9 +37,30 @@ type Options struct {
 	// Generator names the tool in page footers, e.g. "kafkabook v0.3.0".
 	// Empty means "kafkabook".
 	Generator string
+	// Warn, when set, receives from RenderSite every problem that concerns
+	// one run directory only (its results.json unreadable or of an unknown
+	// schema, its page not written), as a *RunError; the site is rendered
+	// without it and RenderSite does not fail for it. Without Warn those
+	// problems are part of RenderSite's error.
+	Warn func(error)
+	// Progress, when set, is told about slow one-time work: the first
+	// report on a machine fetches echarts into the cache.
+	Progress func(string)
+	// Context bounds that fetch; nil means context.Background().
+	Context context.Context
 
-	siteIndex bool // the site index is being written too: link to it
+	siteIndex     bool // the site index is being written too: link to it
+	assetsWritten bool // RenderSite wrote <Site>/assets/ already
 }
+
+// RunError is a problem with one run directory of a site.
+type RunError struct {
+	Dir string
+	Err error
+}
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
 
 // IndexFile is the name of every page written.
 const IndexFile = "index.html"
@@ -78,7 +104,9 @@ func renderRun(dir string, r *results.Results, opts Options) error {
 	if err != nil {
 		return err
 	}
-	page := buildReport(r, runbookSource(dir, r), h)
+	src := runbookSource(dir, r)
+	src.Schema = fileSchema(dir, r)
+	page := buildReport(r, src, h)
 	var buf bytes.Buffer
 	t, err := tmpl()
 	if err != nil {
@@ -88,6 +116,28 @@ func renderRun(dir string, r *results.Results, opts Options) error {
 		return fmt.Errorf("report: %s: %w", dir, err)
 	}
 	return writeFile(filepath.Join(dir, IndexFile), buf.Bytes())
+}
+
+// writeFile writes a page or an asset atomically and durably.
+func writeFile(p string, data []byte) error {
+	if err := atomicfile.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// loadEcharts returns the pinned echarts: embedded, cached, or fetched into
+// the cache once.
+func loadEcharts(opts Options) (*echarts.Files, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e, err := echarts.Load(ctx, opts.Progress)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return e, nil
 }
 
 // loadRun reads a run directory's evidence: results.json, or a replay of
@@ -109,8 +159,32 @@ func loadRun(dir string) (*results.Results, error) {
 
 // runbookSource is the stored runbook, or a note saying why there is none.
 type source struct {
-	Text []byte
-	Note string
+	Text   []byte
+	Note   string
+	Schema int // of results.json as written, when it matters (see fileSchema)
+}
+
+// fileSchema is the schema version results.json was written with, looked
+// up only when no run made a final read (results.Load upgrades version 1
+// files, and only the page's note needs to know).
+func fileSchema(dir string, r *results.Results) int {
+	for _, run := range r.Runs {
+		if len(run.Final) > 0 {
+			return r.Schema
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, results.FileName))
+	if err != nil {
+		return r.Schema
+	}
+	defer f.Close()
+	var probe struct {
+		Schema int `json:"schema"`
+	}
+	if json.NewDecoder(f).Decode(&probe) != nil {
+		return r.Schema
+	}
+	return probe.Schema
 }
 
 func runbookSource(dir string, r *results.Results) source {
@@ -136,9 +210,9 @@ func pageHead(dir, site string, opts Options) (head, error) {
 		gen = "kafkabook"
 	}
 	h := head{Style: templates.Style(), Script: templates.InitScript(), Generator: gen, ChartsNeeded: true}
-	e, err := templates.LoadEcharts()
+	e, err := loadEcharts(opts)
 	if err != nil {
-		return h, fmt.Errorf("report: %w", err)
+		return h, err
 	}
 	h.EchartsVer = e.Version
 	if opts.SingleFile {
@@ -149,8 +223,10 @@ func pageHead(dir, site string, opts Options) (head, error) {
 		h.EchartsNote = strings.Join(strings.Fields(string(e.Notice)), " ")
 		return h, nil
 	}
-	if err := writeAssets(site, e); err != nil {
-		return h, err
+	if !opts.assetsWritten {
+		if err := writeAssets(site, e); err != nil {
+			return h, err
+		}
 	}
 	src, err := relURL(dir, filepath.Join(site, assetsDir, assetJS))
 	if err != nil {
@@ -194,6 +270,11 @@ func fileExists(p string) bool {
 // buildReport assembles the page model.
 func buildReport(r *results.Results, src source, h head) reportPage {
 	labels := r.Labels()
+	var doc *runbook.Doc
+	if src.Text != nil {
+		doc = loadDoc(r, src.Text)
+	}
+	steps := newStepIndex(doc)
 	p := reportPage{
 		Title:     r.Title,
 		Runbook:   r.Runbook,
@@ -206,19 +287,36 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Facts:     provenanceFacts(r),
 		Params:    sortedFacts(r.Provenance.Params),
 		Broker:    sortedFacts(r.Provenance.Broker),
-		Summaries: summaries(r, labels),
+		Summaries: summaries(r, labels, steps),
+		NoFinal:   noFinal(r, src.Schema),
 		Logs:      logsOf(r),
 		Head:      h,
 	}
 	if p.Title == "" {
 		p.Title = r.Runbook.Name
 	}
-	p.Charts = []chart{lostChart(r, labels), latencyChart(r), distributionChart(r, labels), isrChart(r)}
-	if src.Text != nil {
-		p.Cells = notebook(src.Text, r)
+	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), latencyChart(r, steps), distributionChart(r, labels), isrChart(r, steps)}
+	if doc != nil {
+		p.Cells = notebook(doc, r)
 	} else {
 		p.NoRunbook = src.Note
 		p.Cells = notebookFromSteps(r)
 	}
 	return p
+}
+
+// noFinal explains a page on which no run was judged by a final read.
+func noFinal(r *results.Results, schema int) string {
+	for _, run := range r.Runs {
+		if len(run.Final) > 0 {
+			return ""
+		}
+	}
+	if len(r.Runs) == 0 {
+		return ""
+	}
+	if schema == 1 {
+		return "This evidence was written by schema 1, before kafkabook made a final read on a healed cluster: each run is judged by its last read step, a snapshot. Messages acknowledged at or above the high watermark that read reached are counted as unseen, not lost."
+	}
+	return "No run made its final read on a healed cluster (they stopped early): each is judged by its last read step, a snapshot. Messages acknowledged at or above the high watermark that read reached are counted as unseen, not lost."
 }

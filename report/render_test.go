@@ -96,8 +96,16 @@ func TestGolden(t *testing.T) {
 		`<span class="verdict held">expectations held in 4 of 4 runs</span>`,
 		`<h3>acks1</h3>`, `<h3>acksall</h3>`,
 		`<dt>runbook sha256</dt>`, `<code>count=10</code>`, `<code>replica.lag.time.max.ms=3000</code>`,
-		`id="chart-lost"`, `id="chart-latency"`, `id="chart-distribution"`, `id="chart-isr"`,
-		`"name":"k2,k3 isolated"`, `"name":"k1 killed"`, `"sampling":"lttb"`,
+		`id="chart-outcomes"`, `id="chart-lost"`, `id="chart-latency"`, `id="chart-distribution"`, `id="chart-isr"`,
+		`"formatter":"k2,k3 isolated"`, `"formatter":"k1 killed"`, `"sampling":"lttb"`,
+		`"formatter":"read, line 38"`, `"formatter":"final read"`, `"outerBoundsContain":"all"`,
+		// The summary: lost by the final read, with every loss's proof for run 1.
+		`<th>lost</th><th>unseen</th><th>duplicates</th><th>failed</th><th>unknown</th><th>unknown but present</th><th>failed but present</th>`,
+		`<td class="l">final read</td>`,
+		`<details class="proof" open><summary>run 1: 10 lost</summary>`,
+		`<tr><td class="l"><code>m-011</code></td><td>0</td><td>10</td><td>20</td><td class="l"><code>sentinel-r1</code></td></tr>`,
+		`<details class="proof"><summary>run 3: 20 lost</summary>`,
+		`<pre class="src after"><code>final read</code></pre>`,
 		`<pre class="src kafka">`, `<pre class="src sh">`, `<details class="out run-2">`,
 		`Shrinking ISR from 3,1,2 to 1.`,
 		`<span class="expect held">✓ held (was 10)</span>`,
@@ -106,11 +114,11 @@ func TestGolden(t *testing.T) {
 			t.Errorf("report lacks %s", want)
 		}
 	}
-	if n := strings.Count(page, `<div class="out run-1">`); n != 5 {
-		t.Errorf("%d blocks with run 1 open, want 5 (4 kafka, 1 sh)", n)
+	if n := strings.Count(page, `<div class="out run-1">`); n != 6 {
+		t.Errorf("%d blocks with run 1 open, want 6 (4 kafka, 1 sh, the final read)", n)
 	}
-	if n := strings.Count(page, `<details class="out run-`); n != 15 {
-		t.Errorf("%d folded runs, want 15 (5 blocks × runs 2..4)", n)
+	if n := strings.Count(page, `<details class="out run-`); n != 18 {
+		t.Errorf("%d folded runs, want 18 (6 blocks × runs 2..4)", n)
 	}
 }
 

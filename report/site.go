@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +40,8 @@ type runSummary struct {
 	Title    string
 	Labels   []string
 	Lost     map[string][]int // per label, per run; -1 when not read
+	Unseen   map[string][]int // per label, per run, for runs judged by a snapshot; else 0
+	Snapshot map[string][]bool
 	Acked    map[string]int
 	Latency  map[string]results.Percentiles // over all runs
 	Verdict  verdict
@@ -48,13 +51,18 @@ type runSummary struct {
 
 func summarize(r *results.Results) runSummary {
 	s := runSummary{Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
 	for _, l := range s.Labels {
 		s.Lost[l] = r.LostPerRun(l)
 		for _, run := range r.Runs {
-			if t, ok := run.Tally(l); ok {
+			t, ok := run.Tally(l)
+			if ok {
 				s.Acked[l] += t.Acked
 			}
+			snap := ok && !t.Final
+			s.Snapshot[l] = append(s.Snapshot[l], snap)
+			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
 		}
 		s.Latency[l] = r.LatencyAll(l)
 	}
@@ -65,29 +73,55 @@ func summarize(r *results.Results) runSummary {
 // results.json, or only an events.jsonl from a crashed run), writes
 // out/index.html listing runbooks × Kafka versions, writes the shared
 // assets once, and points each out/<runbook>/kafka-<version>/latest at the
-// newest run directory (a relative symbolic link). It renders what it can
-// and returns every error it met.
+// newest run directory (a relative symbolic link).
+//
+// A problem confined to one run directory (unreadable evidence, an unknown
+// schema, a page that could not be written) leaves that run out and goes to
+// opts.Warn as a *RunError; without opts.Warn such problems are returned,
+// joined, after everything else was rendered. The error returned otherwise
+// concerns the whole site: echarts unavailable, assets or the index not
+// written.
 func RenderSite(out string, opts Options) error {
 	opts.Site = out
 	opts.siteIndex = true
-	runs, errs := renderRuns(out, opts)
-	if err := writeIndex(out, runs, opts); err != nil {
-		errs = append(errs, err)
+	e, err := loadEcharts(opts)
+	if err != nil {
+		return err
 	}
-	if err := linkLatest(out, runs); err != nil {
-		errs = append(errs, err)
+	if !opts.SingleFile {
+		if err := writeAssets(out, e); err != nil {
+			return err
+		}
+		opts.assetsWritten = true
+	}
+	runs, problems := renderRuns(out, opts)
+	problems = append(problems, linkLatest(out, runs)...)
+	var errs []error
+	for _, p := range problems {
+		if opts.Warn != nil {
+			opts.Warn(p)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	if err := writeIndex(out, runs, opts); err != nil {
+		errs = append([]error{err}, errs...)
 	}
 	return errors.Join(errs...)
 }
 
 // renderRuns renders every run directory under out, one at a time, and
-// returns their summaries, sorted by runbook, version, and newest first.
+// returns their summaries, sorted by runbook, version, and newest first,
+// and a *RunError for each directory it had to leave out.
 func renderRuns(out string, opts Options) ([]siteRun, []error) {
 	var runs []siteRun
 	var errs []error
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, err)
+			if p == out {
+				return err
+			}
+			errs = append(errs, &RunError{Dir: p, Err: fmt.Errorf("report: %w", err)})
 			return nil
 		}
 		if d.IsDir() {
@@ -103,11 +137,11 @@ func renderRuns(out string, opts Options) ([]siteRun, []error) {
 		}
 		r, err := loadRun(dir)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &RunError{Dir: dir, Err: fmt.Errorf("report: %s left out of the site: %w", dir, err)})
 			return nil
 		}
 		if err := renderRun(dir, r, opts); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &RunError{Dir: dir, Err: err})
 		}
 		rel, _ := filepath.Rel(out, dir)
 		sr := siteRun{Dir: dir, Rel: filepath.ToSlash(rel), Sum: summarize(r)}
@@ -121,7 +155,7 @@ func renderRuns(out string, opts Options) ([]siteRun, []error) {
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("report: %w", err))
 	}
 	sort.Slice(runs, func(i, j int) bool {
 		a, b := runs[i], runs[j]
@@ -156,7 +190,7 @@ func isSep(r rune) bool { return r == '.' || r == '-' }
 
 // linkLatest points each runbook/version directory's latest at its newest
 // run. A latest that is not a symbolic link is left alone and reported.
-func linkLatest(out string, runs []siteRun) error {
+func linkLatest(out string, runs []siteRun) []error {
 	var errs []error
 	done := map[string]bool{}
 	for _, sr := range runs { // newest first within each runbook/version
@@ -168,7 +202,7 @@ func linkLatest(out string, runs []siteRun) error {
 		link := filepath.Join(parent, LatestLink)
 		if fi, err := os.Lstat(link); err == nil {
 			if fi.Mode()&os.ModeSymlink == 0 {
-				errs = append(errs, fmt.Errorf("report: %s exists and is not a symbolic link; left alone", link))
+				errs = append(errs, &RunError{Dir: parent, Err: fmt.Errorf("report: %s exists and is not a symbolic link; left alone", link)})
 				continue
 			}
 			if target, _ := os.Readlink(link); target == sr.Stamp {
@@ -178,15 +212,15 @@ func linkLatest(out string, runs []siteRun) error {
 		tmp := link + ".tmp"
 		os.Remove(tmp)
 		if err := os.Symlink(sr.Stamp, tmp); err != nil {
-			errs = append(errs, fmt.Errorf("report: %w", err))
+			errs = append(errs, &RunError{Dir: parent, Err: fmt.Errorf("report: %w", err)})
 			continue
 		}
 		if err := os.Rename(tmp, link); err != nil {
 			os.Remove(tmp)
-			errs = append(errs, fmt.Errorf("report: %w", err))
+			errs = append(errs, &RunError{Dir: parent, Err: fmt.Errorf("report: %w", err)})
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // sitePage is what site.html.tmpl shows.
@@ -196,11 +230,12 @@ type sitePage struct {
 }
 
 type siteRunbook struct {
-	Name     string
-	Title    string
-	Labels   []string
-	Versions []siteVersion
-	Charts   []chart
+	Snapshots bool // some listed run was judged by a snapshot: explain the *
+	Name      string
+	Title     string
+	Labels    []string
+	Versions  []siteVersion
+	Charts    []chart
 }
 
 type siteVersion struct {
@@ -210,6 +245,7 @@ type siteVersion struct {
 }
 
 type siteEntry struct {
+	Snapshots bool // some run was judged by its last read step, not a final read
 	Stamp     string
 	Link      string
 	Date      string
@@ -220,7 +256,8 @@ type siteEntry struct {
 
 type headline struct {
 	Label      string
-	LostPerRun string // "10, 10, 20, 20"
+	LostPerRun string // "10, 10, 20, 20"; "0*" for a run judged by a snapshot
+	Unseen     string // "unseen 10, 10, 20, 20" when some run was judged by a snapshot
 	Acked      int
 	P99        string
 }
@@ -232,19 +269,30 @@ func entry(sr siteRun, labels []string) siteEntry {
 	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
 		Verdict: sum.Verdict, Complete: sum.Complete}
 	for _, l := range labels {
-		var parts []string
-		for _, n := range sum.Lost[l] {
-			if n < 0 {
+		var parts, unseen []string
+		snapshots := false
+		for i, n := range sum.Lost[l] {
+			switch {
+			case n < 0:
 				parts = append(parts, "–")
-			} else {
+			case sum.Snapshot[l][i]:
+				parts = append(parts, strconv.Itoa(n)+"*")
+				snapshots = true
+			default:
 				parts = append(parts, strconv.Itoa(n))
 			}
+			unseen = append(unseen, strconv.Itoa(sum.Unseen[l][i]))
 		}
 		if len(parts) == 0 {
 			parts = []string{"–"}
 		}
 		p := sum.Latency[l]
-		e.Headlines = append(e.Headlines, headline{Label: l, LostPerRun: strings.Join(parts, ", "), Acked: sum.Acked[l], P99: dur(p.P99, p.Count)})
+		h := headline{Label: l, LostPerRun: strings.Join(parts, ", "), Acked: sum.Acked[l], P99: dur(p.P99, p.Count)}
+		if snapshots {
+			h.Unseen = "unseen " + strings.Join(unseen, ", ")
+			e.Snapshots = true
+		}
+		e.Headlines = append(e.Headlines, h)
 	}
 	return e
 }
@@ -284,6 +332,11 @@ func writeIndex(out string, runs []siteRun, opts Options) error {
 			continue
 		}
 		rb.Versions[n-1].Older = append(rb.Versions[n-1].Older, entry(sr, rb.Labels))
+	}
+	for i := range page.Runbooks {
+		for _, v := range page.Runbooks[i].Versions {
+			page.Runbooks[i].Snapshots = page.Runbooks[i].Snapshots || v.Latest.Snapshots || slices.ContainsFunc(v.Older, func(e siteEntry) bool { return e.Snapshots })
+		}
 	}
 	for i := range page.Runbooks {
 		rb := &page.Runbooks[i]
@@ -328,18 +381,18 @@ func versionCharts(n int, labels []string, newest []siteRun) []chart {
 		versions = append(versions, sr.Version)
 	}
 	lost := charts.NewBar()
-	lost.SetGlobalOptions(baseOpts(56)...)
+	lost.SetGlobalOptions(baseOpts()...)
 	lost.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "Kafka"}),
+		charts.WithXAxisOpts(categoryX("Kafka")),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "lost per run (mean)"}),
 	)
 	lost.SetXAxis(versions)
 	p99 := charts.NewBar()
-	p99.SetGlobalOptions(baseOpts(56)...)
+	p99.SetGlobalOptions(baseOpts()...)
 	p99.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "Kafka"}),
+		charts.WithXAxisOpts(categoryX("Kafka")),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "p99 ack latency (ms)"}),
 	)
 	p99.SetXAxis(versions)
@@ -371,9 +424,9 @@ func versionCharts(n int, labels []string, newest []siteRun) []chart {
 	id := "chart-rb" + strconv.Itoa(n+1)
 	return []chart{
 		{ID: id + "-lost", Title: "Lost messages per run, by Kafka version", Height: 300,
-			Note: "Mean over the runs of the newest report of each version.", Options: options(lost, nil)},
+			Note: "Mean over the runs of the newest report of each version.", Options: options(lost, nil, defaultGrid)},
 		{ID: id + "-p99", Title: "p99 ack latency, by Kafka version", Height: 300,
-			Note: "Over every run of the newest report of each version; logarithmic scale.", Options: options(p99, nil)},
+			Note: "Over every run of the newest report of each version; logarithmic scale.", Options: options(p99, nil, defaultGrid)},
 	}
 }
 

@@ -37,9 +37,10 @@ func fixtureSite(t testing.TB) (string, []string) {
 	}
 	r.Provenance.Kafka = "4.0.0"
 	for i := range r.Runs { // pretend 4.0.0 lost 10 every time
-		for j := range r.Runs[i].Tallies {
-			if r.Runs[i].Tallies[j].Label == "acks1" {
-				r.Runs[i].Tallies[j].Lost = r.Runs[i].Tallies[j].Lost[len(r.Runs[i].Tallies[j].Lost)-10:]
+		for j := range r.Runs[i].Final {
+			if f := &r.Runs[i].Final[j]; f.Label == "acks1" {
+				f.Present += len(f.Lost) - 10
+				f.Lost = f.Lost[len(f.Lost)-10:]
 			}
 		}
 	}
