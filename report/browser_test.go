@@ -43,12 +43,12 @@ type pageCheck struct {
 }
 
 type chartState struct {
-	Expected int        `json:"expected"`
-	Drawn    int        `json:"drawn"`
-	Failed   []string   `json:"failed"`
-	Canvases []canvasSt `json:"canvases"`
-	Pwned    string     `json:"pwned"` // window.pwned, set only by a payload that ran
-	TextFaults []string `json:"textFaults"` // chart texts drawn over each other or cut off
+	Expected   int        `json:"expected"`
+	Drawn      int        `json:"drawn"`
+	Failed     []string   `json:"failed"`
+	Canvases   []canvasSt `json:"canvases"`
+	Pwned      string     `json:"pwned"`      // window.pwned, set only by a payload that ran
+	TextFaults []string   `json:"textFaults"` // chart texts drawn over each other or cut off
 }
 
 type canvasSt struct {
