@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -73,6 +74,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 	defer r.admin.Close()
 	if err := r.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster before the run: %w", err)
+	}
+	if err := r.deleteEarlierTopics(ctx); err != nil {
+		return err
 	}
 	r.start = time.Now().UTC()
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
@@ -332,4 +336,31 @@ func (r *runner) realTopics() []string {
 // label maps a real topic name back to its runbook name.
 func (r *runner) label(name string) string {
 	return strings.TrimSuffix(name, r.suffix)
+}
+
+// runTopic matches the names kafkabook gives topics: the runbook's name and
+// a per-run suffix, -r<run>-<4 hex digits>.
+var runTopic = regexp.MustCompile(`-r[0-9]+-[0-9a-f]{4}$`)
+
+// deleteEarlierTopics deletes the topics of earlier runs on a cluster that
+// is reused, so that each run starts with only its own, and healing and
+// sampling do not slow down as runs accumulate. The last run's topics stay
+// until the next run, for anyone who wants to read them.
+func (r *runner) deleteEarlierTopics(ctx context.Context) error {
+	names, err := r.admin.Topics(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the topics of earlier runs: %w", err)
+	}
+	var old []string
+	for _, n := range names {
+		if runTopic.MatchString(n) && !strings.HasSuffix(n, r.suffix) {
+			old = append(old, n)
+		}
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	slices.Sort(old)
+	r.con.printf("  deleting %d topic(s) of earlier runs\n", len(old))
+	return r.admin.DeleteTopics(ctx, old...)
 }

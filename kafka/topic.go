@@ -76,3 +76,50 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 		return ready, fmt.Sprintf("create topic %s: waiting for leaders (%v)", spec.Name, parts), nil
 	})
 }
+
+// Topics lists the names of the cluster's topics, internal ones left out.
+func (c *Client) Topics(ctx context.Context) ([]string, error) {
+	resp, err := c.metadata(ctx, nil, kmsg.NewPtrMetadataRequest())
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range resp.Topics {
+		if t.Topic != nil && !t.IsInternal {
+			out = append(out, *t.Topic)
+		}
+	}
+	return out, nil
+}
+
+// DeleteTopics deletes the named topics; one that is already gone is no
+// error.
+func (c *Client) DeleteTopics(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TimeoutMillis = 30000
+	for _, n := range names {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, t)
+		req.TopicNames = append(req.TopicNames, n)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 35*time.Second)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return fmt.Errorf("delete topics: %w", err)
+	}
+	for _, t := range resp.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && err != kerr.UnknownTopicOrPartition {
+			name := ""
+			if t.Topic != nil {
+				name = *t.Topic
+			}
+			return fmt.Errorf("delete topic %s: %w", name, err)
+		}
+	}
+	return nil
+}

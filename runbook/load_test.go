@@ -22,7 +22,7 @@ func loadFile(t *testing.T, path string, ov Overrides) *Doc {
 	return d
 }
 
-// TestLoadAcks checks the acks experiment of DESIGN.md §2 parses with the
+// TestLoadAcks checks the acks experiment (examples/producer-acks.md) parses with the
 // exact positions, parameters and flags the engine will rely on.
 func TestLoadAcks(t *testing.T) {
 	const path = "testdata/acks.md"
