@@ -322,6 +322,15 @@ func TestFixture(t *testing.T) {
 	if held, runs := got.Verdict(); held != 4 || runs != 4 {
 		t.Errorf("verdict %d of %d", held, runs)
 	}
+	// The read step saw the second batch above its high watermark: unseen,
+	// not lost; the final read proves it lost.
+	snap, final := got.Runs[0].Tallies[0], got.Runs[0].Final[0]
+	if len(snap.Unseen) != 10 || len(snap.Lost) != 0 || snap.Final || snap.Pos != "examples/producer-acks.md:38:1" {
+		t.Errorf("run 1 snapshot: unseen %d lost %d final %v pos %s", len(snap.Unseen), len(snap.Lost), snap.Final, snap.Pos)
+	}
+	if l := final.Lost[0]; !final.Final || len(final.Lost) != 10 || l.ID != "m-011" || l.Offset != 10 || l.HighWatermark != 20 || l.Found != "sentinel-r1" {
+		t.Errorf("run 1 final: %+v", final.Lost)
+	}
 }
 
 // synthetic makes a large run set: runs × msgs messages in one topic, with

@@ -31,8 +31,9 @@ type Options struct {
 	// copy under <Site>/assets/.
 	SingleFile bool
 	// Site is the root of the report site (the directory holding assets/
-	// and index.html). Empty means three levels above a run directory,
-	// which is the layout <site>/<runbook>/kafka-<version>/<time>/.
+	// and index.html). Empty means three levels above a run directory laid
+	// out as <site>/<runbook>/kafka-<version>/<time>/, and the run
+	// directory itself for any other.
 	Site string
 	// Generator names the tool in page footers, e.g. "kafkabook v0.3.0".
 	// Empty means "kafkabook".
@@ -98,7 +99,7 @@ func Render(dir string, opts Options) error {
 func renderRun(dir string, r *results.Results, opts Options) error {
 	site := opts.Site
 	if site == "" {
-		site = filepath.Join(dir, "..", "..", "..")
+		site = siteOf(dir)
 	}
 	h, err := pageHead(dir, site, opts)
 	if err != nil {
@@ -138,6 +139,21 @@ func loadEcharts(opts Options) (*echarts.Files, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return e, nil
+}
+
+// siteOf is the site a run directory belongs to: three levels up when it
+// sits in <site>/<runbook>/kafka-<version>/, else the directory itself.
+func siteOf(dir string) string {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if strings.HasPrefix(filepath.Base(parent), "kafka-") {
+		return filepath.Dir(filepath.Dir(parent))
+	}
+	return dir
+}
+
+// isRunDir reports whether dir holds a run's evidence.
+func isRunDir(dir string) bool {
+	return fileExists(filepath.Join(dir, results.FileName)) || fileExists(filepath.Join(dir, results.EventsFileName))
 }
 
 // loadRun reads a run directory's evidence: results.json, or a replay of

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,148 @@ func TestStepsMatchBlocksByPosition(t *testing.T) {
 	}
 	if !strings.Contains(string(pa), "created acks1 (partitions=1 replicas=1:2:3)") {
 		t.Errorf("step output missing")
+	}
+}
+
+// TestSchema1 renders evidence written by schema 1 (no final read): the
+// page says how it was judged, and what its last reads could not see is
+// unseen, never lost.
+func TestSchema1(t *testing.T) {
+	site := t.TempDir()
+	dir := mkRunDir(t, "testdata/v1", site, "producer-acks", "4.0.0", "20261129T200000Z")
+	if err := RenderSite(site, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	page := string(b)
+	for _, want := range []string{
+		"This evidence was written by schema 1, before kafkabook made a final read on a healed cluster",
+		`<span class="warn" title="examples/producer-acks.md:38:1">line 38, a snapshot</span>`,
+		`<td>0</td><td class="warn">10</td>`, // lost 0, unseen 10
+		`<details class="proof" open><summary>run 1: 10 unseen, by the last read (line 38, a snapshot)</summary>`,
+		`"formatter":"read, line 38"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `"formatter":"final read"`) {
+		t.Errorf("a final read is marked on a page that has none")
+	}
+	idx, _ := os.ReadFile(filepath.Join(site, IndexFile))
+	for _, want := range []string{"<td>0*, 0*, 0*, 0*<br><span class=\"muted\">unseen 10, 10, 20, 20</span></td>", "* No final read on a healed cluster"} {
+		if !strings.Contains(string(idx), want) {
+			t.Errorf("index lacks %s", want)
+		}
+	}
+}
+
+// TestOutcomes: every kind of outcome reaches the table, the proofs and the
+// stacked chart: a loss of an acks=0 message, a record someone else wrote
+// found where a lost message was, failed and unknown sends found in the
+// log, duplicates (sentinels, which share one value, are not), an offset
+// two reads saw holding different messages.
+func TestOutcomes(t *testing.T) {
+	r, err := results.Load("testdata/acks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &r.Runs[0]
+	f := &run.Final[1] // acksall: 20 present
+	msgs := run.Topics[1].Messages
+	msgs[17].Status, msgs[18].Status, msgs[19].Status = results.StatusFailed, results.StatusUnknown, results.StatusUnknown
+	f.Acked, f.Failed, f.Unknown, f.Present = 17, 1, 2, 16
+	f.FailedPresent, f.UnknownPresent = []string{"m-018"}, []string{"m-019"}
+	f.Lost = []results.Loss{{ID: "m-001", Partition: 0, Offset: -1, HighWatermark: 21}, {ID: "m-002", Partition: 0, Offset: 1, HighWatermark: 21, Found: "x-9"}}
+	f.Duplicates = []results.Duplicate{{ID: "m-003", Offsets: []int64{2, 20}}, {ID: "sentinel-r1", Offsets: []int64{21, 22}}}
+	f.Inconsistent = []results.Inconsistency{{Partition: 0, Offset: 4, IDs: []string{"m-005", "m-007"}}}
+	dir := writeRun(t, r, mustRead(t, "testdata/acks/runbook.md"))
+	if err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	page := string(b)
+	for _, want := range []string{
+		// acked, lost, unseen, duplicates, failed, unknown, unknown but present, failed but present
+		`<td>1</td><td>17</td><td class="bad" title="m-001 m-002">2</td><td>0</td><td class="warn">1</td><td>1</td><td>2</td><td class="warn">1</td><td class="bad">1</td>`,
+		`<summary>run 1: 2 lost, 1 duplicated, 1 unknown but present, 1 failed but present, 1 inconsistent offsets</summary>`,
+		`<tr><td class="l"><code>m-001</code></td><td>0</td><td>none (acks=0)</td><td>21</td><td class="l">nothing</td></tr>`,
+		`<tr><td class="l"><code>m-002</code></td><td>0</td><td>1</td><td>21</td><td class="l"><code>x-9</code></td></tr>`,
+		`<code>m-003 at offsets 2, 20</code>`,
+		`Sent with an unknown outcome, and in the log: <code>m-019</code>`,
+		`Reported failed, and in the log anyway: <code>m-018</code>`,
+		`partition 0 offset 4: m-005, then m-007`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "sentinel-r1 at offsets") {
+		t.Errorf("a sentinel is shown as a duplicate")
+	}
+	// The stacked chart's parts, from the (made up) tally: 16 present of
+	// which 1 duplicated, 2 lost, 1 failed, 2 unknown.
+	c := outcomeChart(r, r.Labels())
+	series := c.Options["series"]
+	js, _ := json.Marshal(series)
+	for _, want := range []string{`"name":"present"`, `"name":"duplicated"`, `"stack":"outcome"`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("outcome series lack %s", want)
+		}
+	}
+	fo := fateOf(*run, "acksall", *f)
+	if fo != (fate{Present: 15, Duplicated: 1, Lost: 2, Unseen: 0, Failed: 1, Unknown: 2}) {
+		t.Errorf("fate %+v", fo)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestNotebookFromDoc: the notebook comes from runbook.Load: front matter,
+// prose as written (rendered, raw HTML omitted), a plain code block, step
+// blocks with their outputs placed by position, and what ran after the
+// last block.
+func TestNotebookFromDoc(t *testing.T) {
+	r, err := results.Load("testdata/acks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := mustRead(t, "testdata/acks/runbook.md")
+	doc := loadDoc(r, []byte(src))
+	cells := notebook(doc, r)
+	var kinds []string
+	for _, c := range cells {
+		if c.Code != nil {
+			kinds = append(kinds, c.Code.Lang)
+		} else {
+			kinds = append(kinds, "prose")
+		}
+	}
+	want := "yaml prose kafka prose kafka prose kafka prose kafka prose sh prose after"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("cells %s\nwant  %s", got, want)
+	}
+	if !strings.HasPrefix(cells[0].Code.Source, "title: Does acks=1") || !strings.HasSuffix(cells[0].Code.Source, "params: {count: 10}") {
+		t.Errorf("front matter %q", cells[0].Code.Source)
+	}
+	if p := string(cells[1].Prose); !strings.Contains(p, "<h1>Does acks=1 lose acknowledged messages?</h1>") || !strings.Contains(p, "<strong>leader</strong>") {
+		t.Errorf("prose %s", p)
+	}
+	if p := string(cells[len(cells)-2].Prose); !strings.Contains(p, "<table>") {
+		t.Errorf("GFM table not rendered: %s", p)
+	}
+	read := cells[4].Code // the second kafka block
+	if n := len(read.Runs[0].Steps); n != 8 {
+		t.Errorf("%d steps of run 1 in the second block, want 8", n)
+	}
+	if last := cells[len(cells)-1].Code; last.Source != "final read" || len(last.Runs) != 4 || last.Runs[0].Steps[0].Output[0] != "acks1:" {
+		t.Errorf("after-cell %+v", last)
 	}
 }

@@ -75,6 +75,9 @@ func summarize(r *results.Results) runSummary {
 // assets once, and points each out/<runbook>/kafka-<version>/latest at the
 // newest run directory (a relative symbolic link).
 //
+// When out is itself a run directory, RenderSite renders its page only,
+// as Render does.
+//
 // A problem confined to one run directory (unreadable evidence, an unknown
 // schema, a page that could not be written) leaves that run out and goes to
 // opts.Warn as a *RunError; without opts.Warn such problems are returned,
@@ -82,6 +85,9 @@ func summarize(r *results.Results) runSummary {
 // concerns the whole site: echarts unavailable, assets or the index not
 // written.
 func RenderSite(out string, opts Options) error {
+	if isRunDir(out) {
+		return Render(out, opts)
+	}
 	opts.Site = out
 	opts.siteIndex = true
 	e, err := loadEcharts(opts)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,89 @@ func TestLessVersion(t *testing.T) {
 	sortVersions(in)
 	if got := strings.Join(in, " "); got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestBrokenOlderRun: after a run, the site is rendered; an older run
+// directory whose evidence cannot be read (broken JSON, a schema from the
+// future) is a warning naming it, never a failure, and the new run's page
+// and the index are written.
+func TestBrokenOlderRun(t *testing.T) {
+	site, dirs := fixtureSite(t)
+	broken := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261101T000000Z")
+	future := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.2.0", "20261102T000000Z")
+	if err := os.WriteFile(filepath.Join(broken, results.FileName), []byte(`{"schema": 2, "runs": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(future, results.FileName), []byte(`{"schema": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []error
+	opts := Options{Warn: func(err error) { warnings = append(warnings, err) }}
+	// What cmd/kafkabook does after a run: the new run's page (an error
+	// here fails the run), then the site.
+	if err := Render(dirs[1], opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderSite(site, opts); err != nil {
+		t.Fatalf("RenderSite failed for older runs: %v", err)
+	}
+	if len(warnings) != 2 {
+		t.Fatalf("warnings %v, want two", warnings)
+	}
+	got := map[string]string{}
+	for _, w := range warnings {
+		var re *RunError
+		if !errors.As(w, &re) {
+			t.Fatalf("warning %v is not a *RunError", w)
+		}
+		got[re.Dir] = w.Error()
+	}
+	if !strings.Contains(got[broken], broken) || !strings.Contains(got[broken], "left out of the site") {
+		t.Errorf("broken JSON: %q", got[broken])
+	}
+	if !errors.Is(warnings[0], results.ErrSchema) && !errors.Is(warnings[1], results.ErrSchema) {
+		t.Errorf("no warning wraps results.ErrSchema: %v", warnings)
+	}
+	if !strings.Contains(got[future], "unsupported schema version 99") {
+		t.Errorf("future schema: %q", got[future])
+	}
+	idx, err := os.ReadFile(filepath.Join(site, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(idx), "20261101T000000Z") || strings.Contains(string(idx), "4.2.0") {
+		t.Errorf("the index lists a run it could not read")
+	}
+	if !strings.Contains(string(idx), "20261129T213500Z") {
+		t.Errorf("the index lacks the new run")
+	}
+
+	// Without Warn the same problems are RenderSite's error, after
+	// everything else was written.
+	os.Remove(filepath.Join(site, IndexFile))
+	err = RenderSite(site, Options{})
+	if err == nil || !strings.Contains(err.Error(), "unsupported schema version 99") || !strings.Contains(err.Error(), broken) {
+		t.Errorf("without Warn: %v", err)
+	}
+	if !fileExists(filepath.Join(site, IndexFile)) {
+		t.Errorf("index not written")
+	}
+}
+
+// TestRenderSiteOnRunDir: given a run directory, render renders its page
+// and writes no site index over it.
+func TestRenderSiteOnRunDir(t *testing.T) {
+	dir := t.TempDir()
+	copyFiles(t, "testdata/acks", dir)
+	if err := RenderSite(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	if !strings.Contains(string(b), `id="chart-latency"`) || !strings.Contains(string(b), `src="assets/echarts.min.js"`) {
+		t.Errorf("not the run's report, or assets not beside it")
+	}
+	if !fileExists(filepath.Join(dir, assetsDir, assetJS)) {
+		t.Errorf("assets missing")
 	}
 }
