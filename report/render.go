@@ -233,7 +233,7 @@ func pageHead(dir, site string, opts Options) (head, error) {
 	h.EchartsVer = e.Version
 	if opts.SingleFile {
 		if bytes.Contains(bytes.ToLower(e.JS), []byte("</script")) {
-			return h, errors.New("report: the bundled echarts contains </script and cannot be inlined")
+			return h, fmt.Errorf("report: echarts %s (%s) contains </script and cannot be inlined into a page", e.Version, e.From)
 		}
 		h.EchartsJS = template.JS(e.JS)
 		h.EchartsNote = strings.Join(strings.Fields(string(e.Notice)), " ")
