@@ -99,6 +99,7 @@ func (b *Backend) remove(ctx context.Context, st *state, progress cluster.Progre
 	if st.Network.Bridge != "" {
 		note(errs, st.Network.Bridge, deleteLink(st.Network.Bridge))
 	}
+	b.removeForwardRules(*st, errs)
 	b.removeStrays(errs)
 	// Never remove through a mount: a directory mounted into the cluster's
 	// would lose its files. Unmount (lazily) what is mounted under it first.
@@ -252,6 +253,7 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 			out = append(out, Leftover{What: "link " + l, Why: why(l), Fix: "ip link delete " + l})
 		}
 	}
+	out = append(out, b.forwardLeftovers(st, errs)...)
 	for _, m := range mountsUnder(b.dir) {
 		out = append(out, Leftover{What: "mount at " + m, Why: why(m), Fix: "umount -l " + m})
 	}

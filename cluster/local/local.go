@@ -180,6 +180,9 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 	if err := st.Network.createBridge(); err != nil {
 		return cluster.Status{}, err
 	}
+	if err := b.exemptBridge(st); err != nil {
+		return cluster.Status{}, err
+	}
 	for i, n := range st.Nodes {
 		err := st.Network.createNode(n.NS, n.ID)
 		st.Nodes[i].NSInode = nsInode(n.NS)
@@ -188,6 +191,9 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 		}
 	}
 	if err := b.save(*st); err != nil {
+		return cluster.Status{}, err
+	}
+	if err := st.checkReach(ctx); err != nil {
 		return cluster.Status{}, err
 	}
 	g, gctx := errgroup.WithContext(ctx)

@@ -25,6 +25,9 @@ import (
 type Network struct {
 	Bridge string `json:"bridge"`
 	Subnet string `json:"subnet"` // e.g. 10.213.7.0/24
+	// Accept is the iptables rule that lets the bridge forward between its
+	// own ports where bridge netfilter is on (see netfilter.go).
+	Accept *forwardRule `json:"forward_accept,omitempty"`
 }
 
 func (n Network) hostVeth(id int) string { return fmt.Sprintf("%sv%d", n.Bridge, id) }

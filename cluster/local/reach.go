@@ -1,0 +1,159 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vishvananda/netns"
+)
+
+// reachTimeout bounds the reachability check; a dropped SYN takes all of it.
+const reachTimeout = 3 * time.Second
+
+// checkReach makes sure, before any JVM starts, that every node can open a
+// TCP connection to every other node's controller port and the host to
+// every node's broker port: it listens on those ports inside each node's
+// namespace and dials them. When a path is blocked it names the cause when
+// the host shows one (bridge netfilter with a dropping FORWARD chain, as
+// dockerd leaves it), instead of a JVM dying later with a stack trace.
+func (st state) checkReach(ctx context.Context) error {
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for _, n := range st.Nodes {
+		for _, port := range []int{controllerPort, brokerPort} {
+			addr := fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), port)
+			var l net.Listener
+			err := inNS(n.NS, func() (err error) {
+				l, err = net.Listen("tcp4", addr)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("%s: reachability check: listen on %s: %w", n.Name, addr, err)
+			}
+			listeners = append(listeners, l)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+		}
+	}
+
+	type path struct{ from, fromNS, to, addr string }
+	var paths []path
+	for _, to := range st.Nodes {
+		paths = append(paths, path{from: "the host (" + st.Network.ip(1).String() + ")", to: to.Name,
+			addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), brokerPort)})
+		for _, from := range st.Nodes {
+			if from.ID != to.ID {
+				paths = append(paths, path{
+					from: fmt.Sprintf("%s (%s)", from.Name, st.Network.nodeIP(from.ID)), fromNS: from.NS, to: to.Name,
+					addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), controllerPort)})
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Go(func() {
+			var last error
+			for {
+				last = dialFrom(ctx, p.fromNS, p.addr)
+				if last == nil {
+					errs[i] = nil
+					return
+				}
+				select {
+				case <-ctx.Done():
+					errs[i] = fmt.Errorf("%s cannot reach %s at %s: %v", p.from, p.to, p.addr, last)
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var failed []string
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, "  "+err.Error())
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	cause := filterCause(st.Network.Bridge)
+	if cause == "" {
+		cause = "nothing on this host explains it: bridge netfilter is off (net.bridge.bridge-nf-call-iptables is not 1)"
+	}
+	return fmt.Errorf("the cluster's nodes cannot reach each other over bridge %s; checked before starting Kafka:\n%s\ncause: %s",
+		st.Network.Bridge, strings.Join(failed, "\n"), cause)
+}
+
+// dialFrom opens and closes a TCP connection to addr from network namespace
+// ns ("" for the host's).
+func dialFrom(ctx context.Context, ns, addr string) error {
+	var d net.Dialer
+	dial := func() error {
+		c, err := d.DialContext(ctx, "tcp4", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if ns == "" {
+		return dial()
+	}
+	return inNS(ns, dial)
+}
+
+// inNS runs f on a thread switched into network namespace name, so that the
+// sockets f opens live there. The thread returns to the host's namespace
+// afterwards, or ends with its goroutine when it cannot.
+func inNS(name string, f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		host, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer host.Close()
+		h, err := netns.GetFromName(name)
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("network namespace %s: %w", name, err)
+			return
+		}
+		defer h.Close()
+		if err := netns.Set(h); err != nil {
+			errc <- fmt.Errorf("enter network namespace %s: %w", name, err)
+			return // the thread stays locked and ends with this goroutine
+		}
+		ferr := f()
+		if err := netns.Set(host); err != nil {
+			errc <- fmt.Errorf("return from network namespace %s: %w", name, err)
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
