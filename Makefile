@@ -1,7 +1,7 @@
 # The two entry points of README.md. Both need root (network namespaces).
 GO ?= go
 
-.PHONY: example test deps build
+.PHONY: example test deps build release
 
 # example runs the acks article's runbook end to end on a local three-node
 # cluster and writes its evidence and report under output/.
@@ -20,3 +20,9 @@ deps:
 
 build:
 	$(GO) build -o kafkabook ./cmd/kafkabook
+
+# release builds a kafkabook with echarts embedded, for machines that cannot
+# reach the npm registry; plain builds fetch it into the cache when needed.
+release:
+	./scripts/fetch-echarts.sh
+	$(GO) build -tags embed_echarts -o kafkabook ./cmd/kafkabook

@@ -117,3 +117,11 @@ type Backend interface {
 
 // ErrNotFound is returned by Status when the cluster is not up.
 var ErrNotFound = fmt.Errorf("cluster not found")
+
+// Placeholders is implemented by backends that keep a cluster's files on
+// this machine. It maps each of those directories to a stable placeholder
+// ("$KAFKABOOK_STATE"), so that evidence meant to be published names
+// $KAFKABOOK_STATE/k1/data rather than a home directory.
+type Placeholders interface {
+	Placeholders() map[string]string
+}

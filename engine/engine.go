@@ -65,7 +65,7 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 		Title: doc.Meta.Title,
 		Runbook: results.Runbook{
 			Name:   strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path)),
-			Path:   doc.Path,
+			Path:   runbookPath(doc.Path),
 			SHA256: fmt.Sprintf("%x", sum),
 			File:   "runbook.md",
 		},
@@ -90,7 +90,7 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	}()
 	end := results.EndEvent{End: time.Now().UTC(), Complete: runErr == nil}
 	if runErr != nil {
-		end.Error = runErr.Error()
+		end.Error = newRedactor(opts.Backend).String(runErr.Error())
 	}
 	ev.Emit(results.KindEnd, 0, end)
 	res = ev.Results()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -104,7 +106,6 @@ func TestChecker(t *testing.T) {
 	if len(res.Runs) != 1 || !res.Complete {
 		t.Fatalf("%d runs, complete %v; want 1 complete run", len(res.Runs), res.Complete)
 	}
-	t.Run("evidence write fails", func(t *testing.T) { testEvidenceWriteFails(t, backend) })
 	run := res.Runs[0]
 	for _, e := range run.Expectations {
 		if !e.Held {
@@ -221,6 +222,10 @@ func TestChecker(t *testing.T) {
 	if gaps > 0 {
 		t.Errorf("%d ISR sample gaps over 250 ms outside fault windows", gaps)
 	}
+
+	t.Run("no machine paths", func(t *testing.T) { testNoMachinePaths(t, backend, dir) })
+	// Last: a new run deletes the topics of this one.
+	t.Run("evidence write fails", func(t *testing.T) { testEvidenceWriteFails(t, backend) })
 }
 
 // duringFault reports whether a fault happened within 15 s before to
@@ -353,5 +358,38 @@ func testEvidenceWriteFails(t *testing.T, backend cluster.Backend) {
 	_, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &console})
 	if err == nil || !strings.Contains(err.Error(), "writing the evidence") || !strings.Contains(err.Error(), "no space left") {
 		t.Errorf("run with a full evidence disk: err = %v; want it to say writing the evidence failed (no space left)", err)
+	}
+}
+
+// testNoMachinePaths checks that the evidence names neither the cluster's
+// state directory nor the home directory: broker log lines name data
+// directories, and evidence is made to be published.
+func testNoMachinePaths(t *testing.T, backend cluster.Backend, dir string) {
+	var paths []string
+	for p := range backend.(cluster.Placeholders).Placeholders() {
+		paths = append(paths, p)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		paths = append(paths, home)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var placeholders int
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			if bytes.Contains(data, []byte(p)) {
+				t.Errorf("%s contains %s", e.Name(), p)
+			}
+		}
+		placeholders += bytes.Count(data, []byte("$KAFKABOOK_STATE/k"))
+	}
+	if placeholders == 0 {
+		t.Errorf("no $KAFKABOOK_STATE placeholder in the evidence: were the brokers' data directories not logged?")
 	}
 }

@@ -31,7 +31,11 @@ func (r *runner) nodeLines(ctx context.Context, node string, since time.Time, re
 		return nil, err
 	}
 	defer rc.Close()
-	return scanLog(rc, node, since, re)
+	lines, err := scanLog(rc, node, since, re)
+	for i := range lines {
+		lines[i].Text = r.con.red.String(lines[i].Text)
+	}
+	return lines, err
 }
 
 func scanLog(rd io.Reader, node string, since time.Time, re *regexp.Regexp) ([]results.LogLine, error) {

@@ -15,8 +15,9 @@ import (
 // console serialises what steps print, so background steps do not
 // interleave mid-line with foreground ones.
 type console struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu  sync.Mutex
+	w   io.Writer
+	red redactor // applied to what steps record
 }
 
 // Write writes p whole, so that the console is an io.Writer for
@@ -55,7 +56,7 @@ func newStepLog(c *console, s runbook.Step, block int) *stepLog {
 
 // line records and prints one line of output.
 func (l *stepLog) line(format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
+	s := l.c.red.String(fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	l.out.Output = append(l.out.Output, s)
 	l.mu.Unlock()
@@ -73,7 +74,7 @@ func (l *stepLog) done(err error) results.StepOutput {
 	defer l.mu.Unlock()
 	l.out.End = time.Now().UTC()
 	if err != nil {
-		l.out.Error = err.Error()
+		l.out.Error = l.c.red.String(err.Error())
 		l.c.printf("%serror: %s\n", l.prefix, oneLine(err.Error()))
 	}
 	return l.out

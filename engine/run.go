@@ -58,7 +58,7 @@ type background struct {
 func (r *runner) realName(label string) string { return label + r.suffix }
 
 func (r *runner) run(ctx context.Context) (err error) {
-	r.con = &console{w: r.out}
+	r.con = &console{w: r.out, red: newRedactor(r.opts.Backend)}
 	r.topics = map[string]*topicState{}
 	r.seen = map[string]map[results.At]string{}
 	r.snapshots = map[string][]snapshot{}
@@ -99,7 +99,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 		r.collectLogs(ctx)
 		end := results.RunEndEvent{End: time.Now().UTC(), Complete: err == nil}
 		if err != nil {
-			end.Error = err.Error()
+			end.Error = r.con.red.String(err.Error())
 		}
 		r.ev.Emit(results.KindRunEnd, r.num, end)
 	}()

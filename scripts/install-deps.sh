@@ -1,16 +1,16 @@
 #!/bin/sh
 # install-deps.sh installs, on a fresh Debian machine, what kafkabook and its
 # tests need beyond Go: Java 17+ and Maven (Kafka's jars come from Maven
-# Central), iproute2 (network namespaces), npm (to fetch echarts) and
-# Chromium (the report's browser test). It only installs what is missing,
-# then fetches echarts. Run as root.
+# Central), iproute2 and iptables (network namespaces and their rules) and
+# Chromium (the report's browser tests). It only installs what is missing.
+# The chart library is not installed here: kafkabook fetches it into its
+# cache the first time it renders a report. Run as root.
 set -eu
 need=""
 command -v java >/dev/null 2>&1 || need="$need openjdk-17-jre-headless"
 command -v mvn >/dev/null 2>&1 || need="$need maven"
 command -v ip >/dev/null 2>&1 || need="$need iproute2"
-command -v npm >/dev/null 2>&1 || need="$need npm"
-command -v openssl >/dev/null 2>&1 || need="$need openssl"
+command -v iptables >/dev/null 2>&1 || need="$need iptables"
 [ -x /usr/bin/chromium ] || need="$need chromium"
 if [ -n "$need" ]; then
 	echo "install-deps: apt-get install$need"
@@ -18,4 +18,3 @@ if [ -n "$need" ]; then
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends $need
 fi
-"$(dirname "$0")/fetch-echarts.sh"

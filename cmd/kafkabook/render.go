@@ -19,6 +19,9 @@ func renderCmd() *cobra.Command {
 				args = []string{"output"}
 			}
 			opts.Generator = "kafkabook " + toolVersion()
+			opts.Context = cmd.Context()
+			opts.Progress = func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: %s\n", m) }
+			opts.Warn = func(err error) { fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: warning: %v\n", err) }
 			for _, dir := range args {
 				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 					return usageErr("render %s: no such directory (render takes the --out directory of `kafkabook run`, default output)", dir)
@@ -29,6 +32,9 @@ func renderCmd() *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "rendered %s/index.html\n", dir)
+				if _, err := os.Stat(filepath.Join(dir, "results.json")); err == nil {
+					continue // a run directory: just its page
+				}
 				if found, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*", "results.json")); len(found) == 0 {
 					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: note: no results.json under %s (DIR/<runbook>/kafka-<version>/<time>/), so the index lists no runs\n", dir)
 				}

@@ -79,6 +79,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
 	c.Flags().BoolVar(&o.singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
+	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
 	return c
 }
 
@@ -86,6 +87,7 @@ arguments (nothing ran).`,
 type runOpts struct {
 	out                          string
 	allowShell, keep, singleFile bool
+	recordHost                   bool
 	stdout, stderr               io.Writer
 	progress                     cluster.Progress
 }
@@ -106,7 +108,10 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		return 0, err
 	}
 	toolV, commit := buildInfo()
-	host, _ := os.Hostname()
+	host := ""
+	if o.recordHost {
+		host, _ = os.Hostname()
+	}
 	res, runErr := engine.Run(ctx, engine.Options{
 		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout,
 		Provenance: results.Provenance{
@@ -121,9 +126,21 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		return 0, runErr
 	}
 	summarize(o.stdout, res, dir)
-	ropts := report.Options{SingleFile: o.singleFile, Generator: "kafkabook " + toolVersion()}
+	// The new run's page failing is the run's failure; an older run that
+	// cannot be rendered is only a warning. The fetch of echarts outlives
+	// Ctrl-C, so an interrupted run still gets its partial report.
+	ropts := report.Options{
+		SingleFile: o.singleFile, Generator: "kafkabook " + toolVersion(), Site: o.out,
+		Context:  context.WithoutCancel(ctx),
+		Progress: func(m string) { fmt.Fprintf(o.stderr, "kafkabook: %s\n", m) },
+		Warn:     func(err error) { fmt.Fprintf(o.stderr, "kafkabook: warning: %v\n", err) },
+	}
+	if err := report.Render(dir, ropts); err != nil {
+		fmt.Fprintf(o.stderr, "kafkabook: writing the report: %v\n", err)
+		return exitRun, nil
+	}
 	if err := report.RenderSite(o.out, ropts); err != nil {
-		fmt.Fprintf(o.stderr, "kafkabook: rendering the report: %v\n", err)
+		fmt.Fprintf(o.stderr, "kafkabook: writing the site index: %v\n", err)
 		return exitRun, nil
 	}
 	fmt.Fprintf(o.stdout, "report:   %s\n", filepath.Join(dir, report.IndexFile))
