@@ -18,12 +18,16 @@ import (
 // reads each topic to its high watermark and classifies every message. A
 // message acknowledged and not found there is lost, with the proof in the
 // tally; `read` steps before it were snapshots.
-func (r *runner) final(ctx context.Context) error {
+func (r *runner) final(ctx context.Context) (err error) {
 	r.con.printf("--- final read on the healed cluster ---\n")
+	// Recorded like a step, without a position: the notebook shows it
+	// after the runbook's last block.
+	log := newStepLog(r.con, runbook.Step{Text: "final read on the healed cluster"}, -1)
+	log.out.Pos = ""
+	defer func() { r.ev.Emit(results.KindStep, r.num, log.done(err)) }()
 	if err := r.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster for the final read: %w", err)
 	}
-	log := newStepLog(r.con, runbook.Step{Text: "final read"}, -1)
 	sentinel := results.SentinelPrefix + strings.TrimPrefix(r.suffix, "-")
 	for _, label := range r.producedTo() {
 		name := r.realName(label)
@@ -61,12 +65,12 @@ func (r *runner) final(ctx context.Context) error {
 		snaps := slices.Clone(r.snapshots[label])
 		r.mu.Unlock()
 		r.ev.Emit(results.KindTally, r.num, tally)
-		r.con.printf("  %s:\n", label)
+		log.line("%s:", label)
 		for _, l := range tallyLines(tally) {
-			r.con.printf("    %s\n", l)
+			log.line("  %s", l)
 		}
 		for _, s := range snaps {
-			r.con.printf("    (the read at line %d saw present %d, unseen %d, lost %d)\n",
+			log.line("  (the read at line %d saw present %d, unseen %d, lost %d)",
 				s.pos.Line, s.t.Present, len(s.t.Unseen), len(s.t.Lost))
 		}
 	}
