@@ -19,7 +19,7 @@ deps:
 	./scripts/install-deps.sh
 
 build:
-	$(GO) build -o kafkabook ./cmd/kafkabook
+	$(GO) build -buildvcs=auto -o kafkabook ./cmd/kafkabook
 
 # release builds a kafkabook with echarts embedded, for machines that cannot
 # reach the npm registry; plain builds fetch it into the cache when needed.

@@ -51,13 +51,7 @@ func (c *Client) Partitions(ctx context.Context, topics ...string) ([]Partition,
 // sends to any broker may sit on a dead connection for its whole timeout.
 // With no brokers given, any broker answers.
 func (c *Client) PartitionsFrom(ctx context.Context, brokers []int32, topics ...string) ([]Partition, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := c.metadata(ctx, brokers, req)
+	resp, err := c.metadata(ctx, brokers, metadataRequest(topics))
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +125,7 @@ func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.Metada
 // broker itself knows, for waits that must hold on every broker (a node
 // restarted a moment ago may still lag behind the metadata log).
 func (c *Client) PartitionsAt(ctx context.Context, id int32, topics ...string) ([]Partition, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	for _, t := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
-	}
-	resp, err := c.metadataAt(ctx, id, req)
+	resp, err := c.metadataAt(ctx, id, metadataRequest(topics))
 	if err != nil {
 		return nil, err
 	}
@@ -204,4 +192,16 @@ func errName(err error) string {
 		return ke.Message
 	}
 	return err.Error()
+}
+
+// metadataRequest asks for the metadata of topics; of every topic when
+// none are given.
+func metadataRequest(topics []string) *kmsg.MetadataRequest {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req
 }

@@ -117,27 +117,31 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 }
 
 // endOffsets lists the high watermarks, retrying while a new leader is
-// still settling (OFFSET_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, ...).
+// still settling (OFFSET_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, ...) until
+// ctx ends.
 func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
-	for {
+	var hw map[int32]int64
+	var last error
+	err := poll.Until(ctx, 100*time.Millisecond, time.Hour, nil, func(ctx context.Context) (bool, string, error) {
 		ends, err := adm.ListEndOffsets(ctx, topic)
 		if err == nil {
 			err = ends.Error()
 		}
 		if err == nil {
-			hw := map[int32]int64{}
+			hw = map[int32]int64{}
 			ends.Each(func(o kadm.ListedOffset) { hw[o.Partition] = o.Offset })
-			return hw, nil
+			return true, "", nil
 		}
-		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.OffsetNotAvailable) || ctx.Err() != nil {
-			return nil, fmt.Errorf("high watermark of %s: %w", topic, err)
+		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.OffsetNotAvailable) && ctx.Err() == nil {
+			return false, "", fmt.Errorf("high watermark of %s: %w", topic, err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("high watermark of %s: %w (last error: %v)", topic, ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
-		}
+		last = err
+		return false, err.Error(), nil
+	})
+	if err != nil && last != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("high watermark of %s: %w (last error: %v)", topic, err, last)
 	}
+	return hw, err
 }
 
 // AppendSentinels writes records with value value to every partition of

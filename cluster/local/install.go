@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,19 +27,6 @@ type Dist struct {
 	Source  string // "maven" or "KAFKA_HOME"
 }
 
-// CacheDir is where downloaded distributions are kept between runs:
-// $KAFKABOOK_CACHE, else the user cache directory.
-func CacheDir() (string, error) {
-	if d := os.Getenv("KAFKABOOK_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory (set KAFKABOOK_CACHE): %w", err)
-	}
-	return filepath.Join(d, "kafkabook"), nil
-}
-
 // Install makes Kafka version available and returns where its jars are.
 // KAFKA_HOME, when set, wins; otherwise the jars come from Maven Central into
 // the cache, once per version.
@@ -52,7 +40,7 @@ func Install(ctx context.Context, version string, progress func(string, ...any))
 	if !versionRE.MatchString(version) {
 		return Dist{}, fmt.Errorf("kafka version %q is not a release number like %s", version, DefaultKafka)
 	}
-	cache, err := CacheDir()
+	cache, err := cachedir.Dir()
 	if err != nil {
 		return Dist{}, err
 	}

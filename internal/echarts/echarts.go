@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,19 +53,6 @@ type Files struct {
 	From    string // "embedded in this build", or the cache directory
 }
 
-// CacheDir is kafkabook's cache: $KAFKABOOK_CACHE, else
-// <user cache dir>/kafkabook (~/.cache/kafkabook on Linux).
-func CacheDir() (string, error) {
-	if d := os.Getenv("KAFKABOOK_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory (set KAFKABOOK_CACHE): %w", err)
-	}
-	return filepath.Join(d, "kafkabook"), nil
-}
-
 // Registry is $KAFKABOOK_NPM_REGISTRY, else DefaultRegistry, without a
 // trailing slash.
 func Registry() string {
@@ -93,7 +81,7 @@ func Load(ctx context.Context, progress func(string)) (*Files, error) {
 	if embedded != nil {
 		return embedded, nil
 	}
-	cache, err := CacheDir()
+	cache, err := cachedir.Dir()
 	if err != nil {
 		return nil, fmt.Errorf("echarts %s: %w", Version, err)
 	}
