@@ -1,16 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -19,7 +15,7 @@ import (
 // cell is one part of the notebook view: prose, or a step block with what
 // its steps printed in each run.
 type cell struct {
-	Prose template.HTML // rendered Markdown, raw HTML omitted
+	Prose template.HTML // runbook.Block.HTML: rendered Markdown, raw HTML omitted
 	Code  *codeCell
 }
 
@@ -56,12 +52,6 @@ const (
 	outputHead = 40
 	outputTail = 10
 )
-
-// md renders a prose block's Markdown: CommonMark plus GFM tables, never
-// raw HTML (goldmark omits it and drops dangerous link targets unless told
-// it is safe). The runbook's structure, blocks and positions come from
-// runbook.Load; this only turns one prose block's text into HTML.
-var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
 // loadDoc parses the stored runbook source with runbook.Load, under the path
 // the run was given, so that its steps' positions are the ones the engine
@@ -112,13 +102,13 @@ func notebook(doc *runbook.Doc, r *results.Results) []cell {
 	for i, b := range doc.Blocks {
 		switch b.Kind {
 		case runbook.Prose:
-			cells = append(cells, cell{Prose: prose(b.Text)})
+			cells = append(cells, cell{Prose: b.HTML()}) // raw HTML omitted
 		case runbook.Kafka, runbook.Shell:
 			kind := b.Kind.String()
 			cells = append(cells, cell{Code: &codeCell{Lang: kind, Label: kind, Source: strings.TrimRight(b.Text, "\n"),
 				Runs: blockRuns(r, func(s results.StepOutput) bool { return blockOf(s) == i })}})
 		default:
-			cells = append(cells, cell{Prose: template.HTML("<pre><code>" + template.HTMLEscapeString(strings.TrimRight(b.Text, "\n")) + "</code></pre>\n")})
+			cells = append(cells, cell{Prose: b.HTML()}) // the code, escaped
 		}
 	}
 	outside := func(s results.StepOutput) bool { return blockOf(s) < 0 }
@@ -184,15 +174,6 @@ func readPos(run results.Run, t results.Tally) string {
 }
 
 func isStepBlock(k runbook.BlockKind) bool { return k == runbook.Kafka || k == runbook.Shell }
-
-// prose renders one prose block.
-func prose(text string) template.HTML {
-	var b bytes.Buffer
-	if err := md.Convert([]byte(text), &b); err != nil {
-		return template.HTML("<p><em>(this part of the runbook could not be rendered: " + template.HTMLEscapeString(err.Error()) + ")</em></p>")
-	}
-	return template.HTML(b.String())
-}
 
 // frontMatter is the YAML front matter as written: the lines between the
 // opening --- and the closing one, before the first block.

@@ -12,7 +12,7 @@ import (
 )
 
 // reportPage is everything report.html.tmpl shows. Every string in it comes
-// from outside and is escaped by html/template; only Prose (goldmark output
+// from outside and is escaped by html/template; only Prose (runbook.Block.HTML
 // without raw HTML), Style and Script are trusted.
 type reportPage struct {
 	Title     string
