@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ProduceSpec is one `produce` step.
@@ -64,7 +62,6 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	}
 	defer cl.Close()
 
-	warm(ctx, cl, spec.Topic)
 	intended := time.Now()
 	done := make(chan results.Message, spec.Count)
 	for i := 0; i < spec.Count; i++ {
@@ -130,34 +127,4 @@ func errText(err error) string {
 		return ke.Message
 	}
 	return err.Error()
-}
-
-// warm readies a producer before the clock of a produce step starts: it
-// learns the leaders of the topic's partitions and opens produce
-// connections to them, so that a healthy message's latency is the
-// cluster's, not the client's start-up. It gives up quietly after a few
-// seconds: a leader that cannot be reached is the experiment's business,
-// and its wait is then charged to the messages, as it should be.
-func warm(ctx context.Context, cl *kgo.Client, topic string) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return
-	}
-	var leaders []int32
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if p.Leader >= 0 && !slices.Contains(leaders, p.Leader) {
-				leaders = append(leaders, p.Leader)
-			}
-		}
-	}
-	if len(leaders) > 0 {
-		_ = cl.EnsureProduceConnectionIsOpen(ctx, leaders...) // best effort, see above
-	}
 }
