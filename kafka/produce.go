@@ -1,9 +1,12 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
@@ -19,18 +22,92 @@ type ProduceSpec struct {
 	Count      int
 	Idempotent bool
 	Timeout    time.Duration // delivery timeout per message
+	// Rate is the schedule in messages per second: message i is meant to
+	// be sent i/Rate seconds after the start. 0: every message is meant
+	// to be sent at the start.
+	Rate float64
+	Size int // value size in bytes: the id, a blank, filler; 0: the id alone
+	Keys int // distinct keys given in turn; 0: no key
 }
 
 // MessageID is the id of message number n: m-001.
 func MessageID(n int) string { return fmt.Sprintf("m-%03d", n) }
 
-// Produce sends messages m-From .. m-(From+Count-1) and calls onResult for
-// each as its result arrives (from several goroutines, never at once).
-// Every message is meant to be sent when Produce is called, so latency
-// counts from then: a message held back by a stuck predecessor is charged
-// for the wait (no coordinated omission). Produce returns when every
-// message has a result; ctx ending early marks the rest unknown.
-func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult func(results.Message)) error {
+// appendID appends MessageID(n) to b without formatting through fmt.
+func appendID(b []byte, n int) []byte {
+	b = append(b, 'm', '-')
+	switch {
+	case n < 10:
+		b = append(b, '0', '0')
+	case n < 100:
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+// Value is the record value of message number n for a value size: the id,
+// then, when size leaves room, a blank and filler up to size bytes. The id
+// is what the value holds up to its first blank (see IDOf).
+func Value(n, size int) []byte {
+	b := appendID(make([]byte, 0, max(size, 12)), n)
+	if size > len(b)+1 {
+		b = append(b, ' ')
+		for len(b) < size {
+			b = append(b, '.')
+		}
+	}
+	return b
+}
+
+// IDOf returns the message id a record value holds: the value up to its
+// first blank.
+func IDOf(value []byte) []byte {
+	if i := bytes.IndexByte(value, ' '); i >= 0 {
+		return value[:i]
+	}
+	return value
+}
+
+// Result is the outcome of one send as the producer saw it: a ledger entry
+// before the engine adds what it knows (the leader epoch).
+type Result struct {
+	Num       int       // message number: MessageID(Num) is its id
+	Intended  time.Time // when the schedule meant it to be sent
+	Done      time.Time // when the outcome arrived; zero when the run ended first
+	Status    results.Status
+	Err       string
+	Partition int32
+	Offset    int64 // -1 when not acknowledged (and for acks=0)
+}
+
+// ProduceStats says how a producer kept its schedule.
+type ProduceStats struct {
+	Start  time.Time     // the schedule's start
+	Sent   int           // messages handed to the client
+	MaxLag time.Duration // largest delay between a message's scheduled time and its hand-off to the client
+	// Behind is true when the producer could not keep up with its rate:
+	// some message was handed to the client more than a second (or ten
+	// intervals) after its scheduled time, because the client's buffer was
+	// full or the machine too slow. Latency still counts from the schedule.
+	Behind bool
+}
+
+// lagLimit is how far behind its schedule a rate-driven producer may hand
+// a message to the client before it is said not to keep up.
+func lagLimit(rate float64) time.Duration {
+	return max(time.Second, time.Duration(10*float64(time.Second)/rate))
+}
+
+// Produce sends messages m-From .. m-(From+Count-1), at once or on the
+// schedule of spec.Rate, and calls onResult for each as its result arrives
+// (from the client's goroutines, possibly at once: onResult must be safe
+// for concurrent use and cheap: it runs on the client's callback path).
+// Each message's latency counts from its scheduled time, so a message held
+// back by a stuck predecessor or a full buffer is charged for the wait (no
+// coordinated omission). Produce returns when every message has a result;
+// ctx ending early marks the rest unknown.
+func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
+	var stats ProduceStats
 	opts := append(baseOpts(seeds),
 		kgo.DefaultProduceTopic(spec.Topic),
 		kgo.ProducerLinger(0),
@@ -48,44 +125,72 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	case "all":
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
 	default:
-		return fmt.Errorf("acks %q: want 0, 1 or all", spec.Acks)
+		return stats, fmt.Errorf("acks %q: want 0, 1 or all", spec.Acks)
 	}
 	if !spec.Idempotent && spec.Acks != "0" {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
 	if spec.Idempotent && spec.Acks != "all" {
-		return errors.New("--idempotent needs --acks all")
+		return stats, errors.New("--idempotent needs --acks all")
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return err
+		return stats, err
 	}
 	defer cl.Close()
 
-	intended := time.Now()
-	done := make(chan results.Message, spec.Count)
+	start := time.Now()
+	stats.Start = start
+	var pending sync.WaitGroup
+	var interval float64 // nanoseconds between two scheduled sends
+	if spec.Rate > 0 {
+		interval = float64(time.Second) / spec.Rate
+	}
+	limit := lagLimit(spec.Rate)
 	for i := 0; i < spec.Count; i++ {
-		id := MessageID(spec.From + i)
-		rec := &kgo.Record{Value: []byte(id)}
+		n := spec.From + i
+		intended := start
+		if interval > 0 {
+			intended = start.Add(time.Duration(float64(i) * interval))
+			if wait := time.Until(intended); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+				}
+			}
+		}
+		rec := &kgo.Record{Value: Value(n, spec.Size)}
+		if spec.Keys > 0 {
+			rec.Key = strconv.AppendInt([]byte{'k'}, int64(n%spec.Keys), 10)
+		}
+		pending.Add(1)
 		cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
-			done <- ledgerEntry(id, spec, intended, time.Now(), r, err, ctx)
+			onResult(result(n, spec, intended, time.Now(), r, err, ctx))
+			pending.Done()
 		})
+		stats.Sent++
+		if lag := time.Since(intended); lag > stats.MaxLag {
+			stats.MaxLag = lag
+			if interval > 0 && lag > limit {
+				stats.Behind = true
+			}
+		}
 	}
-	for i := 0; i < spec.Count; i++ {
-		onResult(<-done)
-	}
-	return nil
+	pending.Wait()
+	return stats, nil
 }
 
-// ledgerEntry turns one produce result into a ledger message: ok with its
+// result turns one produce result into a ledger message: ok with its
 // offset; failed when the broker gave a definite, non-retriable answer or
 // the client refused the record before sending it; unknown when no definite
 // answer came (delivery timeout, connection lost, the run ended), since
 // such a record may or may not be in the log.
-func ledgerEntry(id string, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err error, ctx context.Context) results.Message {
-	m := results.Message{
-		ID: id, Acks: spec.Acks, Idempotent: spec.Idempotent, Intended: intended, Acked: at,
-		Status: results.StatusOK, Partition: r.Partition, Offset: r.Offset, LeaderEpoch: -1,
+func result(n int, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err error, ctx context.Context) Result {
+	m := Result{
+		Num: n, Intended: intended, Done: at,
+		Status: results.StatusOK, Partition: r.Partition, Offset: r.Offset,
 	}
 	if err == nil {
 		if spec.Acks == "0" {
@@ -94,7 +199,7 @@ func ledgerEntry(id string, spec ProduceSpec, intended, at time.Time, r *kgo.Rec
 		return m
 	}
 	m.Offset = -1
-	m.Error = errText(err)
+	m.Err = errText(err)
 	var ke *kerr.Error
 	switch {
 	case errors.As(err, &ke) && (!ke.Retriable || ke == kerr.NotEnoughReplicas):
@@ -111,7 +216,7 @@ func ledgerEntry(id string, spec ProduceSpec, intended, at time.Time, r *kgo.Rec
 		// cancellation: the record may have been written.
 		m.Status = results.StatusUnknown
 		if ctx.Err() != nil {
-			m.Acked = time.Time{}
+			m.Done = time.Time{}
 		}
 	}
 	return m

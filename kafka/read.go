@@ -109,7 +109,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 			}
 			next[r.Partition] = max(next[r.Partition], r.Offset+1)
 			if !r.Attrs.IsControl() {
-				read.Records = append(read.Records, results.Record{ID: string(r.Value), Partition: r.Partition, Offset: r.Offset})
+				read.Records = append(read.Records, results.Record{ID: string(IDOf(r.Value)), Partition: r.Partition, Offset: r.Offset})
 			}
 		})
 	}

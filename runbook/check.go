@@ -156,6 +156,10 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if _, err := strconv.ParseBool(v.text); err != nil {
 			bad("true or false")
 		}
+	case KindRate:
+		if _, ok := ParseRate(v.text); !ok {
+			bad("messages per second like 500/s")
+		}
 	}
 }
 
@@ -243,6 +247,18 @@ func checkTopicCreate(c *checker, st *Step, topic string, tp Pos) {
 func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	c.positive(st, "count")
 	c.positive(st, "from")
+	c.positive(st, "keys")
+	if st.Has("for") && !st.Has("rate") {
+		c.errorf(flagPos(st, "for"), "--for needs --rate: it says how long a scheduled producer keeps sending")
+	}
+	if st.Has("for") && st.Has("count") {
+		c.errorf(flagPos(st, "count"), "give --count or --for, not both")
+	}
+	if r, ok := ParseRate(st.String("rate")); ok && st.Has("for") {
+		if n := r * st.Duration("for").Seconds(); n < 1 {
+			c.errorf(flagPos(st, "for"), "--rate %s for %s sends no message", st.String("rate"), st.String("for"))
+		}
+	}
 	if st.Bool("idempotent") && st.String("acks") != "all" && st.Has("acks") {
 		c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
 	}

@@ -23,6 +23,7 @@ const (
 	KindBool                     // a switch: --flag, or --flag=true|false
 	KindExpr                     // an expect expression
 	KindKeyword                  // a literal word, such as "in"
+	KindRate                     // messages per second: 2000/s
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -146,7 +147,7 @@ var Directives = []*Directive{
 		Op:         OpProduce,
 		check:      checkProduce,
 		Name:       "produce",
-		Summary:    "Send numbered messages m-NNN and record the result of each in the ledger.",
+		Summary:    "Send numbered messages m-NNN, all at once or at a fixed rate, and record the result of each in the ledger.",
 		Background: true,
 		Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 		Flags: []FlagSpec{
@@ -155,7 +156,15 @@ var Directives = []*Directive{
 			{Name: "from", Kind: KindInt, Meta: "N", Default: "1",
 				Help: "Number of the first message."},
 			{Name: "count", Kind: KindInt, Meta: "N", Default: "10",
-				Help: "Number of messages."},
+				Help: "Number of messages (with --for: as many as the rate sends in that time)."},
+			{Name: "rate", Kind: KindRate, Meta: "N/s",
+				Help: "Send on a fixed schedule, N messages a second; without it every message is meant to be sent at once. Latency counts from each message's scheduled time, so a producer held back is charged for the wait."},
+			{Name: "for", Kind: KindDuration, Meta: "DUR",
+				Help: "With --rate: keep sending for this long (rate × DUR messages) instead of --count."},
+			{Name: "size", Kind: KindInt, Meta: "BYTES",
+				Help: "Value size: the message id, a blank, then filler up to BYTES (the id alone when BYTES is smaller)."},
+			{Name: "keys", Kind: KindInt, Meta: "N",
+				Help: "Give messages N distinct keys in turn, so they spread over the partitions by the key hash; default: no key."},
 			{Name: "idempotent", Kind: KindBool,
 				Help: "Enable producer idempotence (needs --acks all)."},
 			viaFlag,

@@ -281,3 +281,24 @@ func (a Arg) Target() Target {
 	t, _ := parseTarget(a.Text)
 	return t
 }
+
+// ParseRate parses a rate such as "2000/s" into messages per second; ok is
+// false for anything else, a rate of zero included.
+func ParseRate(s string) (perSecond float64, ok bool) {
+	n, unit, found := strings.Cut(s, "/")
+	if !found || unit != "s" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	if err != nil || v <= 0 || v > 1e7 || strings.ContainsAny(n, "eE+-") {
+		return 0, false
+	}
+	return v, true
+}
+
+// Rate returns the value of a rate flag in messages per second, 0 when it
+// has none.
+func (s Step) Rate(flag string) float64 {
+	r, _ := ParseRate(s.String(flag))
+	return r
+}

@@ -23,6 +23,7 @@ var kindText = map[Kind]string{
 	KindKeyValue: "`KEY=VALUE`",
 	KindBool:     "none",
 	KindExpr:     "`FUNC(TOPIC) OP VALUE`, see [Expectations](#expectations)",
+	KindRate:     "messages per second like `500/s`",
 }
 
 // Reference returns the Markdown reference of the runbook language,

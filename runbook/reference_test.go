@@ -59,7 +59,7 @@ func TestRegistry(t *testing.T) {
 			}
 		}
 	}
-	if got := Lookup("produce").Usage; got != "produce TOPIC --acks 0|1|all [--from N] [--count N] [--idempotent] [--via NODE] [--timeout DUR]" {
+	if got := Lookup("produce").Usage; got != "produce TOPIC --acks 0|1|all [--from N] [--count N] [--rate N/s] [--for DUR] [--size BYTES] [--keys N] [--idempotent] [--via NODE] [--timeout DUR]" {
 		t.Errorf("produce usage = %q", got)
 	}
 }
