@@ -234,8 +234,9 @@ func latencyChart(r *results.Results, steps stepIndex) chart {
 		perSeries = max(minSeriesPoints, latencyPoints/len(r.Runs))
 	}
 	lb := newLabeller(float64(longestRun(r)))
+	truncs := truncLines(r, lb)
 	var series []sampledSeries
-	for _, run := range r.Runs {
+	for ri, run := range r.Runs {
 		var pts []point
 		for _, t := range run.Topics {
 			for _, m := range t.Messages {
@@ -260,7 +261,7 @@ func latencyChart(r *results.Results, steps stepIndex) chart {
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(pts) <= 400), SymbolSize: 5}),
 			charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Opacity: opts.Float(0.45)}))
 		s := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: "lttb",
-			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: readLines(readMarks(run, steps), lb)}
+			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
 		s.Data = data
 		series = append(series, s)
 	}
@@ -268,7 +269,7 @@ func latencyChart(r *results.Results, steps stepIndex) chart {
 	g.Bottom = 48 // the zoom slider
 	return chart{ID: "chart-latency", Title: "Ack latency per message", Height: 440,
 		Note: "Each point is one acknowledged message: when it was meant to be sent (seconds since the run began) and how long its acknowledgement took from then. " +
-			"Shaded: fault windows of that run; dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
+			"Shaded: fault windows of that run; red lines: a replica truncating its log, removing records (named with its node); dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
 			"Point at a window or a line for what it was; click a run in the legend to show or hide it with its marks.",
 		Options: options(line, series, g)}
 }
@@ -308,8 +309,9 @@ func isrChart(r *results.Results, steps stepIndex) chart {
 	line.SetGlobalOptions(baseOpts()...)
 	selected := map[string]bool{}
 	lb := newLabeller(float64(longestRun(r)))
+	truncs := truncLines(r, lb)
 	var series []sampledSeries
-	for _, run := range r.Runs {
+	for ri, run := range r.Runs {
 		type key struct {
 			topic string
 			part  int32
@@ -341,7 +343,7 @@ func isrChart(r *results.Results, steps stepIndex) chart {
 				ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1]}
 				if first && i == 0 {
 					ss.MarkArea = windowAreas(run, faultWindows(run), 1, lb)
-					ss.MarkLine = readLines(readMarks(run, steps), lb)
+					ss.MarkLine = timeLines(truncs[ri], readMarks(run, steps), lb)
 				}
 				ss.Data = s.pts
 				series = append(series, ss)
@@ -358,7 +360,7 @@ func isrChart(r *results.Results, steps stepIndex) chart {
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}),
 	)
 	return chart{ID: "chart-isr", Title: "ISR size and leader over time", Height: 380,
-		Note:    "From fresh metadata, sampled at most 250 ms apart. Leader 0 means no leader. Run 1 is shown; pick other runs in the legend. Shaded: fault windows; dashed lines: read steps; solid green: the final read.",
+		Note:    "From fresh metadata, sampled at most 250 ms apart. Leader 0 means no leader. Run 1 is shown; pick other runs in the legend. Shaded: fault windows; red lines: truncations that removed records from a replica; dashed lines: read steps; solid green: the final read.",
 		Options: options(line, series, defaultGrid)}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -271,16 +272,17 @@ func acksFixture(src string) *results.Results {
 		s.isr("acksall", 26.0, 33.0, -1, 2, 3)
 		s.isr("acksall", 33.0, 51.5, 2, 2, 3)
 
-		// Experiment 3.
-		logs := []results.LogLine{
-			{At: s.at(5.1), Node: "k1", Text: fmt.Sprintf("[Partition acks1-r%d-0 broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: %d, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: %d) (brokerId: 3, endOffset: %d).", n, hw, hw, hw)},
-			{At: s.at(5.2), Node: "k1", Text: fmt.Sprintf("[Partition acks1-r%d-0 broker=1] Failed to alter partition to PendingShrinkIsr(...) since the controller quorum is unreachable. Retrying.", n)},
-			{At: s.at(23.6), Node: "k1", Text: fmt.Sprintf("[Partition acksall-r%d-0 broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: 10, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: 10) (brokerId: 3, endOffset: 10).", n)},
-		}
-		run.Logs = logs
+		// Experiment 3, and the brokers' notable log lines of the run, as
+		// the engine captures them (paths under the cluster's state
+		// directory redacted): new topics' followers truncating their empty
+		// logs, k1 shrinking the ISR it cannot change, k1 fenced, k2 leading,
+		// k1 restarted and cutting its log back to what k2 holds (the loss),
+		// controller records replayed on every node.
+		run.Logs = s.brokerLogs(hw)
+		logs := run.Logs
 		var lines []string
 		for _, l := range logs {
-			if strings.Contains(l.Text, "Shrinking ISR") {
+			if l.Node == "k1" && strings.Contains(l.Text, "Shrinking ISR") {
 				lines = append(lines, l.Text)
 			}
 		}
@@ -293,6 +295,81 @@ func acksFixture(src string) *results.Results {
 	}
 	r.Provenance.End = r.Runs[len(r.Runs)-1].End.Add(2 * time.Second)
 	return r
+}
+
+// logLine is a broker log line in the layout kafkabook gives log4j2.
+func (s *sim) logLine(sec float64, node, level, format string, args ...any) results.LogLine {
+	at := s.at(sec).Round(time.Millisecond)
+	return results.LogLine{At: at, Node: node, Text: "[" + at.UTC().Format("2006-01-02T15:04:05.000Z") + "] " + level + " " + fmt.Sprintf(format, args...)}
+}
+
+// registration is the controller's record of a broker starting: one long
+// line, replayed by every node.
+const registration = "[QuorumController id=%d] Replayed RegisterBrokerRecord establishing a new incarnation of broker 1: RegisterBrokerRecord(brokerId=1, isMigratingZkBroker=false, incarnationId=TiTwSdDhSECAm2OQeLtYVA, brokerEpoch=55, endPoints=[BrokerEndpoint(name='PLAINTEXT', host='10.213.165.11', port=9092, securityProtocol=0)], features=[BrokerFeature(name='eligible.leader.replicas.version', minSupportedVersion=0, maxSupportedVersion=1), BrokerFeature(name='metadata.version', minSupportedVersion=7, maxSupportedVersion=30), BrokerFeature(name='share.version', minSupportedVersion=0, maxSupportedVersion=1), BrokerFeature(name='kraft.version', minSupportedVersion=0, maxSupportedVersion=1), BrokerFeature(name='group.version', minSupportedVersion=0, maxSupportedVersion=1), BrokerFeature(name='streams.version', minSupportedVersion=0, maxSupportedVersion=1), BrokerFeature(name='transaction.version', minSupportedVersion=0, maxSupportedVersion=2)], rack=null, fenced=true, inControlledShutdown=false, logDirs=[4OwBXb5PkEP8gjli_qQ4gQ], cordonedLogDirs=null) (org.apache.kafka.controller.ClusterControlManager)"
+
+// brokerLogs is what the brokers of one simulated run logged that the
+// engine keeps; hw is where k2's copy of acks1 ended when it took over.
+func (s *sim) brokerLogs(hw int64) []results.LogLine {
+	n := s.run.Number
+	a1, aa := fmt.Sprintf("acks1-r%d-0", n), fmt.Sprintf("acksall-r%d-0", n)
+	var ls []results.LogLine
+	add := func(l results.LogLine) { ls = append(ls, l) }
+	newTopic := func(sec float64, part string) {
+		add(s.logLine(sec, "k1", "INFO", "[Broker id=1] Leader %s with topic id Some(51M6TbCaSY6PAQhUpFCfdg) starts at leader epoch 0 from offset 0 with partition epoch 0, high watermark 0, ISR [1,2,3], adding replicas [] and removing replicas [] . Previous leader None and previous leader epoch was -1. (state.change.logger)", part))
+		for i, node := range []string{"k2", "k3"} {
+			at := sec + 0.05 + 0.01*float64(i)
+			add(s.logLine(at, node, "INFO", "[Broker id=%d] Follower %s starts at leader epoch 0 from offset 0 with partition epoch 0 and high watermark 0. Current leader is 1. Previous leader None and previous leader epoch was -1. (state.change.logger)", i+2, part))
+			add(s.logLine(at+0.02, node, "INFO", "[ReplicaFetcher replicaId=%d, leaderId=1, fetcherId=0] Truncating partition %s with TruncationState(offset=0, completed=true) due to local high watermark 0 (kafka.server.ReplicaFetcherThread)", i+2, part))
+			add(s.logLine(at+0.023, node, "INFO", "[UnifiedLog partition=%s, dir=$KAFKABOOK_STATE/%s/data] Truncating to 0 has no effect as the largest offset in the log is -1 (org.apache.kafka.storage.internals.log.UnifiedLog)", part, node))
+		}
+	}
+	fenced := func(sec float64, epoch, fence int) {
+		add(s.logLine(sec, "k3", "INFO", "[QuorumController id=3] Fencing broker 1 at epoch %d because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)", epoch))
+		for i, node := range []string{"k2", "k3"} {
+			add(s.logLine(sec+0.01+0.005*float64(i), node, "INFO", "[QuorumController id=%d] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 1: BrokerRegistrationChangeRecord(brokerId=1, brokerEpoch=%d, fenced=%d, inControlledShutdown=0, logDirs=[], cordonedLogDirs=null) (org.apache.kafka.controller.ClusterControlManager)", i+2, epoch, fence))
+		}
+	}
+	newLeader := func(sec float64, part string, from, hw int64) {
+		add(s.logLine(sec, "k2", "INFO", "[Broker id=2] Leader %s with topic id Some(51M6TbCaSY6PAQhUpFCfdg) starts at leader epoch 1 from offset %d with partition epoch 1, high watermark %d, ISR [2,3], adding replicas [] and removing replicas [] . Previous leader Some(1) and previous leader epoch was 0. (state.change.logger)", part, from, hw))
+		add(s.logLine(sec+0.02, "k3", "INFO", "[Broker id=3] Follower %s starts at leader epoch 1 from offset %d with partition epoch 1 and high watermark %d. Current leader is 2. Previous leader Some(1) and previous leader epoch was 0. (state.change.logger)", part, from, hw))
+	}
+
+	// Experiment 1: k1 leads acks1, cut off from its followers, then killed.
+	newTopic(0.2, a1)
+	add(s.logLine(3.3, "k1", "INFO", "[Partition %s broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: %d, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: %d) (brokerId: 3, endOffset: %d). (kafka.cluster.Partition)", a1, hw, hw, hw))
+	add(s.logLine(3.4, "k1", "WARN", "[Partition %s broker=1] Failed to alter partition to PendingShrinkIsr(...) since the controller quorum is unreachable. Retrying. (kafka.cluster.Partition)", a1))
+	fenced(10.3, 10, 1)
+	newLeader(10.4, a1, hw, 0)
+	// k1 restarted: a follower of k2 now, it cuts its log back to k2's.
+	for i, node := range []string{"k1", "k2", "k3"} {
+		add(s.logLine(12.4+0.01*float64(i), node, "INFO", registration, i+1))
+	}
+	add(s.logLine(12.6, "k1", "INFO", "[BrokerLifecycleManager id=1] The broker has caught up. Transitioning from STARTING to RECOVERY. (org.apache.kafka.server.BrokerLifecycleManager)"))
+	add(s.logLine(12.65, "k1", "INFO", "[Broker id=1] Follower %s starts at leader epoch 1 from offset 20 with partition epoch 1 and high watermark 0. Current leader is 2. Previous leader None and previous leader epoch was -1. (state.change.logger)", a1))
+	add(s.logLine(12.7, "k1", "INFO", "[ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Truncating partition %s with TruncationState(offset=%d, completed=true) due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=0, endOffset=%d) (kafka.server.ReplicaFetcherThread)", a1, hw, hw))
+	add(s.logLine(12.702, "k1", "INFO", "[UnifiedLog partition=%s, dir=$KAFKABOOK_STATE/k1/data] Truncating to offset %d (org.apache.kafka.storage.internals.log.UnifiedLog)", a1, hw))
+	add(s.logLine(12.9, "k1", "INFO", "[BrokerLifecycleManager id=1] The broker has been unfenced. Transitioning from RECOVERY to RUNNING. (org.apache.kafka.server.BrokerLifecycleManager)"))
+	for i, node := range []string{"k2", "k3"} {
+		add(s.logLine(12.95+0.01*float64(i), node, "INFO", "[QuorumController id=%d] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 1: BrokerRegistrationChangeRecord(brokerId=1, brokerEpoch=55, fenced=-1, inControlledShutdown=0, logDirs=[], cordonedLogDirs=null) (org.apache.kafka.controller.ClusterControlManager)", i+2))
+	}
+	add(s.logLine(16.9, "k2", "INFO", "[Partition %s broker=2] ISR updated to 2,3,1  and version updated to 2 (kafka.cluster.Partition)", a1))
+	if n > 1 { // the cluster is reused: the previous run's topic rejoins its ISR too
+		add(s.logLine(16.95, "k2", "INFO", "[Partition acks1-r%d-0 broker=2] ISR updated to 2,3,1  and version updated to %d (kafka.cluster.Partition)", n-1, 4*n-2))
+	}
+
+	// Experiment 2: acks=all; k1 killed with the second batch unreplicated.
+	newTopic(18.7, aa)
+	add(s.logLine(23.6, "k1", "INFO", "[Partition %s broker=1] Shrinking ISR from 3,1,2 to 1. Leader: (highWatermark: 10, endOffset: 20). Out of sync replicas: (brokerId: 2, endOffset: 10) (brokerId: 3, endOffset: 10). (kafka.cluster.Partition)", aa))
+	fenced(32.8, 55, 1)
+	newLeader(32.9, aa, 20, 10)
+	// The engine reads one node's log after the other.
+	sort.SliceStable(ls, func(i, j int) bool {
+		if ls[i].Node != ls[j].Node {
+			return ls[i].Node < ls[j].Node
+		}
+		return ls[i].At.Before(ls[j].At)
+	})
+	return ls
 }
 
 // TestFixture regenerates testdata/acks/results.json with -update, and

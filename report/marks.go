@@ -232,14 +232,34 @@ func readMarks(run results.Run, steps stepIndex) []readMark {
 	return out
 }
 
-// readLines draws a run's reads as vertical lines, their labels written
-// up along the line from its foot, clear of the window labels at the top.
-func readLines(marks []readMark, lb *labeller) *markLine {
-	if len(marks) == 0 {
+// truncLines draws every run's truncations that removed records as red
+// vertical lines named with their node ("k1 truncated"), labelled up along
+// the line from its foot. They are labelled before any read, so that a read
+// nearby gives way to them; the result is indexed like r.Runs.
+func truncLines(r *results.Results, lb *labeller) [][]markLinePoint {
+	out := make([][]markLinePoint, len(r.Runs))
+	for i, run := range r.Runs {
+		for _, t := range truncMarks(r, run) {
+			p := markLinePoint{Name: t.Name, XAxis: round(seconds(t.At), 3),
+				LineStyle: &markStyle{Color: truncColor, Type: "solid", Width: 2}, Label: &markLabel{Show: false}}
+			if short := clipLabel(t.Short); lb.placeVertical(short, seconds(t.At)) {
+				p.Label = &markLabel{Show: true, Position: "insideStartTop", Formatter: short, Color: truncColor, FontSize: 10}
+			}
+			out[i] = append(out[i], p)
+		}
+	}
+	return out
+}
+
+// timeLines draws a run's truncations (from truncLines) and its reads as
+// vertical lines, the reads' labels written up along the line from its
+// foot, clear of the window labels at the top.
+func timeLines(truncs []markLinePoint, reads []readMark, lb *labeller) *markLine {
+	if len(truncs) == 0 && len(reads) == 0 {
 		return nil
 	}
-	ml := &markLine{Symbol: []string{"none", "none"}}
-	for _, m := range marks {
+	ml := &markLine{Symbol: []string{"none", "none"}, Data: append([]markLinePoint(nil), truncs...)}
+	for _, m := range reads {
 		p := markLinePoint{Name: m.Name, XAxis: round(seconds(m.At), 3),
 			LineStyle: &markStyle{Color: "#607d8b", Type: "dashed", Width: 1}, Label: &markLabel{Show: false}}
 		if m.Final {
@@ -252,3 +272,6 @@ func readLines(marks []readMark, lb *labeller) *markLine {
 	}
 	return ml
 }
+
+// truncColor marks truncations that removed records.
+const truncColor = "#c62828"

@@ -303,35 +303,3 @@ func stamp(t time.Time) string {
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
-
-// runLogs holds the notable broker log lines of one run.
-type runLogs struct {
-	Run     int
-	Open    bool
-	Lines   []logView
-	Omitted int
-}
-
-type logView struct{ At, Node, Text string }
-
-// maxLogLines is how many log lines of one run a page shows.
-const maxLogLines = 200
-
-func logsOf(r *results.Results) []runLogs {
-	var out []runLogs
-	for i, run := range r.Runs {
-		if len(run.Logs) == 0 {
-			continue
-		}
-		rl := runLogs{Run: run.Number, Open: i == 0}
-		for j, l := range run.Logs {
-			if j == maxLogLines {
-				rl.Omitted = len(run.Logs) - maxLogLines
-				break
-			}
-			rl.Lines = append(rl.Lines, logView{At: fmt.Sprintf("%.3f s", since(run, l.At).Seconds()), Node: l.Node, Text: l.Text})
-		}
-		out = append(out, rl)
-	}
-	return out
-}

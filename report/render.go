@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -213,6 +214,12 @@ func runbookSource(dir string, r *results.Results) source {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
+		// The reason without the path: a page never names the machine's
+		// directories.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return source{Note: "The stored runbook " + name + " could not be read (" + err.Error() + "); the steps are shown as they ran."}
 	}
 	return source{Text: b}
