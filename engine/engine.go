@@ -30,6 +30,7 @@ type Options struct {
 	Backend    cluster.Backend // the cluster, up and reachable
 	AllowShell bool            // run sh blocks
 	Out        io.Writer       // console: steps and their output as they run
+	Verbose    bool            // print (and record) every message's result, not only a summary
 	Provenance results.Provenance
 }
 

@@ -58,9 +58,14 @@ type latencies struct {
 }
 
 func (a *latencies) add(m Message) {
-	d, ok := MessageLatency(m)
-	if !ok {
-		return
+	if d, ok := MessageLatency(m); ok {
+		a.addDuration(d)
+	}
+}
+
+func (a *latencies) addDuration(d time.Duration) {
+	if d < 0 {
+		d = 0
 	}
 	if a.h == nil {
 		a.h = hdrhistogram.New(histLowest, histHighest, histDigits)
@@ -83,3 +88,14 @@ func (a *latencies) percentiles() Percentiles {
 	p.P50, p.P95, p.P99, p.P999 = at(50), at(95), at(99), at(99.9)
 	return p
 }
+
+// LatencyRecorder accumulates ack latencies one at a time, without keeping
+// them: a producer's running summary. The zero value is ready to use; it
+// is not safe for concurrent use.
+type LatencyRecorder struct{ a latencies }
+
+// Add records one latency; a negative one (clock step) counts as zero.
+func (l *LatencyRecorder) Add(d time.Duration) { l.a.addDuration(d) }
+
+// Percentiles returns the percentiles of what was recorded so far.
+func (l *LatencyRecorder) Percentiles() Percentiles { return l.a.percentiles() }

@@ -79,6 +79,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
 	c.Flags().BoolVar(&o.singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
+	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
 	return c
 }
@@ -87,7 +88,7 @@ arguments (nothing ran).`,
 type runOpts struct {
 	out                          string
 	allowShell, keep, singleFile bool
-	recordHost                   bool
+	recordHost, verbose          bool
 	stdout, stderr               io.Writer
 	progress                     cluster.Progress
 }
@@ -113,7 +114,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		host, _ = os.Hostname()
 	}
 	res, runErr := engine.Run(ctx, engine.Options{
-		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout,
+		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose,
 		Provenance: results.Provenance{
 			Tool: toolV, Commit: commit, Kafka: version, Backend: local.Name,
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
