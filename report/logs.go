@@ -69,7 +69,7 @@ var (
 
 	replayed    = regexp.MustCompile(`Replayed (initial )?\w*Record`)
 	isrLine     = regexp.MustCompile(`Shrinking ISR|Expanding ISR|ISR updated|PendingShrinkIsr|PendingExpandIsr|[Ff]ailed to alter partition`)
-	leaderLine  = regexp.MustCompile(`^\[Broker id=\d+\] Leader \S+ with topic id|[Ee]lected|[Bb]ecoming leader|became (the )?(active )?controller|Controller \d+ became|Stepping down|transition to Leader|[Rr]esigned`)
+	leaderLine  = regexp.MustCompile(`^\[Broker id=\d+\] Leader \S+ with topic id|[Ee]lected|[Bb]ecoming leader|became (the )?(active )?controller|[Bb]ecoming the active controller|Controller \d+ became|Stepping down|transition to Leader|[Rr]esigned`)
 	fencingLine = regexp.MustCompile(`[Ff]encing broker|been unfenced|[Ff]enced broker|Transitioning from`)
 )
 

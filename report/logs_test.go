@@ -149,6 +149,7 @@ func TestLogGroups(t *testing.T) {
 		line(4, "k2", "INFO [Log partition=t-r2-ab12-0] Truncated 3 records"),
 		line(3, "k1", "INFO [QuorumController id=1] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 3: BrokerRegistrationChangeRecord(brokerId=3, brokerEpoch=11, fenced=1) (org.apache.kafka.controller.ClusterControlManager)"),
 		line(2, "k1", "INFO [RaftManager id=1] Completed transition to Leader(localId=1, epoch=2) from Candidate(localId=1, epoch=2) (org.apache.kafka.raft.QuorumState)"),
+		line(2.5, "k1", "INFO [QuorumController id=1] Becoming the active controller at epoch 2, next write offset 1. (org.apache.kafka.controller.QuorumController)"),
 		line(1, "k3", "WARN [QuorumController id=3] Fencing broker 2 at epoch 12 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)"),
 	}
 	rl := runLogsOf(r, r.Runs[1], true)
@@ -160,7 +161,7 @@ func TestLogGroups(t *testing.T) {
 	}
 	want := map[string][]string{
 		"truncation": {"4.000 s k2", "5.000 s k2", "7.000 s k3"},
-		"leader":     {"2.000 s k1"},
+		"leader":     {"2.000 s k1", "2.500 s k1"},
 		"fencing":    {"1.000 s k3"},
 		"error":      {"8.000 s k1"},
 		"otherruns":  {"6.000 s k1", "9.000 s k2"},
@@ -169,7 +170,7 @@ func TestLogGroups(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("groups\n got %v\nwant %v", got, want)
 	}
-	if rl.Summary != "truncation 3, leader 1, fencing 1, error 1; folded: about other runs 2, other 1" {
+	if rl.Summary != "truncation 3, leader 2, fencing 1, error 1; folded: about other runs 2, other 1" {
 		t.Errorf("summary %q", rl.Summary)
 	}
 	// Only the fetcher's cut to the leader's epoch end offset is known to
