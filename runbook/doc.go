@@ -7,6 +7,8 @@
 // finds at once as an ErrorList. The directive registry (Directives) is the
 // single description of the step language: the parser checks steps against
 // it, and the reference docs/runbook-language.md is generated from it.
+// Block.HTML renders a block for a report page, so that this package is
+// the only one that parses Markdown.
 //
 // The package never touches a cluster; it is the only user of goldmark's
 // parser in kafkabook.
