@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -26,7 +24,7 @@ type ReadOptions struct {
 
 // Read is what ReadAll found.
 type Read struct {
-	Records []results.Record
+	Records *results.Records
 	HW      map[int32]int64 // high watermark read to, per partition
 	Settled bool            // the high watermarks stood still for Quiet before the read
 }
@@ -63,7 +61,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 		}
 		return time.Since(still) >= o.Quiet, fmt.Sprintf("waiting for the high watermark of %s to stand still for %s (now %s)", topic, o.Quiet, showHW(hw)), nil
 	})
-	read := Read{HW: hw, Settled: serr == nil}
+	read := Read{HW: hw, Settled: serr == nil, Records: &results.Records{}}
 	if hw == nil {
 		return read, serr
 	}
@@ -109,16 +107,17 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 			}
 			next[r.Partition] = max(next[r.Partition], r.Offset+1)
 			if !r.Attrs.IsControl() {
-				read.Records = append(read.Records, results.Record{ID: string(IDOf(r.Value)), Partition: r.Partition, Offset: r.Offset})
+				read.Records.Add(IDOf(r.Value), r.Partition, r.Offset)
 			}
 		})
 	}
 	return read, nil
 }
 
-// endOffsets lists the high watermarks, retrying while a new leader is
-// still settling (OFFSET_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, ...) until
-// ctx ends.
+// endOffsets lists the high watermarks, retrying until ctx ends: while a
+// new leader settles, brokers answer OFFSET_NOT_AVAILABLE or
+// NOT_LEADER_OR_FOLLOWER, and metadata may still name a leader that was just
+// killed (connection refused).
 func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
 	var hw map[int32]int64
 	var last error
@@ -127,18 +126,15 @@ func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]
 		if err == nil {
 			err = ends.Error()
 		}
-		if err == nil {
-			hw = map[int32]int64{}
-			ends.Each(func(o kadm.ListedOffset) { hw[o.Partition] = o.Offset })
-			return true, "", nil
+		if err != nil {
+			last = err
+			return false, err.Error(), nil
 		}
-		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.OffsetNotAvailable) && ctx.Err() == nil {
-			return false, "", fmt.Errorf("high watermark of %s: %w", topic, err)
-		}
-		last = err
-		return false, err.Error(), nil
+		hw = map[int32]int64{}
+		ends.Each(func(o kadm.ListedOffset) { hw[o.Partition] = o.Offset })
+		return true, "", nil
 	})
-	if err != nil && last != nil && ctx.Err() != nil {
+	if err != nil && last != nil {
 		return nil, fmt.Errorf("high watermark of %s: %w (last error: %v)", topic, err, last)
 	}
 	return hw, err
