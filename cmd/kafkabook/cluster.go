@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/cluster/docker"
 	"github.com/kafkabook/kafkabook/cluster/local"
 	"github.com/spf13/cobra"
 )
@@ -23,8 +24,13 @@ func clusterCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cluster",
 		Short: "Start, hurt, heal, list and remove local Kafka KRaft clusters",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  group,
+		Long: `Cluster commands act on a cluster of combined broker+controller nodes
+k1..kN, run by one of two backends: local (a JVM per node in its own
+network namespace; needs root) or docker (a container per node, shaped by
+compose.yaml). Up uses --backend, else local where it can run, else docker;
+the other commands find the named cluster's backend themselves.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: group,
 		// Every cluster command first removes clusters that a killed run
 		// left behind.
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
@@ -35,12 +41,10 @@ func clusterCmd() *cobra.Command {
 	}
 	var name string
 	c.PersistentFlags().StringVar(&name, "name", defaultCluster, "cluster name")
-	backend := func() (*local.Backend, error) {
-		b, err := local.New(name)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		return b, nil
+	var bf backendFlags
+	bf.register(c.PersistentFlags(), false)
+	backend := func(cmd *cobra.Command) (cluster.Backend, error) {
+		return bf.forExisting(cmd.Context(), name)
 	}
 
 	var cfg cluster.Config
@@ -50,7 +54,7 @@ func clusterCmd() *cobra.Command {
 		Short: "Start N combined broker+controller nodes k1..kN, wait until every broker is ready; it stays up until down",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend()
+			b, err := bf.forNew(cmd.Context(), name, progress(cmd))
 			if err != nil {
 				return err
 			}
@@ -70,6 +74,8 @@ func clusterCmd() *cobra.Command {
 	up.Flags().StringVar(&cfg.Kafka, "kafka", local.DefaultKafka, "Kafka version")
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
+	up.Flags().StringVar(&bf.image, "image", "", "docker: the image to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from `kafkabook image build`)")
+	up.Flags().StringVar(&bf.compose, "compose", "", "docker: a compose file to read instead of the compose.yaml built into kafkabook")
 
 	var asJSON bool
 	status := &cobra.Command{
@@ -77,7 +83,7 @@ func clusterCmd() *cobra.Command {
 		Short: "List the nodes: name, id, address, state, pid",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend()
+			b, err := backend(cmd)
 			if err != nil {
 				return err
 			}
@@ -100,55 +106,68 @@ func clusterCmd() *cobra.Command {
 		Short: "List every cluster on this host, also those a killed run left, and how to remove each",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			infos, err := local.List()
+			infos, err := listAll(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if listJSON {
-				if infos == nil {
-					infos = []local.Info{}
-				}
 				return printJSON(cmd.OutOrStdout(), infos)
 			}
 			printList(cmd.OutOrStdout(), infos)
 			return nil
 		},
 	}
-	list.Flags().BoolVar(&listJSON, "json", false, `print JSON: [{"name", "state", "created", "nodes", "nodes_up", "kafka", "owner_pid", "owner_alive", "kept", "dir", "problem", "remove"}]`)
+	list.Flags().BoolVar(&listJSON, "json", false, `print JSON: [{"name", "backend", "state", "created", "nodes", "nodes_up", "kafka", "owner_pid", "owner_alive", "kept", "dir", "problem", "remove"}]`)
 
 	var all bool
 	down := &cobra.Command{
 		Use:   "down",
-		Short: "Remove everything the cluster created (JVMs, namespaces, links, data) and check that nothing remains",
+		Short: "Remove everything the cluster created (JVMs, namespaces, links, data; or containers, network, volumes) and check that nothing remains",
 		Long: `Down removes everything the cluster created: JVMs, namespaces, links,
-data. Then it checks that no process, namespace, link, mount or directory
-of the cluster remains. If one does, down names each leftover and the
+data (local); containers, network and volumes carrying the label
+kafkabook.cluster=<name> (docker). Then it checks that nothing of the
+cluster remains. If something does, down names each leftover and the
 command that removes it, and exits 2; a later down retries.
 
 With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			names := []string{name}
-			if all {
+			kind, err := bf.check()
+			if err != nil {
+				return err
+			}
+			type target struct{ name, kind string }
+			var names []target
+			switch {
+			case all:
 				if cmd.Flags().Changed("name") {
 					return usageErr("--all and --name exclude each other")
 				}
-				infos, err := local.List()
+				infos, err := listAll(cmd.Context())
 				if err != nil {
 					return err
 				}
-				names = names[:0]
 				for _, in := range infos {
-					names = append(names, in.Name)
+					if kind == "" || kind == in.Backend {
+						names = append(names, target{in.Name, in.Backend})
+					}
 				}
 				if len(names) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "no clusters")
 					return nil
 				}
+			case kind != "":
+				names = append(names, target{name, kind})
+			default:
+				// Whichever backend has it; local also when none has.
+				names = append(names, target{name, local.Name})
+				if b, err := bf.find(cmd.Context(), name); err == nil && backendName(b) == docker.Name {
+					names[0].kind = docker.Name
+				}
 			}
 			var failed []string
 			for _, n := range names {
-				b, err := local.New(n)
+				b, err := bf.newBackend(n.kind, n.name)
 				if err == nil {
 					// Finish removing even after Ctrl-C.
 					err = b.Down(context.WithoutCancel(cmd.Context()), progress(cmd))
@@ -158,10 +177,10 @@ With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 						return err
 					}
 					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: %v\n", err)
-					failed = append(failed, n)
+					failed = append(failed, n.name)
 					continue
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is down\n", n)
+				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is down\n", n.name)
 			}
 			if len(failed) > 0 {
 				return fmt.Errorf("%d of %d clusters not fully removed: %s", len(failed), len(names), strings.Join(failed, ", "))
@@ -177,7 +196,7 @@ With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 		Short: "Print a node's broker log",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend()
+			b, err := backend(cmd)
 			if err != nil {
 				return err
 			}
@@ -214,7 +233,7 @@ With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 			Short: opHelp[op],
 			Args:  minArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				b, err := backend()
+				b, err := backend(cmd)
 				if err != nil {
 					return err
 				}
@@ -267,7 +286,7 @@ func printStatus(out io.Writer, st cluster.Status) {
 }
 
 // printList prints `cluster list`.
-func printList(out io.Writer, infos []local.Info) {
+func printList(out io.Writer, infos []listInfo) {
 	if len(infos) == 0 {
 		fmt.Fprintln(out, "no clusters")
 		return
@@ -321,6 +340,13 @@ func printJSON(out io.Writer, v any) error {
 // reapAbandoned removes the clusters whose owner is gone and that were not
 // meant to outlive it, one line on stderr for each.
 func reapAbandoned(cmd *cobra.Command) {
+	for _, r := range docker.Reap(context.WithoutCancel(cmd.Context())) {
+		if r.Err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: could not remove abandoned Docker cluster %s, owner pid %d gone: %v\n", r.Name, r.OwnerPID, r.Err)
+			continue
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "removed abandoned Docker cluster %s, owner pid %d gone\n", r.Name, r.OwnerPID)
+	}
 	for _, r := range local.Reap(context.WithoutCancel(cmd.Context())) {
 		since := "an unknown time"
 		if !r.Since.IsZero() {

@@ -1,6 +1,7 @@
-// Package testcluster brings up a real local Kafka cluster for a test and
-// takes it down when the test ends, pass or fail. Every cluster gets a
-// unique name and its own state directory, so tests can run side by side.
+// Package testcluster brings up a real Kafka cluster for a test (local or
+// docker backend) and takes it down when the test ends, pass or fail.
+// Every cluster gets a unique name and its own state directory, so tests
+// can run side by side. Faults is the fault table both backends pass.
 package testcluster
 
 import (
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/cluster/docker"
 	"github.com/kafkabook/kafkabook/cluster/local"
 )
 
@@ -56,7 +58,7 @@ func Missing() string {
 
 // Condition serves testscript conditions the way Require serves tests:
 // [cluster] holds when a local cluster can run here, [root] when this runs
-// as root. When one does not hold under CI=true, that is an error (the
+// as root, [docker] when a Docker daemon answers. When one does not hold under CI=true, that is an error (the
 // script fails) instead of a skip. Other conditions are unknown.
 func Condition(cond string) (bool, error) {
 	var missing string
@@ -66,6 +68,10 @@ func Condition(cond string) (bool, error) {
 	case "root":
 		if os.Geteuid() != 0 {
 			missing = "root"
+		}
+	case "docker":
+		if !docker.DaemonRunning(context.Background()) {
+			missing = "a Docker daemon"
 		}
 	default:
 		return false, fmt.Errorf("unknown condition %q", cond)

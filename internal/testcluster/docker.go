@@ -1,0 +1,77 @@
+package testcluster
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/cluster/docker"
+)
+
+// RequireDocker fails the test under CI=true, and skips it elsewhere, when
+// no Docker daemon answers.
+func RequireDocker(t testing.TB) {
+	t.Helper()
+	if docker.DaemonRunning(context.Background()) {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("this test needs a Docker daemon (CI must start one: see .ci/run)")
+	}
+	t.Skipf("needs a Docker daemon")
+}
+
+// DockerImage makes sure the image the docker backend runs is there:
+// apache/kafka:VERSION when the host has it, else kafkabook/kafka:VERSION,
+// built (once per host; the Debian base is cached) when missing.
+func DockerImage(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := docker.BuildImage(ctx, Version(), false, t.Logf)
+	if err != nil {
+		t.Fatalf("kafkabook image build: %v", err)
+	}
+	if res.Rebuilt {
+		t.Logf("built %s in %.1fs", res.Image, time.Since(start).Seconds())
+	}
+}
+
+// StartDocker brings up a Docker cluster (the compose file's three nodes)
+// with the given broker overrides under a fresh state root, and registers
+// its removal and a check that no container, network or volume of it
+// remains.
+func StartDocker(t testing.TB, broker map[string]string) (*docker.Backend, cluster.Status) {
+	t.Helper()
+	RequireDocker(t)
+	DockerImage(t)
+	t.Setenv("KAFKABOOK_STATE", t.TempDir())
+	name := Name()
+	b, err := docker.New(name, docker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf := func(format string, args ...any) { t.Logf(name+": "+format, args...) }
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t.Cleanup(func() {
+		if err := b.Down(context.Background(), logf); err != nil {
+			t.Errorf("cluster down: %v", err)
+		}
+		left, err := b.Leftovers(context.Background())
+		if err != nil {
+			t.Errorf("leftovers: %v", err)
+		}
+		for _, l := range left {
+			t.Errorf("after down, %s remains", l)
+		}
+	})
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker}, logf)
+	if err != nil {
+		t.Fatalf("cluster up: %v", err)
+	}
+	return b, st
+}
