@@ -330,8 +330,9 @@ func (ir *independentReader) read(label string) map[string][]int64 {
 	}
 }
 
-// evidenceFullRunbook writes more evidence than a 64 KiB file system holds.
-const evidenceFullRunbook = "```kafka\ntopic create full --replicas 1:2:3\nproduce full --acks 1 --count 1000\nread full\n```\n"
+// evidenceFullRunbook writes more evidence than a 64 KiB file system holds
+// (a ledger costs about 20 bytes a message across both files).
+const evidenceFullRunbook = "```kafka\ntopic create full --replicas 1:2:3\nproduce full --acks 1 --count 50000\nread full\n```\n"
 
 // testEvidenceWriteFails runs a runbook whose evidence directory fills up:
 // the run must fail and say that writing the evidence failed, never end as

@@ -41,10 +41,8 @@ func (r *runner) final(ctx context.Context) (err error) {
 		for _, p := range parts {
 			past[p.ID] = -1
 		}
-		for _, m := range r.ledger(label).Messages {
-			if m.Status == results.StatusOK {
-				past[m.Partition] = max(past[m.Partition], m.Offset)
-			}
+		for p, off := range r.ledger(label).HighestAcked() {
+			past[p] = max(past[p], off)
 		}
 		seeds := r.reachable(ctx)
 		at, err := kafka.AppendSentinels(ctx, seeds, name, past, sentinel)
@@ -84,7 +82,7 @@ func (r *runner) producedTo() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, label := range r.order {
-		if len(r.topics[label].messages) > 0 {
+		if r.topics[label].recorded() > 0 {
 			out = append(out, label)
 		}
 	}

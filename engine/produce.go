@@ -57,23 +57,21 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 			}
 		}
 	}()
+	r.reserve(t, spec.Count)
 	stats, err := kafka.Produce(ctx, seeds, spec, func(res kafka.Result) {
-		m := results.Message{
-			ID: kafka.MessageID(res.Num), Acks: spec.Acks, Idempotent: spec.Idempotent,
-			Intended: res.Intended, Acked: res.Done, Status: res.Status, Error: res.Err,
-			Partition: res.Partition, Offset: res.Offset, LeaderEpoch: -1,
+		epoch := int32(-1)
+		if res.Status == results.StatusOK {
+			epoch = r.sampler.epoch(t.name, res.Partition)
 		}
-		if m.Status == results.StatusOK {
-			m.LeaderEpoch = r.sampler.epoch(t.name, m.Partition)
-		}
-		sum.add(m)
-		r.record(t, m)
+		t.add(res, spec.Acks, spec.Idempotent, epoch)
+		sum.add(res)
 		if list {
-			log.line("%s", resultLine(m))
+			log.line("%s", resultLine(res))
 		}
 	})
 	close(stop)
 	ticker.Wait()
+	r.flush()
 	if err != nil {
 		return err
 	}
@@ -96,22 +94,22 @@ type produceSummary struct {
 	lat                 results.LatencyRecorder
 }
 
-func (p *produceSummary) add(m results.Message) {
+func (p *produceSummary) add(m kafka.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch m.Status {
 	case results.StatusOK:
 		p.ok++
-		if d, ok := results.MessageLatency(m); ok {
-			p.lat.Add(d)
+		if !m.Done.IsZero() {
+			p.lat.Add(m.Done.Sub(m.Intended))
 		}
 	case results.StatusFailed:
 		p.failed++
 	default:
 		p.unknown++
 	}
-	if m.Acked.After(p.last) {
-		p.last = m.Acked
+	if m.Done.After(p.last) {
+		p.last = m.Done
 	}
 }
 
@@ -180,19 +178,20 @@ func produceSpec(topic string, s runbook.Step) kafka.ProduceSpec {
 }
 
 // resultLine is one produce result as the console shows it.
-func resultLine(m results.Message) string {
+func resultLine(m kafka.Result) string {
 	lat := "   -"
-	if d, ok := results.MessageLatency(m); ok {
-		lat = fmt.Sprintf("%5.1fs", d.Seconds())
+	if m.Status == results.StatusOK && !m.Done.IsZero() {
+		lat = fmt.Sprintf("%5.1fs", max(m.Done.Sub(m.Intended), 0).Seconds())
 	}
+	id := results.MessageID(int64(m.Num))
 	switch m.Status {
 	case results.StatusOK:
-		return fmt.Sprintf("%s %s ok offset=%d", lat, m.ID, m.Offset)
+		return fmt.Sprintf("%s %s ok offset=%d", lat, id, m.Offset)
 	case results.StatusUnknown:
-		if m.Error == "" {
-			m.Error = "no answer before the run ended"
+		if m.Err == "" {
+			m.Err = "no answer before the run ended"
 		}
-		return fmt.Sprintf("%s %s unknown (may be in the log): %s", lat, m.ID, m.Error)
+		return fmt.Sprintf("%s %s unknown (may be in the log): %s", lat, id, m.Err)
 	}
-	return fmt.Sprintf("%s %s %s %s", lat, m.ID, m.Status, m.Error)
+	return fmt.Sprintf("%s %s %s %s", lat, id, m.Status, m.Err)
 }

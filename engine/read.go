@@ -64,14 +64,14 @@ func (r *runner) readTopic(ctx context.Context, label string, seeds []string, lo
 	r.mu.Lock()
 	seen := r.seen[label]
 	if seen == nil {
-		seen = map[results.At]string{}
+		seen = &results.Seen{}
 		r.seen[label] = seen
 	}
 	r.mu.Unlock()
-	tally := results.Classify(r.ledger(label), rd.Records, rd.HW, seen, final)
+	tally := results.ClassifyRead(r.ledger(label), rd.Records, rd.HW, seen, final)
 	tally.At, tally.Settled, tally.Final = time.Now().UTC(), rd.Settled, final
 	r.mu.Lock()
-	results.Remember(seen, rd.Records)
+	seen.Remember(rd.Records)
 	r.mu.Unlock()
 	return tally, nil
 }

@@ -29,22 +29,39 @@ type runner struct {
 	admin  *kafka.Client
 
 	mu        sync.Mutex
-	topics    map[string]*topicState           // by label
-	order     []string                         // labels in order of first use
-	seen      map[string]map[results.At]string // by label: what reads found at each offset
-	snapshots map[string][]snapshot            // by label: the `read` steps' tallies
-	finals    map[string]results.Tally         // by label: the final read's tallies
-	expects   []runbook.Step                   // checked after the final read
-	downBy    map[string]runbook.Step          // nodes the runbook killed or stopped, by the step that did it
+	topics    map[string]*topicState   // by label
+	order     []string                 // labels in order of first use
+	seen      map[string]*results.Seen // by label: what reads found at each offset
+	snapshots map[string][]snapshot    // by label: the `read` steps' tallies
+	finals    map[string]results.Tally // by label: the final read's tallies
+	expects   []runbook.Step           // checked after the final read
+	downBy    map[string]runbook.Step  // nodes the runbook killed or stopped, by the step that did it
 	bg        []*background
+	flushMu   sync.Mutex      // serialises flushes
 	bgCtx     context.Context // background steps run under it; cancelled when the run fails
 	sampler   *sampler
 }
 
-// topicState is the ledger of one topic in this run.
+// topicState is a topic of this run: the results of its sends not yet
+// written to the event stream. The ledger itself lives once, in the event
+// writer, which folds every batch it writes.
 type topicState struct {
 	label, name string
-	messages    []results.Message
+	mu          sync.Mutex
+	pending     *results.Ledger // results since the last batch
+	count       int             // results recorded, batched or not
+}
+
+// add records one produce result: the hot path of a producer, an append to
+// a few columns under the topic's lock; the flusher writes it out.
+func (t *topicState) add(res kafka.Result, acks string, idempotent bool, epoch int32) {
+	t.mu.Lock()
+	if t.pending == nil {
+		t.pending = &results.Ledger{}
+	}
+	t.pending.Add(int64(res.Num), acks, idempotent, res.Intended, res.Done, res.Status, res.Err, res.Partition, res.Offset, epoch)
+	t.count++
+	t.mu.Unlock()
 }
 
 // background is a produce step still running.
@@ -60,7 +77,7 @@ func (r *runner) realName(label string) string { return label + r.suffix }
 func (r *runner) run(ctx context.Context) (err error) {
 	r.con = &console{w: r.out, red: newRedactor(r.opts.Backend)}
 	r.topics = map[string]*topicState{}
-	r.seen = map[string]map[results.At]string{}
+	r.seen = map[string]*results.Seen{}
 	r.snapshots = map[string][]snapshot{}
 	r.finals = map[string]results.Tally{}
 	r.downBy = map[string]runbook.Step{}
@@ -81,6 +98,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.start = time.Now().UTC()
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
 	r.sampler = startSampler(ctx, r)
+	stopFlusher := r.startFlusher()
 	var cancelBG context.CancelFunc
 	r.bgCtx, cancelBG = context.WithCancel(ctx)
 	defer func() {
@@ -95,6 +113,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 			err = werr
 		}
 		cancelBG()
+		stopFlusher()
 		r.sampler.stop()
 		r.collectLogs(ctx)
 		end := results.RunEndEvent{End: time.Now().UTC(), Complete: err == nil}
@@ -305,20 +324,80 @@ func (r *runner) topic(label string) *topicState {
 	return t
 }
 
-// record adds a produce result to the ledger and the event stream.
-func (r *runner) record(t *topicState, m results.Message) {
-	r.mu.Lock()
-	t.messages = append(t.messages, m)
-	r.mu.Unlock()
-	r.ev.Emit(results.KindMessage, r.num, results.MessageEvent{Topic: t.name, Label: t.label, Message: m})
+// flushEvery is how often the results of running producers are written to
+// events.jsonl, one messages event per topic: the stream's promise of at
+// most 250 ms between a result and its record.
+const flushEvery = 250 * time.Millisecond
+
+// startFlusher writes the pending results of every topic every flushEvery
+// until the returned function is called, which writes the last ones.
+func (r *runner) startFlusher() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(flushEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				r.flush()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		r.flush()
+	}
 }
 
-// ledger is a copy of a topic's messages so far.
+// flush writes every topic's pending results as one messages event each,
+// and folds them into the ledger the event writer keeps. Flushes are
+// serialised, so a topic's batches stay in order.
+func (r *runner) flush() {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	r.mu.Lock()
+	topics := make([]*topicState, 0, len(r.order))
+	for _, label := range r.order {
+		topics = append(topics, r.topics[label])
+	}
+	r.mu.Unlock()
+	for _, t := range topics {
+		t.mu.Lock()
+		batch := t.pending
+		t.pending = nil
+		t.mu.Unlock()
+		if batch.Len() > 0 {
+			r.ev.Emit(results.KindMessages, r.num, results.MessagesEvent{Topic: t.name, Label: t.label, Ledger: batch})
+		}
+	}
+}
+
+// reserve makes room in a topic's ledger for n more results.
+func (r *runner) reserve(t *topicState, n int) {
+	r.ev.Reserve(r.num, t.name, t.label, n)
+}
+
+// ledger is a topic's ledger so far, every result recorded until now
+// included: a snapshot that later results do not change.
 func (r *runner) ledger(label string) results.Topic {
 	t := r.topic(label)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return results.Topic{Name: t.name, Label: label, Messages: slices.Clone(t.messages)}
+	r.flush()
+	tp := r.ev.Ledger(r.num, t.name)
+	tp.Label = label
+	return tp
+}
+
+// recorded is how many results a topic has.
+func (t *topicState) recorded() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.count
 }
 
 // realTopics lists the cluster names of every topic used so far.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -26,13 +25,13 @@ type sampler struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
-	epochs map[string]int32 // "topic/partition" -> leader epoch
-	newest time.Time        // when the newest sample emitted was asked for
+	epochs map[partitionKey]int32 // leader epochs
+	newest time.Time              // when the newest sample emitted was asked for
 }
 
 func startSampler(ctx context.Context, r *runner) *sampler {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{cancel: cancel, done: make(chan struct{}), epochs: map[string]int32{}}
+	s := &sampler{cancel: cancel, done: make(chan struct{}), epochs: map[partitionKey]int32{}}
 	go func() {
 		defer close(s.done)
 		var wg sync.WaitGroup
@@ -81,7 +80,7 @@ func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
 	s.newest = asked
 	at := time.Now().UTC()
 	for _, p := range parts {
-		s.epochs[key(p.Topic, p.ID)] = p.LeaderEpoch
+		s.epochs[partitionKey{p.Topic, p.ID}] = p.LeaderEpoch
 		r.ev.Emit(results.KindISR, r.num, results.ISRSample{
 			At: at, Topic: r.label(p.Topic), Partition: p.ID, Leader: p.Leader,
 			ISR: slices.Clone(p.ISR), Replicas: slices.Clone(p.Replicas),
@@ -93,7 +92,7 @@ func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
 func (s *sampler) epoch(topic string, partition int32) int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.epochs[key(topic, partition)]; ok {
+	if e, ok := s.epochs[partitionKey{topic, partition}]; ok {
 		return e
 	}
 	return -1
@@ -104,4 +103,9 @@ func (s *sampler) stop() {
 	<-s.done
 }
 
-func key(topic string, p int32) string { return fmt.Sprintf("%s/%d", topic, p) }
+// partitionKey names a partition without formatting a string: epoch is
+// asked once per produced message.
+type partitionKey struct {
+	topic     string
+	partition int32
+}

@@ -31,25 +31,13 @@ type ProduceSpec struct {
 }
 
 // MessageID is the id of message number n: m-001.
-func MessageID(n int) string { return fmt.Sprintf("m-%03d", n) }
-
-// appendID appends MessageID(n) to b without formatting through fmt.
-func appendID(b []byte, n int) []byte {
-	b = append(b, 'm', '-')
-	switch {
-	case n < 10:
-		b = append(b, '0', '0')
-	case n < 100:
-		b = append(b, '0')
-	}
-	return strconv.AppendInt(b, int64(n), 10)
-}
+func MessageID(n int) string { return results.MessageID(int64(n)) }
 
 // Value is the record value of message number n for a value size: the id,
 // then, when size leaves room, a blank and filler up to size bytes. The id
 // is what the value holds up to its first blank (see IDOf).
 func Value(n, size int) []byte {
-	b := appendID(make([]byte, 0, max(size, 12)), n)
+	b := results.AppendMessageID(make([]byte, 0, max(size, 12)), int64(n))
 	if size > len(b)+1 {
 		b = append(b, ' ')
 		for len(b) < size {

@@ -16,7 +16,8 @@ const (
 	KindStart    = "start"     // StartEvent: title, runbook, provenance
 	KindRunStart = "run_start" // RunStartEvent
 	KindTopic    = "topic"     // Topic: declares a topic (messages, if any, are appended)
-	KindMessage  = "message"   // MessageEvent: one ledger entry
+	KindMessage  = "message"   // MessageEvent: one ledger entry (schema 2; still read and written)
+	KindMessages = "messages"  // MessagesEvent: a batch of ledger entries in columns (schema 3)
 	KindStep     = "step"      // StepOutput
 	KindFault    = "fault"     // Fault
 	KindISR      = "isr"       // ISRSample
@@ -30,7 +31,7 @@ const (
 // runScoped tells which kinds belong to a run (and so need a run number);
 // start and end belong to the whole file.
 var runScoped = map[string]bool{
-	KindRunStart: true, KindTopic: true, KindMessage: true, KindStep: true,
+	KindRunStart: true, KindTopic: true, KindMessage: true, KindMessages: true, KindStep: true,
 	KindFault: true, KindISR: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 }
@@ -82,6 +83,17 @@ type MessageEvent struct {
 	Topic string `json:"topic"` // real topic name
 	Label string `json:"label"` // name in the runbook
 	Message
+}
+
+// MessagesEvent is the data of a messages event: ledger entries of one
+// topic, appended to its ledger in order. The engine writes one per topic
+// at most every 250 ms while messages come in, so events.jsonl has no line
+// per message and a crash loses at most the last quarter second of
+// results, which the run could not have shown anyway.
+type MessagesEvent struct {
+	Topic  string  `json:"topic"` // real topic name
+	Label  string  `json:"label"` // name in the runbook
+	Ledger *Ledger `json:"ledger"`
 }
 
 // EndEvent is the data of an end event, the last line of a finished file.
@@ -176,7 +188,42 @@ func (w *EventWriter) emit(kind string, run int, v any) error {
 		}
 		w.lastSync = ev.Time
 	}
+	if me, ok := v.(MessagesEvent); ok {
+		return w.fold.addLedger(run, me) // as apply would after decoding it again
+	}
+	if me, ok := v.(*MessagesEvent); ok {
+		return w.fold.addLedger(run, *me)
+	}
 	return w.fold.apply(ev)
+}
+
+// Ledger returns a snapshot of the ledger of a topic of run n as far as it
+// was emitted (see Ledger.Snapshot), and the number of its entries.
+func (w *EventWriter) Ledger(n int, topic string) Topic {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.fold.runs[n]
+	if !ok {
+		return Topic{Name: topic, Ledger: &Ledger{}}
+	}
+	for _, t := range r.Topics {
+		if t.Name == topic {
+			return Topic{Name: t.Name, Label: t.Label, Messages: t.Messages[:len(t.Messages):len(t.Messages)], Ledger: t.Ledger.Snapshot()}
+		}
+	}
+	return Topic{Name: topic, Ledger: &Ledger{}}
+}
+
+// Reserve makes room in the ledger of a topic of run n for n more entries,
+// so that it grows once instead of doubling as batches come in.
+func (w *EventWriter) Reserve(run int, topic, label string, n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	tp := topicOf(w.fold.run(run), topic, label)
+	if tp.Ledger == nil {
+		tp.Ledger = &Ledger{}
+	}
+	tp.Ledger.Grow(n)
 }
 
 // Results returns the evidence emitted so far, as Replay would rebuild it

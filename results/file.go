@@ -54,7 +54,11 @@ func Load(dir string) (*Results, error) {
 func Decode(name string, data []byte) (*Results, error) {
 	var r Results
 	err := json.Unmarshal(data, &r)
-	if err == nil && r.Schema == SchemaVersion {
+	if err == nil && (r.Schema == SchemaVersion || r.Schema == 2) {
+		// Version 2 differs only in holding each ledger as a list of
+		// messages, which Topic still reads.
+		r.Schema = SchemaVersion
+		r.expandSmall()
 		return &r, nil
 	}
 	if r.Schema == 1 {
@@ -62,6 +66,7 @@ func Decode(name string, data []byte) (*Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
 		}
+		up.expandSmall()
 		return up, nil
 	}
 	// Find out why: no version, another version, or broken JSON.

@@ -55,14 +55,14 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 		t.Errorf("dir holds %v, want only %s", ents, FileName)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, FileName))
-	if !strings.HasPrefix(string(data), "{\n  \"schema\": 2,") {
+	if !strings.HasPrefix(string(data), "{\n  \"schema\": 3,") {
 		t.Errorf("results.json is not indented or schema is not first:\n%.80s", data)
 	}
 }
 
 func TestLoadUnknownSchema(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`{"schema": 3, "runs": []}`, "unsupported schema version 3"},
+		{`{"schema": 4, "runs": []}`, "unsupported schema version 4"},
 		{`{"runs": []}`, "no schema version"},
 		{`{"schema": 1, `, "unexpected end"},
 	} {

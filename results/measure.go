@@ -65,13 +65,7 @@ func tallyCount(f func(Tally) int) func(Run, string) (int64, bool) {
 
 func ledgerCount(s Status) func(Run, string) (int64, bool) {
 	return func(r Run, label string) (int64, bool) {
-		n := 0
-		for _, m := range r.Messages(label) {
-			if m.Status == s {
-				n++
-			}
-		}
-		return int64(n), true
+		return int64(r.Count(label, s)), true
 	}
 }
 

@@ -4,11 +4,15 @@
 // percentiles); the engine fills it, the report renders it.
 package results
 
-import "time"
+import (
+	"encoding/json"
+	"iter"
+	"time"
+)
 
 // SchemaVersion is the version of results.json. Bump it on any change that a
 // reader of older files would misread.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Results is the content of one results.json: every run of one runbook
 // against one Kafka version.
@@ -69,11 +73,101 @@ type Run struct {
 	Steps        []StepOutput  `json:"steps"`        // what each step printed
 }
 
-// Topic is the produce ledger of one topic in one run.
+// Topic is the produce ledger of one topic in one run. The ledger is held
+// in one of two forms, and readers go through Len, All and Ledger's column
+// accessors, which see both: Ledger, the compact columns kafkabook records
+// and stores (schema 3), or Messages, one Message value per entry (schema 2
+// files, evidence made by hand, and small files as Load hands them out, see
+// ExpandLimit). When both are set, Messages come first.
 type Topic struct {
-	Name     string    `json:"name"`  // real topic name, with the per-run suffix
-	Label    string    `json:"label"` // name as written in the runbook
-	Messages []Message `json:"messages"`
+	Name     string    // real topic name, with the per-run suffix
+	Label    string    // name as written in the runbook
+	Messages []Message // the ledger as Message values (see above)
+	Ledger   *Ledger   // the ledger in columns (see above)
+}
+
+// topicJSON is a Topic in results.json and topic events: schema 3 writes
+// the ledger in columns under "ledger"; "messages" (schema 2) is still read.
+type topicJSON struct {
+	Name     string    `json:"name"`
+	Label    string    `json:"label"`
+	Messages []Message `json:"messages,omitempty"`
+	Ledger   *Ledger   `json:"ledger,omitempty"`
+}
+
+// MarshalJSON writes the ledger in columns, whichever form it is held in.
+func (t Topic) MarshalJSON() ([]byte, error) {
+	j := topicJSON{Name: t.Name, Label: t.Label, Ledger: t.Ledger}
+	if len(t.Messages) > 0 || t.Ledger == nil {
+		j.Ledger = t.Compact()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads either form.
+func (t *Topic) UnmarshalJSON(data []byte) error {
+	var j topicJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*t = Topic{Name: j.Name, Label: j.Label, Messages: j.Messages, Ledger: j.Ledger}
+	if t.Messages == nil {
+		t.Messages = []Message{}
+	}
+	return nil
+}
+
+// Len is the number of ledger entries.
+func (t Topic) Len() int { return len(t.Messages) + t.Ledger.Len() }
+
+// All yields every ledger entry as a Message, in order.
+func (t Topic) All() iter.Seq2[int, Message] {
+	return func(yield func(int, Message) bool) {
+		for i, m := range t.Messages {
+			if !yield(i, m) {
+				return
+			}
+		}
+		for i := 0; i < t.Ledger.Len(); i++ {
+			if !yield(len(t.Messages)+i, t.Ledger.Message(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Compact returns the whole ledger in columns: Ledger itself when there
+// are no Messages, else a new Ledger holding both.
+func (t Topic) Compact() *Ledger {
+	if len(t.Messages) == 0 && t.Ledger != nil {
+		return t.Ledger
+	}
+	l := &Ledger{}
+	l.Grow(t.Len())
+	for _, m := range t.Messages {
+		l.AddMessage(m)
+	}
+	if t.Ledger != nil {
+		l.AddLedger(t.Ledger)
+	}
+	return l
+}
+
+// Expanded returns t with its ledger as Messages only.
+func (t Topic) Expanded() Topic {
+	if t.Ledger.Len() == 0 {
+		t.Ledger = nil
+		if t.Messages == nil {
+			t.Messages = []Message{}
+		}
+		return t
+	}
+	msgs := make([]Message, 0, t.Len())
+	for _, m := range t.All() {
+		msgs = append(msgs, m)
+	}
+	t.Messages, t.Ledger = msgs, nil
+	return t
 }
 
 // Status is the outcome of one send, as the producer saw it.

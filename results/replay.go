@@ -60,6 +60,7 @@ func ReplayFrom(in io.Reader) (*Results, error) {
 	if !fold.ended && r.Error == "" {
 		r.Error = "the run stopped before its end: evidence replayed from " + EventsFileName
 	}
+	r.expandSmall()
 	return r, nil
 }
 
@@ -120,7 +121,7 @@ func (f *folder) apply(ev Event) error {
 		if err := dec(&s); err != nil {
 			return err
 		}
-		if s.Schema != 0 && s.Schema != SchemaVersion && s.Schema != 1 {
+		if s.Schema != 0 && (s.Schema < 1 || s.Schema > SchemaVersion) {
 			return fmt.Errorf("%w %d in start event (this kafkabook reads versions 1 to %d)", ErrSchema, s.Schema, SchemaVersion)
 		}
 		f.schema = s.Schema
@@ -138,6 +139,18 @@ func (f *folder) apply(ev Event) error {
 		}
 		tp := topicOf(f.run(ev.Run), t.Name, t.Label)
 		tp.Messages = append(tp.Messages, t.Messages...)
+		if t.Ledger.Len() > 0 {
+			if tp.Ledger == nil {
+				tp.Ledger = &Ledger{}
+			}
+			tp.Ledger.AddLedger(t.Ledger)
+		}
+	case KindMessages:
+		var m MessagesEvent
+		if err := dec(&m); err != nil {
+			return err
+		}
+		return f.addLedger(ev.Run, m)
 	case KindMessage:
 		var m MessageEvent
 		if err := dec(&m); err != nil {
@@ -220,6 +233,43 @@ func (f *folder) apply(ev Event) error {
 		f.r.Complete, f.r.Error, f.r.Provenance.End = x.Complete, x.Error, x.End
 	}
 	return nil
+}
+
+// addLedger appends a batch of ledger entries to a topic of run n.
+func (f *folder) addLedger(n int, m MessagesEvent) error {
+	tp := topicOf(f.run(n), m.Topic, m.Label)
+	if tp.Ledger == nil {
+		tp.Ledger = &Ledger{}
+	}
+	tp.Ledger.AddLedger(m.Ledger)
+	return nil
+}
+
+// ExpandLimit is the largest number of ledger entries in one file that
+// Load and Replay hand out as Topic.Messages (expanded, about 150 bytes an
+// entry) rather than as Topic.Ledger (columns, about 41 bytes): readers
+// written before the Ledger keep working on evidence of that size.
+// Readers should go through Topic.Len, Topic.All and the Ledger's
+// accessors, which serve both forms.
+const ExpandLimit = 100_000
+
+// expandSmall expands every ledger when the file holds at most ExpandLimit
+// entries.
+func (r *Results) expandSmall() {
+	total := 0
+	for _, run := range r.Runs {
+		for _, t := range run.Topics {
+			total += t.Len()
+		}
+	}
+	if total > ExpandLimit {
+		return
+	}
+	for i := range r.Runs {
+		for j, t := range r.Runs[i].Topics {
+			r.Runs[i].Topics[j] = t.Expanded()
+		}
+	}
 }
 
 // results assembles the runs in number order. Runs that never ended keep

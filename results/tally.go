@@ -1,6 +1,8 @@
 package results
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,6 +31,126 @@ const SentinelPrefix = "sentinel-"
 // IsSentinel reports whether a record id is a sentinel.
 func IsSentinel(id string) bool { return strings.HasPrefix(id, SentinelPrefix) }
 
+// Records is what one read found, in columns: about 20 bytes a record
+// whatever its value, since an id that MessageID spells is kept as its
+// number.
+type Records struct {
+	Partition []int32
+	Offset    []int64
+	key       []int64 // message number, or -1-i for ids.ids[i]
+	ids       idTable
+}
+
+// Add appends a record holding id (the value up to its first blank) at
+// partition and offset. It allocates nothing for an id MessageID spells.
+func (r *Records) Add(id []byte, partition int32, offset int64) {
+	r.Partition = append(r.Partition, partition)
+	r.Offset = append(r.Offset, offset)
+	r.key = append(r.key, r.ids.keyBytes(id))
+}
+
+// Len is the number of records.
+func (r *Records) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.key)
+}
+
+// ID is the id of record i.
+func (r *Records) ID(i int) string { return r.ids.id(r.key[i]) }
+
+// RecordsOf turns a list of records into columns.
+func RecordsOf(recs []Record) *Records {
+	r := &Records{}
+	for _, x := range recs {
+		r.Add([]byte(x.ID), x.Partition, x.Offset)
+	}
+	return r
+}
+
+// Seen is what the reads of a run found at each offset, the first id seen
+// there kept: the memory against which a later read spots a rewritten log
+// (Inconsistent). Per partition it is an array over the offsets read, 8
+// bytes an offset. The zero value is empty.
+type Seen struct {
+	parts map[int32]*seenPart
+	ids   idTable
+}
+
+type seenPart struct {
+	base int64   // offset of keys[0]
+	keys []int64 // key of the id first seen at base+i, or noKey
+}
+
+const noKey = math.MinInt64
+
+// Remember adds what a read found; the first id seen at an offset stays.
+func (s *Seen) Remember(rd *Records) {
+	if s.parts == nil {
+		s.parts = map[int32]*seenPart{}
+	}
+	for i := 0; i < rd.Len(); i++ {
+		p, off := rd.Partition[i], rd.Offset[i]
+		sp := s.parts[p]
+		if sp == nil {
+			sp = &seenPart{base: off}
+			s.parts[p] = sp
+		}
+		if off < sp.base {
+			keys := make([]int64, int(sp.base-off), int(sp.base-off)+len(sp.keys))
+			for j := range keys {
+				keys[j] = noKey
+			}
+			sp.keys, sp.base = append(keys, sp.keys...), off
+		}
+		j := int(off - sp.base)
+		for len(sp.keys) <= j {
+			sp.keys = append(sp.keys, noKey)
+		}
+		if sp.keys[j] == noKey {
+			k := rd.key[i]
+			if k < 0 {
+				k = s.ids.keyOther(rd.ids.id(k))
+			}
+			sp.keys[j] = k
+		}
+	}
+}
+
+// at returns the id first seen at a position.
+func (s *Seen) at(p int32, off int64) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	sp := s.parts[p]
+	if sp == nil || off < sp.base || off-sp.base >= int64(len(sp.keys)) || sp.keys[off-sp.base] == noKey {
+		return "", false
+	}
+	return s.ids.id(sp.keys[off-sp.base]), true
+}
+
+// sameAt reports whether the id first seen at a position is key of tab,
+// and the id seen there.
+func (s *Seen) sameAt(p int32, off int64, key int64, tab *idTable) (same bool, was string, ok bool) {
+	if s == nil {
+		return true, "", false
+	}
+	sp := s.parts[p]
+	if sp == nil || off < sp.base || off-sp.base >= int64(len(sp.keys)) {
+		return true, "", false
+	}
+	k := sp.keys[off-sp.base]
+	switch {
+	case k == noKey:
+		return true, "", false
+	case k >= 0 && key >= 0:
+		return k == key, MessageID(k), true
+	}
+	was = s.ids.id(k)
+	return was == tab.id(key), was, true
+}
+
 // Classify compares what one read found (records, read up to the high
 // watermarks hw) with the ledger of topic t, the way Jepsen's Kafka checker
 // and Kafka's own system tests define loss. An acknowledged message is
@@ -43,74 +165,218 @@ func IsSentinel(id string) bool { return strings.HasPrefix(id, SentinelPrefix) }
 // sentinel moved every partition past it), unseen otherwise. earlier holds
 // what previous reads of the run found at each offset; an offset now holding
 // another id is an inconsistency. Classify sets neither At, Pos, Via, Final
-// nor Settled.
+// nor Settled. It is ClassifyRead on a list of records.
 func Classify(t Topic, records []Record, hw map[int32]int64, earlier map[At]string, final bool) Tally {
-	found := map[string][]int64{}
-	for _, r := range records {
-		found[r.ID] = append(found[r.ID], r.Offset)
+	var seen *Seen
+	if len(earlier) > 0 {
+		seen = &Seen{}
+		for pos, id := range earlier {
+			seen.Remember(RecordsOf([]Record{{ID: id, Partition: pos.Partition, Offset: pos.Offset}}))
+		}
 	}
-	at := make(map[At]string, len(records))
-	for _, r := range records {
-		at[At{r.Partition, r.Offset}] = r.ID
+	return ClassifyRead(t, RecordsOf(records), hw, seen, final)
+}
+
+// ClassifyRead is Classify on records in columns and earlier reads in a
+// Seen (nil: none). It keeps no per-message strings but those of the ids
+// it reports, so that a read of a million records classifies in about
+// 30 bytes a record beyond the ledger and the records.
+func ClassifyRead(t Topic, rd *Records, hw map[int32]int64, earlier *Seen, final bool) Tally {
+	if rd == nil {
+		rd = &Records{}
 	}
+	tab := &rd.ids
+	n := rd.Len()
 	tl := Tally{
-		Topic: t.Name, Label: t.Label, HighWatermarks: copyHW(hw), Read: len(records),
+		Topic: t.Name, Label: t.Label, HighWatermarks: copyHW(hw), Read: n,
 		Lost: []Loss{}, Unseen: []string{}, Duplicates: []Duplicate{}, Inconsistent: []Inconsistency{},
 		UnknownPresent: []string{}, FailedPresent: []string{},
 	}
-	ledger := map[string]bool{}
-	for _, m := range t.Messages {
-		ledger[m.ID] = true
-		_, ok := found[m.ID]
-		switch m.Status {
-		case StatusFailed:
+
+	// What the read found, by id key: how often, and whether the ledger
+	// has it. Message numbers index an array when they are dense enough.
+	type found struct {
+		count    int32
+		inLedger bool
+	}
+	var infos []found
+	var maxKey int64 = -1
+	for _, k := range rd.key {
+		maxKey = max(maxKey, k)
+	}
+	var dense []int32 // key → 1 + index in infos
+	var sparse map[int64]int32
+	if maxKey >= 0 && maxKey < 8*int64(n)+1024 {
+		dense = make([]int32, maxKey+1)
+	}
+	sparse = map[int64]int32{}
+	find := func(k int64) (int32, bool) {
+		if k >= 0 && k < int64(len(dense)) {
+			j := dense[k]
+			return j - 1, j > 0
+		}
+		j, ok := sparse[k]
+		return j, ok
+	}
+	for _, k := range rd.key {
+		if j, ok := find(k); ok {
+			infos[j].count++
+			continue
+		}
+		j := int32(len(infos))
+		infos = append(infos, found{count: 1})
+		if k >= 0 && k < int64(len(dense)) {
+			dense[k] = j + 1
+		} else {
+			sparse[k] = j
+		}
+	}
+
+	// Where each record sat, by partition: offset → record.
+	type posIndex struct {
+		base int64
+		rec  []int32 // 1 + record index, 0: none
+	}
+	pos := map[int32]*posIndex{}
+	lo, hi := map[int32]int64{}, map[int32]int64{}
+	for i := 0; i < n; i++ {
+		p, off := rd.Partition[i], rd.Offset[i]
+		if l, ok := lo[p]; !ok || off < l {
+			lo[p] = off
+		}
+		hi[p] = max(hi[p], off)
+	}
+	for p, l := range lo {
+		pos[p] = &posIndex{base: l, rec: make([]int32, hi[p]-l+1)}
+	}
+	for i := 0; i < n; i++ {
+		pi := pos[rd.Partition[i]]
+		pi.rec[rd.Offset[i]-pi.base] = int32(i) + 1
+	}
+	idAt := func(p int32, off int64) string {
+		pi := pos[p]
+		if pi == nil || off < pi.base || off-pi.base >= int64(len(pi.rec)) || pi.rec[off-pi.base] == 0 {
+			return ""
+		}
+		return rd.ID(int(pi.rec[off-pi.base] - 1))
+	}
+
+	// Every ledger entry, in either form.
+	var unseen, unknownPresent, failedPresent []int64
+	var lost []Loss
+	lostKey := map[int]int64{}
+	entry := func(k int64, st uint8, p int32, off int64) {
+		j, ok := find(k)
+		if ok {
+			infos[j].inLedger = true
+		}
+		switch st {
+		case 1: // failed
 			tl.Failed++
 			if ok {
-				tl.FailedPresent = append(tl.FailedPresent, m.ID)
+				failedPresent = append(failedPresent, k)
 			}
-		case StatusUnknown:
+		case 2: // unknown
 			tl.Unknown++
 			if ok {
-				tl.UnknownPresent = append(tl.UnknownPresent, m.ID)
+				unknownPresent = append(unknownPresent, k)
 			}
-		case StatusOK:
+		case 0: // ok
 			tl.Acked++
-			high := hw[m.Partition]
+			high := hw[p]
 			switch {
 			case ok:
 				tl.Present++
-			case m.Offset < 0 && !final, m.Offset >= high:
-				tl.Unseen = append(tl.Unseen, m.ID)
+			case off < 0 && !final, off >= high:
+				unseen = append(unseen, k)
 			default:
-				tl.Lost = append(tl.Lost, Loss{ID: m.ID, Partition: m.Partition, Offset: m.Offset,
-					HighWatermark: high, Found: at[At{m.Partition, m.Offset}]})
+				lostKey[len(lost)] = k
+				lost = append(lost, Loss{Partition: p, Offset: off, HighWatermark: high, Found: idAt(p, off)})
 			}
 		}
 	}
-	for id, offs := range found {
-		if len(offs) > 1 && !IsSentinel(id) {
-			slices.Sort(offs)
-			tl.Duplicates = append(tl.Duplicates, Duplicate{ID: id, Offsets: offs})
+	for _, m := range t.Messages {
+		st := uint8(3) // a status of no known kind counts nowhere
+		switch m.Status {
+		case StatusOK, StatusFailed, StatusUnknown:
+			st = statusCode(m.Status)
 		}
-		if !ledger[id] && !IsSentinel(id) {
-			tl.Foreign++
+		entry(tab.key(m.ID), st, m.Partition, m.Offset)
+	}
+	if l := t.Ledger; l != nil {
+		for i := range l.num {
+			entry(l.key(i, tab), l.flags[i]&flagStatus, l.partition[i], l.offset[i])
 		}
 	}
-	for pos, id := range at {
-		if was, ok := earlier[pos]; ok && was != id {
-			tl.Inconsistent = append(tl.Inconsistent, Inconsistency{Partition: pos.Partition, Offset: pos.Offset, IDs: []string{was, id}})
+
+	// Found more than once, or not in the ledger.
+	sentinel := make([]bool, len(tab.ids))
+	for i, id := range tab.ids {
+		sentinel[i] = IsSentinel(id)
+	}
+	isSentinel := func(k int64) bool { return k < 0 && sentinel[-1-k] }
+	dups, dupKeys := map[int32][]int64{}, map[int32]int64{}
+	for i, k := range rd.key {
+		j, _ := find(k)
+		if infos[j].count > 1 && !isSentinel(k) {
+			dups[j] = append(dups[j], rd.Offset[i])
+			dupKeys[j] = k
 		}
 	}
-	SortIDs(tl.Unseen)
-	SortIDs(tl.UnknownPresent)
-	SortIDs(tl.FailedPresent)
-	slices.SortFunc(tl.Lost, func(a, b Loss) int { return cmpID(a.ID, b.ID) })
+	for j, offs := range dups {
+		slices.Sort(offs)
+		tl.Duplicates = append(tl.Duplicates, Duplicate{ID: tab.id(dupKeys[j]), Offsets: offs})
+	}
+	counted := make([]bool, len(infos))
+	for _, k := range rd.key {
+		j, _ := find(k)
+		if !counted[j] {
+			counted[j] = true
+			if !infos[j].inLedger && !isSentinel(k) {
+				tl.Foreign++
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if same, was, ok := earlier.sameAt(rd.Partition[i], rd.Offset[i], rd.key[i], tab); ok && !same {
+			tl.Inconsistent = append(tl.Inconsistent, Inconsistency{Partition: rd.Partition[i], Offset: rd.Offset[i], IDs: []string{was, rd.ID(i)}})
+		}
+	}
+
+	// Id lists in id order, sorted by key before they become strings.
+	order := func(a, b int64) int {
+		if a >= 0 && b >= 0 {
+			return cmp.Compare(a, b)
+		}
+		return cmpID(tab.id(a), tab.id(b))
+	}
+	ids := func(keys []int64) []string {
+		slices.SortFunc(keys, order)
+		out := make([]string, len(keys))
+		for i, k := range keys {
+			out[i] = tab.id(k)
+		}
+		return out
+	}
+	tl.Unseen = ids(unseen)
+	tl.UnknownPresent = ids(unknownPresent)
+	tl.FailedPresent = ids(failedPresent)
+	idx := make([]int, len(lost))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return order(lostKey[a], lostKey[b]) })
+	for _, i := range idx {
+		l := lost[i]
+		l.ID = tab.id(lostKey[i])
+		tl.Lost = append(tl.Lost, l)
+	}
 	slices.SortFunc(tl.Duplicates, func(a, b Duplicate) int { return cmpID(a.ID, b.ID) })
 	slices.SortFunc(tl.Inconsistent, func(a, b Inconsistency) int {
 		if a.Partition != b.Partition {
 			return int(a.Partition - b.Partition)
 		}
-		return int(a.Offset - b.Offset)
+		return cmp.Compare(a.Offset, b.Offset)
 	})
 	return tl
 }

@@ -45,7 +45,7 @@ func (o v1Tally) upgrade(r *Run) Tally {
 		}
 	}
 	part := map[string]int32{}
-	for _, m := range ledger.Messages {
+	for _, m := range ledger.All() {
 		part[m.ID] = m.Partition
 	}
 	var recs []Record

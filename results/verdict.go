@@ -75,15 +75,43 @@ func (r Run) Tally(label string) (Tally, bool) {
 }
 
 // Messages returns the ledger entries of every topic of the run labelled
-// label, in ledger order.
+// label, in ledger order, as Message values: about 150 bytes each, so
+// readers of large ledgers should iterate Topic.All or read Topic.Ledger's
+// columns instead.
 func (r Run) Messages(label string) []Message {
 	var out []Message
 	for _, t := range r.Topics {
 		if t.Label == label {
-			out = append(out, t.Messages...)
+			for _, m := range t.All() {
+				out = append(out, m)
+			}
 		}
 	}
 	return out
+}
+
+// Count returns how many ledger entries of label have status s.
+func (r Run) Count(label string, s Status) int {
+	n := 0
+	for _, t := range r.Topics {
+		if t.Label != label {
+			continue
+		}
+		for _, m := range t.Messages {
+			if m.Status == s {
+				n++
+			}
+		}
+		code := statusCode(s)
+		if l := t.Ledger; l != nil {
+			for _, f := range l.flags {
+				if f&flagStatus == code {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // Latency returns the ack latency percentiles of label in the run.
@@ -98,6 +126,11 @@ func (r Run) addLatencies(a *latencies, label string) {
 		if t.Label == label {
 			for _, m := range t.Messages {
 				a.add(m)
+			}
+			for i := 0; i < t.Ledger.Len(); i++ {
+				if d, ok := t.Ledger.Latency(i); ok {
+					a.addDuration(d)
+				}
 			}
 		}
 	}
@@ -142,4 +175,28 @@ func (r *Results) TotalLost(label string) int {
 		}
 	}
 	return n
+}
+
+// HighestAcked returns, per partition, the highest offset a message of the
+// topic was acknowledged at.
+func (t Topic) HighestAcked() map[int32]int64 {
+	out := map[int32]int64{}
+	note := func(p int32, off int64) {
+		if cur, ok := out[p]; !ok || off > cur {
+			out[p] = off
+		}
+	}
+	for _, m := range t.Messages {
+		if m.Status == StatusOK {
+			note(m.Partition, m.Offset)
+		}
+	}
+	if l := t.Ledger; l != nil {
+		for i, f := range l.flags {
+			if f&flagStatus == 0 {
+				note(l.partition[i], l.offset[i])
+			}
+		}
+	}
+	return out
 }
