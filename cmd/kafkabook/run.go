@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/kafkabook/kafkabook/cluster/local"
 	"github.com/kafkabook/kafkabook/engine"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
@@ -33,7 +32,10 @@ func runCmd() *cobra.Command {
 		Use:   "run RUNBOOK.md",
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
 		Long: `Run checks the runbook, then runs it once per Kafka version (and repeat:
-times per version) against a local three-node KRaft cluster.
+times per version) against a three-node KRaft cluster: local (a JVM per
+node in a network namespace; needs root) or docker (containers from
+compose.yaml), as --backend says; without it, local where it can run,
+else docker.
 
 If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.
@@ -80,6 +82,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.singleFile, "single-file", false, "inline echarts into the report (a self-contained page)")
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
+	o.bf.register(c.Flags(), true)
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
 	return c
 }
@@ -91,6 +94,7 @@ type runOpts struct {
 	recordHost, verbose          bool
 	stdout, stderr               io.Writer
 	progress                     cluster.Progress
+	bf                           backendFlags // --backend, --image, --compose
 }
 
 // runVersion runs the runbook against one Kafka version and returns the
@@ -116,7 +120,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	res, runErr := engine.Run(ctx, engine.Options{
 		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose,
 		Provenance: results.Provenance{
-			Tool: toolV, Commit: commit, Kafka: version, Backend: local.Name,
+			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: backend.reused,
 		},
@@ -167,7 +171,7 @@ type runCluster struct {
 // does nothing for a cluster that outlives the run.
 func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
 	nothing := func() {}
-	def, err := local.New(defaultCluster)
+	def, err := o.bf.forExisting(ctx, defaultCluster)
 	if err != nil {
 		return runCluster{}, nil, err
 	}
@@ -180,11 +184,13 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 			return runCluster{}, nil, &exitError{exitRun, fmt.Errorf("the default cluster is up with other settings (Kafka %s, %d nodes, %v); --keep-cluster would replace it: take it down with `kafkabook cluster down` first", st.Kafka, len(st.Nodes), st.Broker)}
 		}
 	}
-	b := def
+	name := defaultCluster
 	if !o.keep {
-		if b, err = local.New(fmt.Sprintf("run%d", os.Getpid())); err != nil {
-			return runCluster{}, nil, err
-		}
+		name = fmt.Sprintf("run%d", os.Getpid())
+	}
+	b, err := o.bf.forNew(ctx, name, o.progress)
+	if err != nil {
+		return runCluster{}, nil, err
 	}
 	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep}
 	// Up removes what it created when it fails or is interrupted.
