@@ -125,3 +125,17 @@ var ErrNotFound = fmt.Errorf("cluster not found")
 type Placeholders interface {
 	Placeholders() map[string]string
 }
+
+// NetFaults is implemented by backends that can cut the network finer than
+// isolate does: between groups of nodes while clients still reach every
+// node, in one direction only, or by dropping a share of the packets.
+type NetFaults interface {
+	// Partition stops traffic from every node of from to every node of to,
+	// and back unless oneWay.
+	Partition(ctx context.Context, from, to []string, oneWay bool) error
+	// Loss drops percent of the packets on the node's links, both ways; 0
+	// removes the loss.
+	Loss(ctx context.Context, node string, percent int) error
+	// HealNetwork removes every partition and loss.
+	HealNetwork(ctx context.Context) error
+}

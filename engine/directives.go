@@ -31,4 +31,7 @@ var runners = [runbook.NumOps]runFunc{
 	runbook.OpRejoin:        fault,
 	runbook.OpSleep:         sleep,
 	runbook.OpExpect:        expect,
+	runbook.OpPartition:     partition,
+	runbook.OpHeal:          heal,
+	runbook.OpLoss:          loss,
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,5 +41,72 @@ func fault(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	}
 	r.mu.Unlock()
 	log.line("%s %s", op, strings.Join(nodes, " "))
+	return nil
+}
+
+// netFaults is the backend's finer network faults, or an error naming the
+// backend that cannot inject them.
+func (r *runner) netFaults() (cluster.NetFaults, error) {
+	nf, ok := r.opts.Backend.(cluster.NetFaults)
+	if !ok {
+		return nil, fmt.Errorf("this cluster backend cannot partition the network or drop packets")
+	}
+	return nf, nil
+}
+
+// partition: partition NODE... | NODE... [--one-way]
+func partition(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	left, right, _ := s.Sides() // checked by runbook.Load
+	oneWay := s.Bool("one-way")
+	at := time.Now().UTC()
+	if err := nf.Partition(ctx, left, right, oneWay); err != nil {
+		return err
+	}
+	nodes := append(append(slices.Clone(left), "|"), right...)
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "partition", Nodes: nodes, Pos: s.Pos.String()})
+	how := "both ways"
+	if oneWay {
+		how = "from the left side to the right only"
+	}
+	log.line("partition %s (%s; clients still reach every node)", strings.Join(nodes, " "), how)
+	return nil
+}
+
+// heal: heal — removes every partition and packet loss.
+func heal(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	if err := nf.HealNetwork(ctx); err != nil {
+		return err
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
+	log.line("network healed: no partition, no loss")
+	return nil
+}
+
+// loss: loss NODE PERCENT
+func loss(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	nodes, err := r.nodes(ctx, s.Args[0].Target())
+	if err != nil {
+		return err
+	}
+	pct := s.Args[1].Percent()
+	at := time.Now().UTC()
+	if err := nf.Loss(ctx, nodes[0], pct); err != nil {
+		return err
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], s.Args[1].Text}, Pos: s.Pos.String()})
+	log.line("loss %s %d%%", nodes[0], pct)
 	return nil
 }

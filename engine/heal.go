@@ -39,6 +39,12 @@ func (r *runner) heal(ctx context.Context) error {
 			return err
 		}
 	}
+	// Partitions and packet loss go too.
+	if nf, ok := r.opts.Backend.(cluster.NetFaults); ok {
+		if err := nf.HealNetwork(ctx); err != nil {
+			return fmt.Errorf("healing the network: %w", err)
+		}
+	}
 	// A paused node may also be isolated: check again.
 	if st, err = r.opts.Backend.Status(ctx); err == nil {
 		for _, n := range st.Nodes {

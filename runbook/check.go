@@ -107,6 +107,22 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if msg := topicError(v.text); msg != "" {
 			c.errorf(p, "%s", msg)
 		}
+	case KindSide:
+		if v.text == "|" {
+			return
+		}
+		t, ok := parseTarget(v.text)
+		switch {
+		case !ok || t.Node == "":
+			bad(fmt.Sprintf("nodes k1..k%d, with | between the two sides", c.d.Meta.Nodes))
+		case t.ID() > c.d.Meta.Nodes:
+			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+		}
+	case KindPercent:
+		n, err := strconv.Atoi(strings.TrimSuffix(v.text, "%"))
+		if !strings.HasSuffix(v.text, "%") || err != nil || n < 0 || n > 100 {
+			bad("a share of packets from 0% to 100%")
+		}
 	case KindTarget, KindNode, KindNodes:
 		t, ok := parseTarget(v.text)
 		switch {
@@ -314,6 +330,20 @@ func (c *checker) trackNodes(st *Step) {
 		for _, n := range nodes {
 			by := c.down[n]
 			c.warnf(st.Pos, "%s is down (%q on line %d) and nothing starts it again: this wait will time out; add \"start %s\" before it", n, by.Text, by.Pos.Line, n)
+		}
+	}
+}
+
+// checkPartition: one | with nodes on both sides, and no node on both.
+func checkPartition(c *checker, st *Step, topic string, tp Pos) {
+	left, right, ok := st.Sides()
+	if !ok {
+		c.errorf(st.Pos, "partition needs two sides: NODE... | NODE..., like partition k1 | k2 k3")
+		return
+	}
+	for _, l := range left {
+		if slices.Contains(right, l) {
+			c.errorf(st.Pos, "partition: %s is on both sides", l)
 		}
 	}
 }

@@ -24,6 +24,8 @@ const (
 	KindExpr                     // an expect expression
 	KindKeyword                  // a literal word, such as "in"
 	KindRate                     // messages per second: 2000/s
+	KindSide                     // a node of a partition's side, or the | between the sides
+	KindPercent                  // a share of packets: 30%
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -69,6 +71,9 @@ const (
 	OpSleep
 	OpLogs
 	OpExpect
+	OpPartition
+	OpHeal
+	OpLoss
 	NumOps // one past the last Op: the size of a table indexed by Op
 )
 
@@ -252,6 +257,28 @@ var Directives = []*Directive{
 		Summary: "Assert something about a topic, checked in every run; a failed expectation fails the run.",
 		Args:    []ArgSpec{{Name: "EXPR", Kind: KindExpr, Many: true}},
 	},
+	{
+		Op:      OpPartition,
+		check:   checkPartition,
+		Name:    "partition",
+		Summary: "Cut the network between two groups of nodes, written NODE... | NODE...; clients still reach every node. Undone by heal.",
+		Args:    []ArgSpec{{Name: "NODE... | NODE...", Kind: KindSide, Many: true}},
+		Flags: []FlagSpec{
+			{Name: "one-way", Kind: KindBool,
+				Help: "Drop only the traffic from the left side to the right side (TCP needs both ways, so connections still fail; datagrams the other way pass)."},
+		},
+	},
+	{
+		Op:      OpHeal,
+		Name:    "heal",
+		Summary: "Remove every partition and packet loss (not isolation: that is rejoin).",
+	},
+	{
+		Op:      OpLoss,
+		Name:    "loss",
+		Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
+		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
+	},
 }
 
 var directiveByName = map[string]*Directive{}
@@ -273,7 +300,7 @@ func usage(d *Directive) string {
 	parts := []string{d.Name}
 	for _, a := range d.Args {
 		s := a.Name
-		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr {
+		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr && a.Kind != KindSide {
 			s += "..."
 		}
 		parts = append(parts, s)

@@ -304,3 +304,27 @@ func (s Step) Rate(flag string) float64 {
 	r, _ := ParseRate(s.String(flag))
 	return r
 }
+
+// Sides splits the arguments of a partition step at its |: the node names
+// on the left and on the right; ok is false unless there is exactly one |
+// with nodes on both sides.
+func (s Step) Sides() (left, right []string, ok bool) {
+	bars := 0
+	for _, a := range s.Args {
+		switch {
+		case a.Text == "|":
+			bars++
+		case bars == 0:
+			left = append(left, a.Text)
+		default:
+			right = append(right, a.Text)
+		}
+	}
+	return left, right, bars == 1 && len(left) > 0 && len(right) > 0
+}
+
+// Percent is the value of a PERCENT argument, "30%" → 30.
+func (a Arg) Percent() int {
+	n, _ := strconv.Atoi(strings.TrimSuffix(a.Text, "%"))
+	return n
+}

@@ -114,6 +114,12 @@ func isFlag(t token) bool {
 	return !t.quoted && len(r) > 1 && r[0] == '-' && (r[1] == '-' || r[1] >= 'a' && r[1] <= 'z' || r[1] >= 'A' && r[1] <= 'Z')
 }
 
+// unavailable names faults people ask for that this machine cannot inject
+// truthfully: check says so rather than run something weaker.
+var unavailable = map[string]string{
+	"delay": "delay is not available: the kernels kafkabook runs on have no tc netem, and it will not fake delay with something weaker; loss NODE PERCENT drops packets",
+}
+
 // resolve finds the directive a step line starts with and how many tokens
 // its name takes.
 func (c *checker) resolve(toks []token) (*Directive, int) {
@@ -130,6 +136,10 @@ func (c *checker) resolve(toks []token) (*Directive, int) {
 	}
 	if d := Lookup(w0); d != nil {
 		return d, 1
+	}
+	if why, ok := unavailable[w0]; ok {
+		c.errorf(t0.pos, "%s", why)
+		return nil, 0
 	}
 	var subs, full []string
 	for _, d := range Directives {
