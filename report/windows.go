@@ -9,10 +9,12 @@ import (
 )
 
 // window is a span of a run during which some nodes were faulted: isolated
-// (isolate → rejoin), paused (pause → resume), killed or stopped (→ start).
+// (isolate → rejoin), paused (pause → resume), killed or stopped (→ start),
+// partitioned (partition → heal; its "node" is the partition as written,
+// "k1 | k2 k3") or lossy (loss N% → loss 0% or heal).
 // Times are offsets from the run's start.
 type window struct {
-	Kind     string // "isolated", "paused", "killed", "stopped"
+	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy"
 	Nodes    []string
 	From, To time.Duration
 }
@@ -22,8 +24,10 @@ func (w window) Name() string { return strings.Join(w.Nodes, ",") + " " + w.Kind
 
 // opens and closes map fault ops to the windows they open and close.
 var (
-	opens  = map[string]string{"isolate": "isolated", "pause": "paused", "kill": "killed", "stop": "stopped"}
-	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped"}}
+	opens = map[string]string{"isolate": "isolated", "pause": "paused", "kill": "killed", "stop": "stopped",
+		"partition": "partitioned", "loss": "lossy"}
+	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped"},
+		"heal": {"partitioned", "lossy"}, "loss-end": {"lossy"}}
 )
 
 // faultWindows pairs a run's faults into windows. A window still open when
@@ -47,6 +51,22 @@ func faultWindows(run results.Run) []window {
 	faults := append([]results.Fault(nil), run.Faults...)
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At.Before(faults[j].At) })
 	for _, f := range faults {
+		switch f.Op {
+		case "partition":
+			f.Nodes = []string{strings.Join(f.Nodes, " ")}
+		case "loss":
+			if len(f.Nodes) == 2 && f.Nodes[1] == "0%" {
+				f.Op = "loss-end"
+			}
+			f.Nodes = f.Nodes[:min(len(f.Nodes), 1)]
+		case "heal":
+			for k := range open {
+				if k.kind == "partitioned" || k.kind == "lossy" {
+					f.Nodes = append(f.Nodes, k.node)
+				}
+			}
+			sort.Strings(f.Nodes)
+		}
 		if kind, ok := opens[f.Op]; ok {
 			for _, n := range f.Nodes {
 				if _, already := open[key{n, kind}]; !already {
