@@ -478,3 +478,53 @@ func BenchmarkLatency1M(b *testing.B) {
 		}
 	}
 }
+
+func TestCountAcked(t *testing.T) {
+	var l Ledger
+	t0 := time.Now()
+	for i := int64(1); i <= 5; i++ {
+		st := StatusOK
+		if i == 4 {
+			st = StatusUnknown
+		}
+		l.Add(i, "1", false, t0, t0, st, "", 0, i, 0)
+	}
+	run := Run{Topics: []Topic{{Label: "a", Ledger: &l}, {Label: "a", Messages: []Message{{ID: "x-1", Status: StatusOK}}}, {Label: "b", Messages: []Message{{ID: "m-002", Status: StatusOK}}}}}
+	if n := run.CountAcked("a", []string{"m-002", "m-004", "x-1", "m-009"}); n != 2 {
+		t.Errorf("CountAcked = %d, want 2 (m-002 and x-1)", n)
+	}
+}
+
+func TestSeries(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	var l Ledger
+	// 10 messages a second for 4 s; those meant for the second second wait
+	// until 2.5 s.
+	for i := 0; i < 40; i++ {
+		in := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		ack := in.Add(time.Millisecond)
+		if in.Sub(t0) >= time.Second && in.Sub(t0) < 2*time.Second {
+			ack = t0.Add(2500 * time.Millisecond)
+		}
+		l.Add(int64(i+1), "all", false, in, ack, StatusOK, "", 0, int64(i), 0)
+	}
+	s := Topic{Ledger: &l}.Series(t0, t0.Add(4*time.Second), time.Second)
+	if len(s) != 4 {
+		t.Fatalf("%d buckets", len(s))
+	}
+	if s[1].Acked != 0 || s[2].Acked != 20 || s[0].Acked != 10 || s[1].Sent != 10 {
+		t.Errorf("acked per second %d %d %d %d, sent in the second %d", s[0].Acked, s[1].Acked, s[2].Acked, s[3].Acked, s[1].Sent)
+	}
+	if s[1].MaxLatency != 1500*time.Millisecond || s[1].MinLatency != 600*time.Millisecond || s[0].MaxLatency != time.Millisecond {
+		t.Errorf("latency of the stalled second: %s..%s; first %s", s[1].MinLatency, s[1].MaxLatency, s[0].MaxLatency)
+	}
+}
+
+func BenchmarkSeries1M(b *testing.B) {
+	l := steadyLedger(1_000_000, 3)
+	tp := Topic{Ledger: l}
+	start := l.Intended(0)
+	for range b.N {
+		tp.Series(start, start.Add(2000*time.Second), 2*time.Second)
+	}
+}

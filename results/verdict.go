@@ -79,7 +79,13 @@ func (r Run) Tally(label string) (Tally, bool) {
 // readers of large ledgers should iterate Topic.All or read Topic.Ledger's
 // columns instead.
 func (r Run) Messages(label string) []Message {
-	var out []Message
+	n := 0
+	for _, t := range r.Topics {
+		if t.Label == label {
+			n += t.Len()
+		}
+	}
+	out := make([]Message, 0, n)
 	for _, t := range r.Topics {
 		if t.Label == label {
 			for _, m := range t.All() {
@@ -199,4 +205,38 @@ func (t Topic) HighestAcked() map[int32]int64 {
 		}
 	}
 	return out
+}
+
+// CountAcked returns how many of ids are acknowledged entries of label's
+// ledger (an id acknowledged twice counts twice), without expanding the
+// ledger: what a report needs to tell duplicated acknowledged messages
+// from others.
+func (r Run) CountAcked(label string, ids []string) int {
+	if len(ids) == 0 {
+		return 0
+	}
+	var tab idTable
+	want := map[int64]bool{}
+	for _, id := range ids {
+		want[tab.key(id)] = true
+	}
+	n := 0
+	for _, t := range r.Topics {
+		if t.Label != label {
+			continue
+		}
+		for _, m := range t.Messages {
+			if m.Status == StatusOK && want[tab.key(m.ID)] {
+				n++
+			}
+		}
+		if l := t.Ledger; l != nil {
+			for i, f := range l.flags {
+				if f&flagStatus == 0 && want[l.key(i, &tab)] {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
