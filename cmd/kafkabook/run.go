@@ -118,7 +118,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		host, _ = os.Hostname()
 	}
 	res, runErr := engine.Run(ctx, engine.Options{
-		Doc: doc, Dir: dir, Backend: backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose,
+		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose,
 		Provenance: results.Provenance{
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
