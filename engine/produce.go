@@ -77,6 +77,9 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 	}
 	sum.start = stats.Start
 	log.line("%s", sum.line())
+	if stats.Sent < spec.Count {
+		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, spec.Count)
+	}
 	if stats.Behind {
 		log.line("could not keep up with %s: a message went out %s after its scheduled time (latency counts from the schedule)",
 			s.String("rate"), stats.MaxLag.Round(time.Millisecond))

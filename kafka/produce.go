@@ -92,8 +92,10 @@ func lagLimit(rate float64) time.Duration {
 // for concurrent use and cheap: it runs on the client's callback path).
 // Each message's latency counts from its scheduled time, so a message held
 // back by a stuck predecessor or a full buffer is charged for the wait (no
-// coordinated omission). Produce returns when every message has a result;
-// ctx ending early marks the rest unknown.
+// coordinated omission). Produce returns when every message sent has a
+// result; when ctx ends early, messages handed to the client get a result
+// (unknown when none came) and those not yet due are not sent at all
+// (ProduceStats.Sent counts the others).
 func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
 	var stats ProduceStats
 	opts := append(baseOpts(seeds),
@@ -148,6 +150,9 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 					t.Stop()
 				}
 			}
+		}
+		if ctx.Err() != nil {
+			break // the run is over: messages not yet due are not sent, nor recorded
 		}
 		rec := &kgo.Record{Value: Value(n, spec.Size)}
 		if spec.Keys > 0 {
