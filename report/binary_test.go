@@ -86,7 +86,7 @@ func TestPlainBuildRenders(t *testing.T) {
 	if !strings.Contains(string(page), "Charts drawn with Apache ECharts "+echarts.Version+" (Apache License 2.0") {
 		t.Errorf("the footer does not name echarts %s and its licence", echarts.Version)
 	}
-	assertClean(t, "report", browse(t, filepath.Join(dirs[1], IndexFile)), 5)
+	assertClean(t, "report", browse(t, filepath.Join(dirs[1], IndexFile)), pageCharts)
 	assertClean(t, "site index", browse(t, filepath.Join(site, IndexFile)), 2)
 
 	// From the cache, with no registry.
@@ -99,7 +99,7 @@ func TestPlainBuildRenders(t *testing.T) {
 	if out, err := render(nowhere, "--single-file", single); err != nil {
 		t.Errorf("single-file render from the cache: %v\n%s", err, out)
 	} else {
-		assertClean(t, "single file", browse(t, filepath.Join(single, IndexFile)), 5)
+		assertClean(t, "single file", browse(t, filepath.Join(single, IndexFile)), pageCharts)
 	}
 
 	// Offline with nothing cached.

@@ -18,6 +18,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// pageCharts is the number of charts on a run's page: outcomes, lost,
+// throughput, latency, distribution, ISR.
+const pageCharts = 6
+
 // chromiumPath is the Debian package's browser.
 const chromiumPath = "/usr/bin/chromium"
 
@@ -267,9 +271,9 @@ func TestBrowser(t *testing.T) {
 		file   string
 		charts int
 	}{
-		{"report", filepath.Join(dirs[1], IndexFile), 5},
-		{"report via latest", filepath.Join(site, "producer-acks", "kafka-4.3.1", LatestLink, IndexFile), 5},
-		{"single file", filepath.Join(single, IndexFile), 5},
+		{"report", filepath.Join(dirs[1], IndexFile), pageCharts},
+		{"report via latest", filepath.Join(site, "producer-acks", "kafka-4.3.1", LatestLink, IndexFile), pageCharts},
+		{"single file", filepath.Join(single, IndexFile), pageCharts},
 		{"site index", filepath.Join(site, IndexFile), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -297,7 +301,7 @@ func TestBrowserBusyTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := browse(t, filepath.Join(dir, IndexFile))
-	assertClean(t, "busy timeline", pc, 5)
+	assertClean(t, "busy timeline", pc, pageCharts)
 }
 
 // TestBrowserBlocksNetwork proves the harness notices a page that reaches

@@ -24,15 +24,6 @@ type chart struct {
 	Options map[string]any
 }
 
-// Point budgets: the latency chart keeps at most latencyPoints points over
-// all its series, and at least minSeriesPoints per series, so that a page of
-// a million messages stays a few hundred kilobytes.
-const (
-	latencyPoints   = 40000
-	gapBreak        = 1.0 // seconds without a message that break a latency line
-	minSeriesPoints = 200
-)
-
 // num is a float64 that marshals in its shortest form; the per-message
 // series are most of a page's bytes.
 type num float64
@@ -127,18 +118,7 @@ var outcomeKinds = []struct{ Name, Color string }{
 type fate struct{ Present, Duplicated, Lost, Unseen, Failed, Unknown int }
 
 func fateOf(run results.Run, label string, t results.Tally) fate {
-	acked := map[string]bool{}
-	for _, m := range run.Messages(label) {
-		if m.Status == results.StatusOK {
-			acked[m.ID] = true
-		}
-	}
-	dup := 0
-	for _, d := range t.Duplicates {
-		if acked[d.ID] {
-			dup++
-		}
-	}
+	dup := run.CountAcked(label, t.DuplicateIDs())
 	return fate{Present: t.Present - dup, Duplicated: dup, Lost: len(t.Lost), Unseen: len(t.Unseen), Failed: t.Failed, Unknown: t.Unknown}
 }
 
@@ -218,10 +198,65 @@ func lostChart(r *results.Results, labels []string) chart {
 		Options: options(bar, nil, defaultGrid)}
 }
 
-// latencyChart: ack latency of every acknowledged message against its
-// intended send time since the run began, one series per run, with the run's
-// fault windows shaded and its reads marked on its series.
-func latencyChart(r *results.Results, steps stepIndex) chart {
+// timeSeries is one experiment's line on a time chart, coloured by its
+// experiment, with its run's fault windows and reads on the first line of
+// each run (layers runs' windows may overlap).
+func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries, data [][2]num, first bool,
+	truncs [][]markLinePoint, steps stepIndex, lb *labeller, sampling string) sampledSeries {
+	width, opacity := 1.5, 0.9
+	if len(r.Runs) > 1 {
+		width, opacity = 1, math.Max(0.25, 0.9/math.Sqrt(float64(len(r.Runs))))
+	}
+	color := labelColor(s.LabelNo)
+	line.AddSeries(seriesName(r, s), nil,
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 120), SymbolSize: 4}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: float32(width), Opacity: opts.Float(float32(opacity)), Color: color}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
+	ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: sampling}
+	if first {
+		run := r.Runs[s.Run]
+		ss.MarkArea = windowAreas(run, faultWindows(run), len(r.Runs), lb)
+		ss.MarkLine = timeLines(truncs[s.Run], readMarks(run, steps), lb)
+	}
+	ss.Data = data
+	return ss
+}
+
+// timeChart makes the series of a time chart, one per experiment and run,
+// from points.
+func timeChart(line *charts.Line, r *results.Results, tl timeline, steps stepIndex, sampling string,
+	points func(timeline, expSeries) [][2]num) []sampledSeries {
+	lb := newLabeller(float64(longestRun(r)))
+	truncs := truncLines(r, lb)
+	var series []sampledSeries
+	marked := map[int]bool{}
+	for _, s := range tl.Series {
+		series = append(series, timeSeries(line, r, tl, s, points(tl, s), !marked[s.Run], truncs, steps, lb, sampling))
+		marked[s.Run] = true
+	}
+	// A run that sent nothing still shows its faults and reads.
+	for ri, run := range r.Runs {
+		if marked[ri] {
+			continue
+		}
+		line.AddSeries(fmt.Sprintf("run %d", run.Number), nil, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+		ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1],
+			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
+		ss.Data = [][2]num{}
+		series = append(series, ss)
+	}
+	return series
+}
+
+// marksNote says what the marks of the time charts are.
+const marksNote = "Shaded: fault windows of that run; red lines: a replica truncating its log, removing records (named with its node); " +
+	"dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
+	"Point at a window or a line for what it was; click a series in the legend to show or hide it (the marks of a run go with its first series)."
+
+// latencyChart: the highest ack latency in each interval of every
+// experiment and run, by intended send time since the run began, with the
+// fault windows shaded and the reads marked.
+func latencyChart(r *results.Results, tl timeline, steps stepIndex) chart {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOpts()...)
 	line.SetGlobalOptions(
@@ -229,49 +264,89 @@ func latencyChart(r *results.Results, steps stepIndex) chart {
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "ack latency (ms)"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}, opts.DataZoom{Type: "slider", XAxisIndex: 0}),
 	)
-	perSeries := latencyPoints
-	if len(r.Runs) > 0 {
-		perSeries = max(minSeriesPoints, latencyPoints/len(r.Runs))
-	}
-	lb := newLabeller(float64(longestRun(r)))
-	truncs := truncLines(r, lb)
-	var series []sampledSeries
-	for ri, run := range r.Runs {
-		var pts []point
-		for _, t := range run.Topics {
-			for _, m := range t.Messages {
-				d, ok := results.MessageLatency(m)
-				if !ok {
-					continue
-				}
-				pts = append(pts, point{X: seconds(since(run, m.Intended)), Y: math.Max(millis(d), 0.001)})
-			}
-		}
-		sortPoints(pts)
-		pts = downsample(pts, perSeries)
-		data := make([][2]num, 0, len(pts)+8)
-		for i, p := range pts {
-			if i > 0 && p.X-pts[i-1].X > gapBreak {
-				data = append(data, [2]num{round(p.X, 3), num(math.NaN())}) // a null breaks the line
-			}
-			data = append(data, [2]num{round(p.X, 3), round(p.Y, 3)})
-		}
-		name := "run " + strconv.Itoa(run.Number)
-		line.AddSeries(name, nil,
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(pts) <= 400), SymbolSize: 5}),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 1, Opacity: opts.Float(0.45)}))
-		s := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: "lttb",
-			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
-		s.Data = data
-		series = append(series, s)
-	}
+	series := timeChart(line, r, tl, steps, "max", latencyPointsOf)
 	g := defaultGrid
 	g.Bottom = 48 // the zoom slider
-	return chart{ID: "chart-latency", Title: "Ack latency per message", Height: 440,
-		Note: "Each point is one acknowledged message: when it was meant to be sent (seconds since the run began) and how long its acknowledgement took from then. " +
-			"Shaded: fault windows of that run; red lines: a replica truncating its log, removing records (named with its node); dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
-			"Point at a window or a line for what it was; click a run in the legend to show or hide it with its marks.",
+	return chart{ID: "chart-latency", Title: "Ack latency over time (the highest in each " + widthText(tl.Width) + ")", Height: 440,
+		Note:    latencyNote(tl) + " " + marksNote,
 		Options: options(line, series, g)}
+}
+
+// latencyNote documents the latency chart's downsampling.
+func latencyNote(tl timeline) string {
+	w := widthText(tl.Width)
+	head := "Ack latency counted from each message's intended send time, against that time (seconds since the run began), one line per experiment"
+	if tl.MostSent <= 1 {
+		return head + ". Each point is one acknowledged message (the run is cut into " + w + " intervals, and none held more than one message)."
+	}
+	return fmt.Sprintf("%s. Each point is the max of the messages meant to be sent in one %s interval: up to %d messages, %.1f on average. "+
+		"It is the exact maximum, so a latency spike is never averaged away; the distribution is in the percentile chart below. "+
+		"A gap: nothing acknowledged was meant to be sent then.", head, w, tl.MostSent, tl.MeanSent)
+}
+
+// throughputChart: acknowledgements per second of every experiment and
+// run, by the time they arrived, with the fault windows shaded.
+func throughputChart(r *results.Results, tl timeline, steps stepIndex) chart {
+	line := charts.NewLine()
+	line.SetGlobalOptions(baseOpts()...)
+	series := timeChart(line, r, tl, steps, "minmax", throughputPointsOf)
+	var ys []float64
+	for _, s := range series {
+		for _, p := range s.Data.([][2]num) {
+			if p[1] > 0 {
+				ys = append(ys, float64(p[1]))
+			}
+		}
+	}
+	y := opts.YAxis{Type: "value", Name: "acknowledged messages / s", Min: 0}
+	w := widthText(tl.ThroughputWidth())
+	note := "Acknowledgements per second, one line per experiment, counted by the time each acknowledgement arrived, in " + w + " intervals " +
+		"(each point: the acknowledgements of one interval divided by its width), from the first message an experiment sent to its last outcome. " +
+		"A producer stuck behind a dead leader shows as a dip, its retries as the burst after it; failed and unknown sends are not counted."
+	if ceil, peak, ok := throughputCeiling(ys); ok {
+		y.Max = ceil
+		note += fmt.Sprintf(" The axis stops at %s/s, twice the usual rate, so that the steady rate and its dips stay readable: "+
+			"bursts above it (up to %s/s) run off the top.", thousands(ceil), thousands(peak))
+	}
+	line.SetGlobalOptions(
+		charts.WithXAxisOpts(timeX(r)),
+		charts.WithYAxisOpts(y),
+		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}, opts.DataZoom{Type: "slider", XAxisIndex: 0}),
+	)
+	g := defaultGrid
+	g.Bottom = 48
+	return chart{ID: "chart-throughput", Title: "Throughput: acknowledged messages per second", Height: 380,
+		Note: note + " " + marksNote, Options: options(line, series, g)}
+}
+
+// throughputCeiling is where the throughput axis stops when a burst would
+// flatten the rest of the chart: about twice the 90th percentile of the
+// non-zero rates, when the highest is more than three times that.
+func throughputCeiling(ys []float64) (ceil, peak float64, ok bool) {
+	if len(ys) < 10 {
+		return 0, 0, false
+	}
+	sort.Float64s(ys)
+	p90, peak := ys[len(ys)*9/10], ys[len(ys)-1]
+	if p90 <= 0 || peak <= 3*p90 {
+		return 0, 0, false
+	}
+	for p := 1.0; ; p *= 10 {
+		for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8} {
+			if m*p >= 2*p90 {
+				return m * p, peak, true
+			}
+		}
+	}
+}
+
+// thousands formats a rate with thousands separators: 22,500.
+func thousands(f float64) string {
+	s := strconv.FormatInt(int64(math.Round(f)), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // distributionChart: latency percentiles per experiment over all runs.

@@ -104,7 +104,8 @@ func TestTruncationMarker(t *testing.T) {
 		}
 	}
 	steps := newStepIndex(nil)
-	for _, c := range []chart{latencyChart(r, steps), isrChart(r, steps)} {
+	tl := newTimeline(r, r.Labels())
+	for _, c := range []chart{throughputChart(r, tl, steps), latencyChart(r, tl, steps), isrChart(r, steps)} {
 		js, err := json.Marshal(c.Options["series"])
 		if err != nil {
 			t.Fatal(err)
@@ -122,8 +123,8 @@ func TestTruncationMarker(t *testing.T) {
 	if err := Render(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 2 {
-		t.Errorf("%d truncation labels on the page, want 2 (latency and ISR charts; later runs' at the same place are left to their tooltips)", n)
+	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 3 {
+		t.Errorf("%d truncation labels on the page, want 3 (throughput, latency and ISR charts; later runs' at the same place are left to their tooltips)", n)
 	}
 }
 

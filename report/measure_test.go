@@ -69,7 +69,7 @@ func TestPageSize(t *testing.T) {
 		// The page must also draw; TestBrowser enforces Chromium in CI.
 		if _, err := os.Stat(chromiumPath); err == nil {
 			start := time.Now()
-			assertClean(t, tc.name, browse(t, filepath.Join(dir, IndexFile)), 5)
+			assertClean(t, tc.name, browse(t, filepath.Join(dir, IndexFile)), pageCharts)
 			t.Logf("%s: opened and drawn in Chromium in %v (browser start included)", tc.name, time.Since(start).Round(time.Millisecond))
 		}
 	}

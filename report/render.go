@@ -318,7 +318,9 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 	if p.Title == "" {
 		p.Title = r.Runbook.Name
 	}
-	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), latencyChart(r, steps), distributionChart(r, labels), isrChart(r, steps)}
+	tl := newTimeline(r, labels)
+	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), throughputChart(r, tl, steps), latencyChart(r, tl, steps),
+		distributionChart(r, labels), isrChart(r, steps)}
 	if doc != nil {
 		p.Cells = notebook(doc, r)
 	} else {

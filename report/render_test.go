@@ -98,7 +98,7 @@ func TestGolden(t *testing.T) {
 		`<h3>acks1</h3>`, `<h3>acksall</h3>`,
 		`<dt>runbook sha256</dt>`, `<code>count=10</code>`, `<code>replica.lag.time.max.ms=3000</code>`,
 		`id="chart-outcomes"`, `id="chart-lost"`, `id="chart-latency"`, `id="chart-distribution"`, `id="chart-isr"`,
-		`"formatter":"k2,k3 isolated"`, `"formatter":"k1 killed"`, `"sampling":"lttb"`,
+		`"formatter":"k2,k3 isolated"`, `"formatter":"k1 killed"`, `"sampling":"max"`, `"sampling":"minmax"`, `id="chart-throughput"`,
 		`"formatter":"read, line 38"`, `"formatter":"final read"`, `"outerBoundsContain":"all"`,
 		// The summary: lost by the final read, with every loss's proof for run 1.
 		`<th>lost</th><th>unseen</th><th>duplicates</th><th>failed</th><th>unknown</th><th>unknown but present</th><th>failed but present</th>`,
@@ -161,7 +161,7 @@ func TestRenderFromEvents(t *testing.T) {
 	w.Emit(results.KindStart, 0, results.StartEvent{Title: full.Title, Runbook: full.Runbook, Provenance: full.Provenance})
 	run := full.Runs[0]
 	w.Emit(results.KindRunStart, 1, results.RunStartEvent{Start: run.Start})
-	for _, m := range run.Topics[0].Messages {
+	for _, m := range run.Topics[0].All() {
 		w.Emit(results.KindMessage, 1, results.MessageEvent{Topic: run.Topics[0].Name, Label: "acks1", Message: m})
 	}
 	for _, f := range run.Faults[:3] {
@@ -259,6 +259,7 @@ func TestOutcomes(t *testing.T) {
 	}
 	run := &r.Runs[0]
 	f := &run.Final[1] // acksall: 20 present
+	run.Topics[1] = run.Topics[1].Expanded()
 	msgs := run.Topics[1].Messages
 	msgs[17].Status, msgs[18].Status, msgs[19].Status = results.StatusFailed, results.StatusUnknown, results.StatusUnknown
 	f.Acked, f.Failed, f.Unknown, f.Present = 17, 1, 2, 16

@@ -134,6 +134,10 @@ func runEnd(run results.Run) time.Time {
 			later(m.Acked)
 			later(m.Intended)
 		}
+		for i := 0; i < t.Ledger.Len(); i++ {
+			later(t.Ledger.Acked(i))
+			later(t.Ledger.Intended(i))
+		}
 	}
 	return end
 }

@@ -58,7 +58,6 @@ func Decode(name string, data []byte) (*Results, error) {
 		// Version 2 differs only in holding each ledger as a list of
 		// messages, which Topic still reads.
 		r.Schema = SchemaVersion
-		r.expandSmall()
 		return &r, nil
 	}
 	if r.Schema == 1 {
@@ -66,7 +65,6 @@ func Decode(name string, data []byte) (*Results, error) {
 		if err != nil {
 			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
 		}
-		up.expandSmall()
 		return up, nil
 	}
 	// Find out why: no version, another version, or broken JSON.

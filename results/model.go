@@ -77,8 +77,8 @@ type Run struct {
 // in one of two forms, and readers go through Len, All and Ledger's column
 // accessors, which see both: Ledger, the compact columns kafkabook records
 // and stores (schema 3), or Messages, one Message value per entry (schema 2
-// files, evidence made by hand, and small files as Load hands them out, see
-// ExpandLimit). When both are set, Messages come first.
+// files as Load and Replay hand them out, and evidence made by hand). When
+// both are set, Messages come first.
 type Topic struct {
 	Name     string    // real topic name, with the per-run suffix
 	Label    string    // name as written in the runbook

@@ -60,7 +60,6 @@ func ReplayFrom(in io.Reader) (*Results, error) {
 	if !fold.ended && r.Error == "" {
 		r.Error = "the run stopped before its end: evidence replayed from " + EventsFileName
 	}
-	r.expandSmall()
 	return r, nil
 }
 
@@ -243,33 +242,6 @@ func (f *folder) addLedger(n int, m MessagesEvent) error {
 	}
 	tp.Ledger.AddLedger(m.Ledger)
 	return nil
-}
-
-// ExpandLimit is the largest number of ledger entries in one file that
-// Load and Replay hand out as Topic.Messages (expanded, about 150 bytes an
-// entry) rather than as Topic.Ledger (columns, about 41 bytes): readers
-// written before the Ledger keep working on evidence of that size.
-// Readers should go through Topic.Len, Topic.All and the Ledger's
-// accessors, which serve both forms.
-const ExpandLimit = 100_000
-
-// expandSmall expands every ledger when the file holds at most ExpandLimit
-// entries.
-func (r *Results) expandSmall() {
-	total := 0
-	for _, run := range r.Runs {
-		for _, t := range run.Topics {
-			total += t.Len()
-		}
-	}
-	if total > ExpandLimit {
-		return
-	}
-	for i := range r.Runs {
-		for j, t := range r.Runs[i].Topics {
-			r.Runs[i].Topics[j] = t.Expanded()
-		}
-	}
 }
 
 // results assembles the runs in number order. Runs that never ended keep
