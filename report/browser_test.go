@@ -44,6 +44,7 @@ type pageCheck struct {
 	Requests []string // every request the page attempted
 	Blocked  []string // requests to anything but local files
 	Charts   chartState
+	Eval     string // what browseEval's expression returned
 }
 
 type chartState struct {
@@ -108,6 +109,13 @@ const checkScript = `(() => {
 // browse opens a local file in headless Chromium with every request that
 // is not a local file failed, and reports what happened.
 func browse(t *testing.T, file string) pageCheck {
+	t.Helper()
+	return browseEval(t, file, "")
+}
+
+// browseEval is browse, and evaluates expr (a JavaScript expression giving
+// a string) once the charts are drawn.
+func browseEval(t *testing.T, file, expr string) pageCheck {
 	t.Helper()
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -207,12 +215,17 @@ func browse(t *testing.T, file string) pageCheck {
 	if err == nil {
 		state, err = chromedp.Run(tctx, chromedp.Evaluate[chartState](checkScript))
 	}
+	var eval string
+	if err == nil && expr != "" {
+		eval, err = chromedp.Run(tctx, chromedp.Evaluate[string](expr))
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if err != nil {
 		t.Fatalf("chromium on %s: %v (errors so far: %v)", file, err, pc.Errors)
 	}
 	pc.Charts = state
+	pc.Eval = eval
 	return pc
 }
 

@@ -182,33 +182,88 @@ type proof struct {
 	Summary string   // "10 lost, 2 unseen"
 }
 
-// lossView is the proof of one loss: acknowledged at Offset, and the read
-// reached HighWatermark past it and found Found there (or nothing).
+// lossView is the proof of a run of losses: messages acknowledged at
+// consecutive offsets of one partition (or, sent with acks=0, at none),
+// that the read reached past (HW) and did not find, with what it found at
+// those offsets. One row covers a thousand messages lost in one truncation
+// as well as one.
 type lossView struct {
-	ID        string
-	Partition int32
-	Offset    int64 // -1: sent with acks=0, no offset
-	HW        int64
-	Found     string
+	First, Last string // ids at the first and last offset; Last empty for one message
+	Count       int
+	Partition   int32
+	Offset      int64 // the first; -1: sent with acks=0, no offset
+	LastOffset  int64
+	HW          int64
+	Found       string // the same record at every offset, or the first found
+	Mixed       bool   // the records found differ from offset to offset
+	FoundLast   string // then the last found
+	FoundCount  int    // and how many offsets held a record
 }
 
-// maxProofs is how many lost messages of one run a page lists.
+// maxProofs is how many rows of losses a run shows; every loss is in
+// results.json.
 const maxProofs = 100
+
+// maxListed is how many duplicates or rewritten offsets a run lists.
+const maxListed = 20
+
+// lossRows groups losses into runs of consecutive offsets of a partition
+// with the same high watermark, in partition and offset order.
+func lossRows(lost []results.Loss) []lossView {
+	ls := append([]results.Loss(nil), lost...)
+	sort.SliceStable(ls, func(i, j int) bool {
+		if ls[i].Partition != ls[j].Partition {
+			return ls[i].Partition < ls[j].Partition
+		}
+		return ls[i].Offset < ls[j].Offset
+	})
+	var out []lossView
+	for _, l := range ls {
+		if n := len(out); n > 0 {
+			v := &out[n-1]
+			next := v.LastOffset+1 == l.Offset || (v.Offset < 0 && l.Offset < 0)
+			if v.Partition == l.Partition && v.HW == l.HighWatermark && next {
+				v.Count++
+				v.Last, v.LastOffset = l.ID, l.Offset
+				v.Mixed = v.Mixed || l.Found != v.Found
+				v.FoundLast = l.Found
+				if l.Found != "" {
+					v.FoundCount++
+				}
+				continue
+			}
+		}
+		v := lossView{First: l.ID, Count: 1, Partition: l.Partition, Offset: l.Offset, LastOffset: l.Offset, HW: l.HighWatermark, Found: l.Found}
+		if l.Found != "" {
+			v.FoundCount = 1
+		}
+		out = append(out, v)
+	}
+	return out
+}
 
 func newProof(run results.Run, t results.Tally, steps stepIndex, first bool) (proof, bool) {
 	p := proof{Run: run.Number, Open: first, Final: t.Final, Judged: "the final read"}
 	if !t.Final {
 		p.Judged = "the last read (" + steps.name(run, t) + ", a snapshot)"
 	}
-	for i, l := range t.Lost {
+	rows := lossRows(t.Lost)
+	for i, v := range rows {
 		if i == maxProofs {
-			p.More = len(t.Lost) - maxProofs
+			for _, w := range rows[i:] {
+				p.More += w.Count
+			}
 			break
 		}
-		p.Lost = append(p.Lost, lossView{ID: l.ID, Partition: l.Partition, Offset: l.Offset, HW: l.HighWatermark, Found: l.Found})
+		p.Lost = append(p.Lost, v)
 	}
 	p.Unseen = idList(t.Unseen, 40)
-	for _, d := range messageDups(t) {
+	dups := messageDups(t)
+	for i, d := range dups {
+		if i == maxListed {
+			p.Dups = append(p.Dups, fmt.Sprintf("… (%d in all)", len(dups)))
+			break
+		}
 		offs := make([]string, len(d.Offsets))
 		for i, o := range d.Offsets {
 			offs[i] = strconv.FormatInt(o, 10)
@@ -217,14 +272,18 @@ func newProof(run results.Run, t results.Tally, steps stepIndex, first bool) (pr
 	}
 	p.Unknown = idList(t.UnknownPresent, 40)
 	p.FailedP = idList(t.FailedPresent, 40)
-	for _, in := range t.Inconsistent {
+	for i, in := range t.Inconsistent {
+		if i == maxListed {
+			p.Incons = append(p.Incons, fmt.Sprintf("… (%d in all)", len(t.Inconsistent)))
+			break
+		}
 		p.Incons = append(p.Incons, fmt.Sprintf("partition %d offset %d: %s", in.Partition, in.Offset, strings.Join(in.IDs, ", then ")))
 	}
 	var parts []string
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{len(t.Lost), "lost"}, {len(t.Unseen), "unseen"}, {len(messageDups(t)), "duplicated"}, {len(t.UnknownPresent), "unknown but present"},
+	}{{len(t.Lost), "lost"}, {len(t.Unseen), "unseen"}, {len(dups), "duplicated"}, {len(t.UnknownPresent), "unknown but present"},
 		{len(t.FailedPresent), "failed but present"}, {len(t.Inconsistent), "inconsistent offsets"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))

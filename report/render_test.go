@@ -104,7 +104,7 @@ func TestGolden(t *testing.T) {
 		`<th>lost</th><th>unseen</th><th>duplicates</th><th>failed</th><th>unknown</th><th>unknown but present</th><th>failed but present</th>`,
 		`<td class="l">final read</td>`,
 		`<details class="proof" open><summary>run 1: 10 lost</summary>`,
-		`<tr><td class="l"><code>m-011</code></td><td>0</td><td>10</td><td>20</td><td class="l"><code>sentinel-r1</code></td></tr>`,
+		`<tr><td class="l"><code>m-011</code> … <code>m-020</code> <span class="muted">(10)</span></td><td>0</td><td>10–19</td><td>20</td><td class="l"><code>sentinel-r1</code></td></tr>`,
 		`<details class="proof"><summary>run 3: 20 lost</summary>`,
 		`<pre class="src after"><code>final read</code></pre>`,
 		`<pre class="src kafka">`, `<pre class="src sh">`, `<details class="out run-2">`,
