@@ -17,7 +17,8 @@ import (
 // Faults walks the acks article's fault sequence on a real cluster of
 // three nodes, whatever its backend, and checks each effect with a client
 // of its own: create 1:2:3 gives leader 1 and an ISR of 3; isolating k2
-// and k3 cuts them off from the host and k1 logs "Shrinking ISR"; killing
+// and k3 cuts them off from the host, and once k1 takes writes alone it
+// logs "Shrinking ISR"; killing
 // k1 and rejoining k2 and k3 moves the leader to one of them; starting k1
 // brings the ISR back to 3; a paused k3 leaves the ISR and catches up
 // after resume; stop shows as stopped. Every node's log lines start with
@@ -53,6 +54,19 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 		t.Errorf("k1 unreachable while only k2 and k3 are isolated: %v", err)
 	} else {
 		c.Close()
+	}
+	// A follower whose log is as long as the leader's is never out of sync:
+	// write to k1 alone (acks=1), as the article did, so that k2 and k3
+	// fall behind. These messages are lost once k1 is killed.
+	var alone int
+	_, err = kafka.Produce(ctx, []string{addr("k1")}, kafka.ProduceSpec{Topic: topic, Acks: "1", From: 1001, Count: 5, Timeout: 20 * time.Second},
+		func(m kafka.Result) {
+			if m.Status == results.StatusOK {
+				alone++
+			}
+		})
+	if err != nil || alone != 5 {
+		t.Fatalf("produce to k1 alone: %d of 5 acked, err %v", alone, err)
 	}
 	line := WaitLog(t, b, "k1", "[Partition "+topic+"-0 broker=1] Shrinking ISR", 20*time.Second)
 	if at, err := time.Parse("2006-01-02T15:04:05.000Z", strings.TrimPrefix(line, "[")[:min(24, len(line)-1)]); err != nil || time.Since(at) > time.Minute || time.Since(at) < -time.Minute {
