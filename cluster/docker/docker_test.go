@@ -1,10 +1,15 @@
 package docker_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -106,5 +111,70 @@ func TestImageMissing(t *testing.T) {
 	}
 	if left, err := b.Leftovers(context.Background()); err != nil || len(left) > 0 {
 		t.Errorf("after the failed up: %v %v", left, err)
+	}
+}
+
+// reapChild marks the copy of the test binary that starts a private
+// cluster and is then killed.
+const reapChild = "KAFKABOOK_TEST_REAP_CHILD"
+
+// TestReapAbandoned: a private Docker cluster (not kept) whose owner is
+// SIGKILLed is removed by the next Reap, and only it.
+func TestReapAbandoned(t *testing.T) {
+	if name := os.Getenv(reapChild); name != "" {
+		b, err := docker.New(name, docker.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Up(context.Background(), cluster.Config{Name: name, Kafka: testcluster.Version(), Nodes: 3}, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("CLUSTER UP")
+		time.Sleep(10 * time.Minute)
+		return
+	}
+	testcluster.RequireDocker(t)
+	testcluster.DockerImage(t)
+	t.Setenv("KAFKABOOK_STATE", t.TempDir())
+	name := testcluster.Name()
+	b, err := docker.New(name, docker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Down(context.Background(), t.Logf) })
+	child := exec.Command(os.Args[0], "-test.run=^TestReapAbandoned$", "-test.v")
+	child.Env = append(os.Environ(), reapChild+"="+name)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = child.Stdout
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	up := false
+	for sc.Scan() {
+		if sc.Text() == "CLUSTER UP" {
+			up = true
+			break
+		}
+		t.Log(sc.Text())
+	}
+	child.Process.Kill()
+	child.Wait()
+	if !up {
+		t.Fatal("the child did not bring its cluster up")
+	}
+	st, err := b.Status(context.Background())
+	if err != nil || len(st.Nodes) != 3 || !st.Nodes[0].State.Up() {
+		t.Fatalf("the private cluster is not up after its owner died (containers outlive it until reaped): %+v %v", st, err)
+	}
+	reaped := docker.Reap(context.Background())
+	if len(reaped) != 1 || reaped[0].Name != name || reaped[0].Err != nil {
+		t.Errorf("reap: %+v, want only %s removed", reaped, name)
+	}
+	if left, err := b.Leftovers(context.Background()); err != nil || len(left) > 0 {
+		t.Errorf("after reap: %v %v", left, err)
 	}
 }
