@@ -201,7 +201,7 @@ func lostChart(r *results.Results, labels []string) chart {
 // timeSeries is one experiment's line on a time chart, coloured by its
 // experiment, with its run's fault windows and reads on the first line of
 // each run (layers runs' windows may overlap).
-func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries, data [][2]num, first bool,
+func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries, data [][2]num, windows []window, layers int,
 	truncs [][]markLinePoint, steps stepIndex, lb *labeller, sampling string) sampledSeries {
 	width, opacity := 1.5, 0.9
 	if len(r.Runs) > 1 {
@@ -209,13 +209,13 @@ func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries,
 	}
 	color := labelColor(s.LabelNo)
 	line.AddSeries(seriesName(r, s), nil,
-		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 120), SymbolSize: 4}),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 120 && len(tl.Series) <= 8), SymbolSize: 4}),
 		charts.WithLineStyleOpts(opts.LineStyle{Width: float32(width), Opacity: opts.Float(float32(opacity)), Color: color}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
 	ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: sampling}
-	if first {
+	if windows != nil {
 		run := r.Runs[s.Run]
-		ss.MarkArea = windowAreas(run, faultWindows(run), len(r.Runs), lb)
+		ss.MarkArea = windowAreas(run, windows, layers, lb)
 		ss.MarkLine = timeLines(truncs[s.Run], readMarks(run, steps), lb)
 	}
 	ss.Data = data
@@ -223,15 +223,38 @@ func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries,
 }
 
 // timeChart makes the series of a time chart, one per experiment and run,
-// from points.
+// from points. A fault window that an earlier run had at the same place
+// (to a pixel) is shaded once, so that a hundred repeats of one runbook
+// shade their common window like one run does.
 func timeChart(line *charts.Line, r *results.Results, tl timeline, steps stepIndex, sampling string,
 	points func(timeline, expSeries) [][2]num) []sampledSeries {
 	lb := newLabeller(float64(longestRun(r)))
 	truncs := truncLines(r, lb)
+	pixel := float64(longestRun(r)) / plotWidth
+	seen := map[string]bool{}
+	windows := make([][]window, len(r.Runs))
+	layers := 0
+	for ri, run := range r.Runs {
+		windows[ri] = []window{}
+		for _, w := range faultWindows(run) {
+			k := fmt.Sprintf("%s|%.0f|%.0f", w.Name(), seconds(w.From)/pixel, seconds(w.To)/pixel)
+			if !seen[k] {
+				seen[k] = true
+				windows[ri] = append(windows[ri], w)
+			}
+		}
+		if len(windows[ri]) > 0 {
+			layers++
+		}
+	}
 	var series []sampledSeries
 	marked := map[int]bool{}
 	for _, s := range tl.Series {
-		series = append(series, timeSeries(line, r, tl, s, points(tl, s), !marked[s.Run], truncs, steps, lb, sampling))
+		var ws []window
+		if !marked[s.Run] {
+			ws = windows[s.Run]
+		}
+		series = append(series, timeSeries(line, r, tl, s, points(tl, s), ws, layers, truncs, steps, lb, sampling))
 		marked[s.Run] = true
 	}
 	// A run that sent nothing still shows its faults and reads.
@@ -241,7 +264,7 @@ func timeChart(line *charts.Line, r *results.Results, tl timeline, steps stepInd
 		}
 		line.AddSeries(fmt.Sprintf("run %d", run.Number), nil, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 		ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1],
-			MarkArea: windowAreas(run, faultWindows(run), len(r.Runs), lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
+			MarkArea: windowAreas(run, windows[ri], layers, lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
 		ss.Data = [][2]num{}
 		series = append(series, ss)
 	}
