@@ -44,3 +44,15 @@ func TestCompose(t *testing.T) {
 		t.Errorf("log layout:\n%s", log4j2)
 	}
 }
+
+// TestDebianMirror: the base is made from $KAFKABOOK_DEBIAN_MIRROR, else
+// from the Debian archive apt uses here.
+func TestDebianMirror(t *testing.T) {
+	if m := debianMirror(); !strings.HasPrefix(m, "http") || !strings.HasSuffix(m, "/debian") {
+		t.Errorf("mirror %q", m)
+	}
+	t.Setenv("KAFKABOOK_DEBIAN_MIRROR", "http://mirror.example/debian")
+	if m := debianMirror(); m != "http://mirror.example/debian" {
+		t.Errorf("mirror %q with KAFKABOOK_DEBIAN_MIRROR set", m)
+	}
+}

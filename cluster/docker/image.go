@@ -342,10 +342,7 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 		unmountUnder(tmp) // debootstrap mounts /proc and /sys inside; never delete through them
 		os.RemoveAll(tmp)
 	}()
-	mirror := os.Getenv("KAFKABOOK_DEBIAN_MIRROR")
-	if mirror == "" {
-		mirror = "http://deb.debian.org/debian"
-	}
+	mirror := debianMirror()
 	progress("making a Debian bookworm root file system with Java 17 by debootstrap from %s (once; cached in %s)", mirror, out)
 	start := time.Now()
 	if err := runLogged(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless", "bookworm", root, mirror); err != nil {
@@ -381,6 +378,31 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 	}
 	progress("made the Debian base in %.0fs", time.Since(start).Seconds())
 	return out, nil
+}
+
+// debianMirror is $KAFKABOOK_DEBIAN_MIRROR, else the Debian archive this
+// host's apt uses, else deb.debian.org.
+func debianMirror() string {
+	if m := os.Getenv("KAFKABOOK_DEBIAN_MIRROR"); m != "" {
+		return m
+	}
+	files, _ := filepath.Glob("/etc/apt/sources.list.d/*.sources")
+	files = append(files, "/etc/apt/sources.list")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			for _, field := range strings.Fields(line) {
+				if (strings.HasPrefix(field, "http://") || strings.HasPrefix(field, "https://")) && strings.HasSuffix(strings.TrimSuffix(field, "/"), "/debian") &&
+					!strings.HasPrefix(strings.TrimSpace(line), "#") {
+					return strings.TrimSuffix(field, "/")
+				}
+			}
+		}
+	}
+	return "http://deb.debian.org/debian"
 }
 
 // readStream reads a stream of JSON messages from the engine (pull,
