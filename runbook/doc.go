@@ -46,6 +46,9 @@ type Meta struct {
 	Broker map[string]string // server.properties overrides, values as written
 	Repeat int               // runs of the whole runbook; default 1
 	Params map[string]string // parameter values after -p overrides
+	// Backend is the cluster backend the runbook asks for: "local",
+	// "docker", or "" for kafkabook's choice; --backend wins.
+	Backend string
 }
 
 // DefaultKafka is the Kafka version used when the front matter names none.

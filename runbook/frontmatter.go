@@ -15,7 +15,7 @@ import (
 // position; the loader blanks it out before goldmark sees the file.
 
 // metaKeys are the front matter keys, in the order of the reference.
-var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params"}
+var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "backend"}
 
 // frontMatter locates the front matter. It returns the 0-based line
 // indexes of the opening and closing delimiter lines, or ok false when the
@@ -109,6 +109,12 @@ func parseMeta(s *source, open, close int, m *Meta) ErrorList {
 				}
 				m.Kafka = append(m.Kafka, it.Value)
 			}
+		case "backend":
+			if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" {
+				errorf(v, "backend %q: use local or docker", v.Value)
+				continue
+			}
+			m.Backend = v.Value
 		case "nodes":
 			if n, ok := yamlInt(v); !ok || n < 1 {
 				errorf(v, "nodes must be a positive number, not %q", v.Value)

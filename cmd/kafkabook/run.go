@@ -59,6 +59,9 @@ arguments (nothing ran).`,
 			}
 			reapAbandoned(cmd)
 			o.stdout, o.stderr, o.progress = cmd.OutOrStdout(), cmd.ErrOrStderr(), progress(cmd)
+			if o.bf.backend == "" {
+				o.bf.backend = doc.Meta.Backend // the flag wins over the front matter
+			}
 			code := exitOK
 			for _, version := range doc.Meta.Kafka {
 				c, err := o.runVersion(cmd.Context(), doc, version)
