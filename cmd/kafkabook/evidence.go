@@ -1,0 +1,118 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/evidence"
+	"github.com/kafkabook/kafkabook/report"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/spf13/cobra"
+)
+
+func evidenceCmd() *cobra.Command {
+	var format, relTo string
+	c := &cobra.Command{
+		Use:   "evidence RUN_DIR",
+		Short: "Print a run directory's evidence as a block for a decision record (Markdown or JSON)",
+		Long: `Evidence prints what a decision record cites from a run directory
+(OUT/<runbook>/kafka-<version>/<time>/): the runbook's question, the verdict,
+a table per experiment (acked, lost, duplicates, failed, unknown, p99 ack
+latency, runs), each expectation, Kafka version, backend, broker overrides,
+topic configs, the runbook's sha256 and the sha256 of results.json, and a
+link to the report.
+
+The output depends on the evidence alone. A RUN_DIR that is a symbolic link
+(latest) is resolved, so the link names the run the hashes belong to. The
+link is relative to --relative-to (default: the current directory), e.g.
+--relative-to docs/adr for a record kept there.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "markdown" && format != "json" {
+				return usageErr("evidence: --format is markdown or json, not %q", format)
+			}
+			dir := resolveLatest(args[0])
+			res, sum, err := loadResults(dir)
+			if err != nil {
+				return err
+			}
+			if data, err := os.ReadFile(filepath.Join(dir, res.Runbook.File)); err == nil && res.Runbook.File != "" {
+				if got := sha256.Sum256(data); hex.EncodeToString(got[:]) != res.Runbook.SHA256 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: warning: %s does not match the runbook sha256 in results.json\n", filepath.Join(dir, res.Runbook.File))
+				}
+			}
+			link, err := relLink(relTo, filepath.Join(dir, report.IndexFile))
+			if err != nil {
+				return err
+			}
+			b := evidence.Summarize(res, sum, link)
+			if format == "json" {
+				return b.JSON(cmd.OutOrStdout())
+			}
+			return b.Markdown(cmd.OutOrStdout())
+		},
+	}
+	c.Flags().StringVar(&format, "format", "markdown", "markdown or json")
+	c.Flags().StringVar(&relTo, "relative-to", ".", "directory the report link is relative to")
+	return c
+}
+
+// loadResults reads DIR/results.json and returns it with its sha256. A
+// directory without one is a usage error.
+func loadResults(dir string) (*results.Results, string, error) {
+	path := filepath.Join(dir, results.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, "", usageErr("%s: no %s here (give a run directory: OUT/<runbook>/kafka-<version>/<time>)", dir, results.FileName)
+		}
+		return nil, "", err
+	}
+	res, err := results.Decode(path, data)
+	if err != nil {
+		return nil, "", &exitError{exitUsage, err}
+	}
+	sum := sha256.Sum256(data)
+	return res, hex.EncodeToString(sum[:]), nil
+}
+
+// resolveLatest replaces a RUN_DIR that is a symbolic link (the latest link
+// kafkabook render keeps) by its target, so that what cites it names one run.
+func resolveLatest(dir string) string {
+	dir = filepath.Clean(dir)
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return dir
+	}
+	target, err := os.Readlink(dir)
+	if err != nil {
+		return dir
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(dir), target)
+	}
+	return target
+}
+
+// relLink is path relative to base, with forward slashes.
+func relLink(base, path string) (string, error) {
+	if base == "." && !filepath.IsAbs(path) {
+		return filepath.ToSlash(filepath.Clean(path)), nil
+	}
+	ab, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	ap, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(ab, ap)
+	if err != nil {
+		return filepath.ToSlash(ap), nil
+	}
+	return filepath.ToSlash(rel), nil
+}

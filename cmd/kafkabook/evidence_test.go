@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// kafkabookIn runs the kafkabook command line in dir, in process, and
+// returns its exit code, stdout and stderr.
+func kafkabookIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	root := rootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil {
+		errb.WriteString("kafkabook: " + err.Error() + "\n")
+	}
+	return exitCode(err), out.String(), errb.String()
+}
+
+// evidenceSite lays out the report fixtures as two run directories of
+// producer-acks, with a latest link, and returns the site's parent.
+func evidenceSite(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, d := range []struct{ from, to string }{
+		{"../../report/testdata/acks", "out/producer-acks/kafka-4.3.1/20261129T213500Z"},
+		{"../../report/testdata/v2", "out/producer-acks/kafka-4.0.0/20261129T220000Z"},
+	} {
+		if err := os.MkdirAll(filepath.Join(work, d.to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"results.json", "runbook.md"} {
+			data, err := os.ReadFile(filepath.Join(d.from, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(work, d.to, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.Symlink("20261129T213500Z", filepath.Join(work, "out/producer-acks/kafka-4.3.1/latest")); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
+func match(t *testing.T, what, text string, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile("(?m)" + p).MatchString(text) {
+			t.Errorf("%s does not match %q:\n%s", what, p, text)
+		}
+	}
+}
+
+func TestEvidenceCommand(t *testing.T) {
+	work := evidenceSite(t)
+	code, out, errs := kafkabookIn(t, work, "evidence", "out/producer-acks/kafka-4.3.1/latest")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	match(t, "evidence", out,
+		`^#### Evidence: Does acks=1 lose acknowledged messages\?$`,
+		`^\*\*Verdict:\*\* expectations held in 4 of 4 runs`,
+		"^\\| `acks1` \\| 80 \\| 60 \\| 0 \\| 0 \\| 0 \\| 8ms \\| 4 \\|$",
+		"^- results.json sha256 `[0-9a-f]{64}`$",
+		// latest is resolved: the link names the run the hashes belong to.
+		`^- report: \[out/producer-acks/kafka-4.3.1/20261129T213500Z/index.html\]\(out/producer-acks/kafka-4.3.1/20261129T213500Z/index.html\)$`)
+	// The fixture's runbook.md is not the source its sha256 names.
+	match(t, "stderr", errs, `warning: .*runbook.md does not match the runbook sha256`)
+
+	_, again, _ := kafkabookIn(t, work, "evidence", "out/producer-acks/kafka-4.3.1/latest")
+	if again != out {
+		t.Error("two runs of evidence print different blocks")
+	}
+
+	code, out, errs = kafkabookIn(t, work, "evidence", "--format", "json", "--relative-to", "docs/adr", "out/producer-acks/kafka-4.3.1/20261129T213500Z")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	match(t, "evidence --format json", out, `"report": "../../out/producer-acks/kafka-4.3.1/20261129T213500Z/index.html"`, `"held": 4,`)
+
+	for _, args := range [][]string{
+		{"evidence", "--format", "yaml", "out/producer-acks/kafka-4.3.1/latest"},
+		{"evidence", "nosuch"},
+		{"evidence"},
+	} {
+		if code, _, errs := kafkabookIn(t, work, args...); code != exitUsage {
+			t.Errorf("kafkabook %s: exit %d, want %d: %s", strings.Join(args, " "), code, exitUsage, errs)
+		}
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	work := evidenceSite(t)
+	code, out, errs := kafkabookIn(t, work, "compare", "out/producer-acks/kafka-4.3.1/latest", "out/producer-acks/kafka-4.0.0/20261129T220000Z", "--html", "cmp.html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	match(t, "compare", out,
+		`^title +Does acks=1 lose acknowledged messages\? +Does acks=1 lose acknowledged messages\?$`,
+		`^verdict +held in 4 of 4 runs +held in 4 of 4 runs$`,
+		`^  lost +60 +60$`,
+		`changed \(marked \*`)
+	page, err := os.ReadFile(filepath.Join(work, "cmp.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<table>") {
+		t.Error("cmp.html has no table")
+	}
+	if code, _, _ := kafkabookIn(t, work, "compare", "out/producer-acks/kafka-4.3.1/latest"); code != exitUsage {
+		t.Errorf("compare with one directory: exit %d, want %d", code, exitUsage)
+	}
+}
