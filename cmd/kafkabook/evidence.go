@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -115,4 +118,49 @@ func relLink(base, path string) (string, error) {
 		return filepath.ToSlash(ap), nil
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// writeJUnit writes the expectations of sets as JUnit XML to path,
+// atomically.
+func writeJUnit(path string, sets []*results.Results, stderr io.Writer) error {
+	var buf bytes.Buffer
+	if err := evidence.JUnit(sets).Write(&buf); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing JUnit XML: %w", err)
+	}
+	fmt.Fprintf(stderr, "kafkabook: wrote %s\n", path)
+	return nil
+}
+
+func junitCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "junit RUN_DIR... -o FILE",
+		Short: "Write the expectations of existing run directories as JUnit XML, for CI",
+		Long: `Junit writes JUnit XML for run directories already written: one testsuite
+per run directory (a runbook on one Kafka version), one testcase per
+expectation per run (classname <runbook>.kafka-<version>, name the
+expression and the run number), a failure carrying the step's file:line and
+the measured value, and an error for a run that did not complete. This is
+what ` + "`kafkabook run --junit FILE`" + ` writes at the end of a run.`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr("junit: -o FILE is required")
+			}
+			var sets []*results.Results
+			for _, dir := range args {
+				res, _, err := loadResults(resolveLatest(dir))
+				if err != nil {
+					return err
+				}
+				sets = append(sets, res)
+			}
+			return writeJUnit(out, sets, cmd.ErrOrStderr())
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "the JUnit XML file to write")
+	return c
 }

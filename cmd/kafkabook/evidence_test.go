@@ -123,3 +123,20 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("compare with one directory: exit %d, want %d", code, exitUsage)
 	}
 }
+
+func TestJUnitCommand(t *testing.T) {
+	work := evidenceSite(t)
+	code, _, errs := kafkabookIn(t, work, "junit", "out/producer-acks/kafka-4.3.1/latest", "out/producer-acks/kafka-4.0.0/20261129T220000Z", "-o", "junit.xml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(work, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	match(t, "junit.xml", string(data), `<testsuites name="kafkabook" tests="24" failures="0" errors="0">`,
+		`classname="producer-acks.kafka-4.3.1" name="lost\(acks1\) &gt; 0 \(run 1\)" file="examples/producer-acks.md" line="39"`)
+	if code, _, _ := kafkabookIn(t, work, "junit", "out/producer-acks/kafka-4.3.1/latest"); code != exitUsage {
+		t.Errorf("junit without -o: exit %d, want %d", code, exitUsage)
+	}
+}

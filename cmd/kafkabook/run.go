@@ -66,11 +66,19 @@ arguments (nothing ran).`,
 			for _, version := range doc.Meta.Kafka {
 				c, err := o.runVersion(cmd.Context(), doc, version)
 				if err != nil {
+					if o.junit != "" && len(o.collected) > 0 {
+						writeJUnit(o.junit, o.collected, o.stderr)
+					}
 					return err
 				}
 				code = max(code, c)
 				if cmd.Context().Err() != nil {
 					break
+				}
+			}
+			if o.junit != "" {
+				if err := writeJUnit(o.junit, o.collected, o.stderr); err != nil {
+					return err
 				}
 			}
 			if code != exitOK {
@@ -86,6 +94,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
 	o.bf.register(c.Flags(), true)
+	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
 	return c
 }
@@ -97,7 +106,9 @@ type runOpts struct {
 	recordHost, verbose          bool
 	stdout, stderr               io.Writer
 	progress                     cluster.Progress
-	bf                           backendFlags // --backend, --image, --compose
+	bf                           backendFlags       // --backend, --image, --compose
+	junit                        string             // --junit FILE
+	collected                    []*results.Results // each version's results, for --junit
 }
 
 // runVersion runs the runbook against one Kafka version and returns the
@@ -134,6 +145,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		return 0, runErr
 	}
 	summarize(o.stdout, res, dir)
+	o.collected = append(o.collected, res)
 	// The new run's page failing is the run's failure; an older run that
 	// cannot be rendered is only a warning. The fetch of echarts outlives
 	// Ctrl-C, so an interrupted run still gets its partial report.
