@@ -38,7 +38,6 @@ import (
 	"github.com/kafkabook/kafkabook/cluster"
 	"github.com/kafkabook/kafkabook/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/poll"
-	"github.com/kafkabook/kafkabook/kafka"
 )
 
 // Name is this backend's name in provenance and status.
@@ -327,7 +326,20 @@ func (b *Backend) create(ctx context.Context, cli *client.Client, p *project, cf
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	if err := b.waitBrokers(ctx, cli, st, progress); err != nil {
+	dead := func(ctx context.Context) string {
+		cur, err := b.Status(ctx)
+		if err != nil {
+			return ""
+		}
+		for _, n := range cur.Nodes {
+			if !n.State.Up() {
+				return n.Name
+			}
+		}
+		return ""
+	}
+	tail := func(node string, lines int) string { return b.logTail(ctx, node, lines) }
+	if err := cluster.WaitBrokers(ctx, st.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}
 	return b.Status(ctx)
@@ -644,61 +656,6 @@ type readCloser struct {
 }
 
 func (r readCloser) Close() error { return r.close() }
-
-// readyTimeout bounds the wait for brokers to register.
-const readyTimeout = 120 * time.Second
-
-// waitBrokers waits until every node's broker is registered and unfenced,
-// failing early when a container exits.
-func (b *Backend) waitBrokers(ctx context.Context, cli *client.Client, st cluster.Status, progress cluster.Progress) error {
-	c, err := kafka.Dial(st.Bootstrap()...)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	start := time.Now()
-	var exited bool
-	err = poll.Until(ctx, 100*time.Millisecond, readyTimeout, progress, func(ctx context.Context) (bool, string, error) {
-		cur, err := b.Status(ctx)
-		if err != nil {
-			return false, "", err
-		}
-		for _, n := range cur.Nodes {
-			if !n.State.Up() {
-				exited = true
-				return false, "", fmt.Errorf("%s exited while starting:\n%s", n.Name, b.logTail(ctx, n.Name, 30))
-			}
-		}
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		ids, err := c.Brokers(rctx)
-		cancel()
-		if err != nil {
-			return false, "waiting for brokers: no broker answers yet", nil
-		}
-		var missing []string
-		for _, n := range st.Nodes {
-			if !slices.Contains(ids, int32(n.ID)) {
-				missing = append(missing, n.Name)
-			}
-		}
-		if len(missing) > 0 {
-			return false, fmt.Sprintf("waiting for brokers: %d/%d registered, waiting for %s", len(st.Nodes)-len(missing), len(st.Nodes), strings.Join(missing, ", ")), nil
-		}
-		return true, "", nil
-	})
-	switch {
-	case err == nil:
-		progress("all %d brokers registered and unfenced after %.1fs", len(st.Nodes), time.Since(start).Seconds())
-		return nil
-	case exited || ctx.Err() != nil:
-		return err
-	}
-	var tails strings.Builder
-	for _, n := range st.Nodes {
-		tails.WriteString(b.logTail(ctx, n.Name, 10))
-	}
-	return fmt.Errorf("brokers not ready: %w\n%s", err, tails.String())
-}
 
 // logTail is the end of a node's log, for error messages.
 func (b *Backend) logTail(ctx context.Context, node string, lines int) string {

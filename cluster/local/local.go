@@ -215,7 +215,23 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 		}
 	}
 	status := b.status(*st)
-	if err := waitBrokers(ctx, *st, status.Bootstrap(), progress); err != nil {
+	dead := func(context.Context) string {
+		for _, n := range st.Nodes {
+			if alive, _ := n.alive(); !alive {
+				return n.Name
+			}
+		}
+		return ""
+	}
+	tail := func(node string, lines int) string {
+		for _, n := range st.Nodes {
+			if n.Name == node {
+				return n.logTail(lines)
+			}
+		}
+		return ""
+	}
+	if err := cluster.WaitBrokers(ctx, status.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}
 	st.Ready = true
