@@ -362,6 +362,7 @@ func (b *Backend) apply(ctx context.Context, st *state, op cluster.Op, n nodeSta
 		if err := n.waitGone(ctx, 5*time.Second, nil); err != nil {
 			return n, fmt.Errorf("after SIGKILL: %w", err)
 		}
+		dropSockets(ctx, n, progress)
 		if alive {
 			n.Last = "kill"
 		}

@@ -3,6 +3,7 @@ package local_test
 import (
 	"context"
 	"net"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -110,6 +111,19 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	}
 	if !fromHost("k1") || !between("k2", "k1") {
 		t.Error("loss k1 0%: k1 still unreachable")
+	}
+
+	// A killed broker's sockets die with it: none is left retransmitting
+	// what the broker had written (the kernel would deliver it on rejoin).
+	if err := b.Apply(ctx, cluster.Kill, []string{"k3"}, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ip", "netns", "exec", ns("k3"), "ss", "-Htn", "state", "all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.TrimSpace(string(out)); s != "" {
+		t.Errorf("TCP sockets left in k3's namespace after kill:\n%s", s)
 	}
 }
 
