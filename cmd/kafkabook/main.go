@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/kafkabook/kafkabook/cluster"
@@ -40,6 +41,12 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	// The ledger of a large run is most of the heap and holds no pointers:
+	// collecting at 50% growth instead of 100% keeps the peak near the live
+	// data (a million messages) at little cost, unless GOGC says otherwise.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
