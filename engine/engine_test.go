@@ -89,17 +89,7 @@ expect unknown(unk) == 3
 // addresses from the backend's status, not from the engine.
 func TestChecker(t *testing.T) {
 	backend, _ := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
-	doc, err := runbook.Load("checker.md", []byte(checkerRunbook), runbook.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := results.NewRunDir(t.TempDir(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var console bytes.Buffer
-	res, err := engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &console})
-	t.Log(console.String())
+	res, dir, _, err := runRunbook(t, backend, t.TempDir(), "checker.md", checkerRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -169,16 +159,11 @@ func TestChecker(t *testing.T) {
 	// Healthy: all five present; the read step may have raced the high
 	// watermark, but then it called them unseen, never lost.
 	check("healthy", ids(1, 5), nil)
-	snap, ok := run.Tally("healthy")
-	if !ok {
-		t.Fatal("no tally of healthy")
-	}
 	for _, s := range run.Tallies {
 		if s.Label == "healthy" && (len(s.Lost) != 0 || s.Present+len(s.Unseen) != 5) {
 			t.Errorf("healthy read step: present %d, unseen %v, lost %v; want 5 present or unseen, none lost", s.Present, s.Unseen, s.LostIDs())
 		}
 	}
-	_ = snap
 
 	// acks=1: exactly the second batch is lost, with its proof.
 	final := check("acks1", ids(1, 10), ids(11, 20))
@@ -347,16 +332,7 @@ func testEvidenceWriteFails(t *testing.T, backend cluster.Backend) {
 			t.Errorf("umount %s: %v: %s", mnt, err, out)
 		}
 	})
-	doc, err := runbook.Load("full.md", []byte(evidenceFullRunbook), runbook.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := results.NewRunDir(mnt, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var console bytes.Buffer
-	_, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &console})
+	_, _, _, err := runRunbook(t, backend, mnt, "full.md", evidenceFullRunbook)
 	if err == nil || !strings.Contains(err.Error(), "writing the evidence") || !strings.Contains(err.Error(), "no space left") {
 		t.Errorf("run with a full evidence disk: err = %v; want it to say writing the evidence failed (no space left)", err)
 	}
@@ -393,4 +369,22 @@ func testNoMachinePaths(t *testing.T, backend cluster.Backend, dir string) {
 	if placeholders == 0 {
 		t.Errorf("no $KAFKABOOK_STATE placeholder in the evidence: were the brokers' data directories not logged?")
 	}
+}
+
+// runRunbook loads a runbook and runs it on backend, its evidence in a new
+// run directory under parent; it logs and returns what the engine printed.
+func runRunbook(t *testing.T, backend cluster.Backend, parent, name, src string) (res *results.Results, dir, console string, err error) {
+	t.Helper()
+	doc, err := runbook.Load(name, []byte(src), runbook.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err = results.NewRunDir(parent, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &out})
+	t.Log(out.String())
+	return res, dir, out.String(), err
 }

@@ -23,7 +23,6 @@ func (r *runner) final(ctx context.Context) (err error) {
 	// Recorded like a step, without a position: the notebook shows it
 	// after the runbook's last block.
 	log := newStepLog(r.con, runbook.Step{Text: "final read on the healed cluster"}, -1)
-	log.out.Pos = ""
 	defer func() { r.ev.Emit(results.KindStep, r.num, log.done(err)) }()
 	if err := r.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster for the final read: %w", err)

@@ -49,7 +49,9 @@ func (r *runner) heal(ctx context.Context) error {
 	if st, err = r.opts.Backend.Status(ctx); err == nil {
 		for _, n := range st.Nodes {
 			if n.State == cluster.Isolated {
-				r.opts.Backend.Apply(ctx, cluster.Rejoin, []string{n.Name}, progress)
+				if err := r.opts.Backend.Apply(ctx, cluster.Rejoin, []string{n.Name}, progress); err != nil {
+					return err
+				}
 			}
 		}
 	}

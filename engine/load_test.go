@@ -3,7 +3,6 @@ package engine_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/engine"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
-	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // loadRunbook: a rate-driven acks=all producer with keys over two
@@ -51,17 +48,7 @@ func TestLoadThroughFailover(t *testing.T) {
 	backend, _ := testcluster.Start(t, 3, map[string]string{
 		"replica.lag.time.max.ms": "3000", "broker.session.timeout.ms": "3000", "broker.heartbeat.interval.ms": "500",
 	})
-	doc, err := runbook.Load("load.md", []byte(loadRunbook), runbook.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := results.NewRunDir(t.TempDir(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var console bytes.Buffer
-	res, err := engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &console})
-	t.Log(console.String())
+	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "load.md", loadRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -140,7 +127,6 @@ func TestLoadThroughFailover(t *testing.T) {
 	}
 
 	// Quiet: a summary, no line per message.
-	out := console.String()
 	if strings.Count(out, " ok offset=") > 0 || !strings.Contains(out, "acked 2400 of 2400") {
 		t.Errorf("console lists messages or lacks the summary")
 	}

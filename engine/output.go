@@ -37,10 +37,11 @@ func (c *console) printf(format string, args ...any) {
 // stepLog is what one step prints: shown on the console as it happens and
 // kept for the report.
 type stepLog struct {
-	c      *console
-	prefix string // before each console line; marks background output
-	out    results.StepOutput
-	mu     sync.Mutex
+	c        *console
+	prefix   string        // before each console line; marks background output
+	progress poll.Progress // prints a transient waiting line that is not kept
+	out      results.StepOutput
+	mu       sync.Mutex
 }
 
 func newStepLog(c *console, s runbook.Step, block int) *stepLog {
@@ -51,6 +52,7 @@ func newStepLog(c *console, s runbook.Step, block int) *stepLog {
 	if s.Background {
 		l.prefix = fmt.Sprintf("  [& line %d] ", s.Pos.Line)
 	}
+	l.progress = poll.Printer(c, l.prefix)
 	return l
 }
 
@@ -61,11 +63,6 @@ func (l *stepLog) line(format string, args ...any) {
 	l.out.Output = append(l.out.Output, s)
 	l.mu.Unlock()
 	l.c.printf("%s%s\n", l.prefix, s)
-}
-
-// progress prints a transient waiting line that is not kept.
-func (l *stepLog) progress(format string, args ...any) {
-	poll.Printer(l.c, l.prefix)(format, args...)
 }
 
 // done closes the step's record.

@@ -27,7 +27,7 @@ var _ cluster.NetFaults = (*Backend)(nil)
 // Partition stops traffic from every node of from to every node of to,
 // and back unless oneWay.
 func (b *Backend) Partition(ctx context.Context, from, to []string, oneWay bool) error {
-	st, nodes, err := b.netNodes(append(append([]string(nil), from...), to...))
+	st, nodes, err := b.netNodes(ctx, append(append([]string(nil), from...), to...))
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
 	if percent < 0 || percent > 100 {
 		return fmt.Errorf("loss %s %d%%: want 0%% to 100%%", node, percent)
 	}
-	_, nodes, err := b.netNodes([]string{node})
+	_, nodes, err := b.netNodes(ctx, []string{node})
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (b *Backend) NetworkFaults(ctx context.Context) (map[string][]string, error
 }
 
 // netNodes checks the names and prepares the chains in their namespaces.
-func (b *Backend) netNodes(names []string) (state, map[string]nodeState, error) {
+func (b *Backend) netNodes(ctx context.Context, names []string) (state, map[string]nodeState, error) {
 	if err := needRoot("network faults"); err != nil {
 		return state{}, nil, err
 	}
@@ -154,7 +154,7 @@ func (b *Backend) netNodes(names []string) (state, map[string]nodeState, error) 
 		if !found {
 			return st, nil, fmt.Errorf("no node %s in cluster %s", name, b.name)
 		}
-		if err := ensureChains(nodes[name].NS); err != nil {
+		if err := ensureChains(ctx, nodes[name].NS); err != nil {
 			return st, nil, err
 		}
 	}
@@ -164,8 +164,7 @@ func (b *Backend) netNodes(names []string) (state, map[string]nodeState, error) 
 // ensureChains creates kafkabook's chains in a namespace and hooks them
 // into INPUT and OUTPUT once; the loss chain spares loopback, so a node
 // still reaches itself.
-func ensureChains(ns string) error {
-	ctx := context.Background()
+func ensureChains(ctx context.Context, ns string) error {
 	for _, chain := range []string{cutChain, lossChain} {
 		if nsIptables(ctx, ns, "-n", "-L", chain) != nil {
 			if err := nsIptables(ctx, ns, "-N", chain); err != nil {
