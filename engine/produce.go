@@ -41,22 +41,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 	spec := produceSpec(t.name, s)
 	list := r.opts.Verbose || spec.Count <= listLimit
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
-	stop := make(chan struct{})
-	var ticker sync.WaitGroup
-	ticker.Add(1)
-	go func() {
-		defer ticker.Done()
-		tick := time.NewTicker(progressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				log.progress("%s", sum.progress(t.label))
-			}
-		}
-	}()
+	stopProgress := every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
 	r.reserve(t, spec.Count)
 	stats, err := kafka.Produce(ctx, seeds, spec, func(res kafka.Result) {
 		epoch := int32(-1)
@@ -69,8 +54,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 			log.line("%s", resultLine(res))
 		}
 	})
-	close(stop)
-	ticker.Wait()
+	stopProgress()
 	r.flush()
 	if err != nil {
 		return err

@@ -332,26 +332,35 @@ const flushEvery = 250 * time.Millisecond
 // startFlusher writes the pending results of every topic every flushEvery
 // until the returned function is called, which writes the last ones.
 func (r *runner) startFlusher() (stop func()) {
+	stopTicks := every(flushEvery, r.flush)
+	return func() {
+		stopTicks()
+		r.flush()
+	}
+}
+
+// every calls f every d, on a goroutine of its own, until stop is called;
+// stop returns once f is no longer running.
+func every(d time.Duration, f func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tick := time.NewTicker(flushEvery)
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				r.flush()
+				f()
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		wg.Wait()
-		r.flush()
 	}
 }
 
