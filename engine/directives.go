@@ -34,4 +34,11 @@ var runners = [runbook.NumOps]runFunc{
 	runbook.OpPartition:     partition,
 	runbook.OpHeal:          heal,
 	runbook.OpLoss:          loss,
+	runbook.OpConsume:       consume,
+	runbook.OpCrashConsumer: crashConsumer,
+	runbook.OpStartConsumer: startConsumer,
+	runbook.OpStopConsumer:  stopConsumer,
+	runbook.OpWaitConsumer:  waitConsumer,
+	runbook.OpOffsets:       offsets,
+	runbook.OpPowerloss:     powerloss,
 }

@@ -153,7 +153,7 @@ func produceSpec(topic string, s runbook.Step) kafka.ProduceSpec {
 		From:       s.Int("from"),
 		Count:      s.Int("count"),
 		Idempotent: s.Bool("idempotent"),
-		Timeout:    s.Duration("timeout"),
+		Timeout:    s.Duration("delivery-timeout"),
 		Rate:       s.Rate("rate"),
 		Size:       s.Int("size"),
 		Keys:       s.Int("keys"),

@@ -25,7 +25,13 @@ const (
 	KindTally    = "tally"     // Tally
 	KindExpect   = "expect"    // Expectation
 	KindRunEnd   = "run_end"   // RunEndEvent
-	KindEnd      = "end"       // EndEvent
+
+	KindConsumer       = "consumer"        // Consumer: declares a group (members, events and offsets come in their own events)
+	KindMember         = "member"          // MemberEvent: a member started, or ended
+	KindConsumerEvents = "consumer_events" // ConsumerEventsEvent: what members did, in order
+	KindOffsets        = "offsets"         // OffsetsEvent: committed offsets from the admin API
+	KindConsumerTally  = "consumer_tally"  // ConsumerTallyEvent
+	KindEnd            = "end"             // EndEvent
 )
 
 // runScoped tells which kinds belong to a run (and so need a run number);
@@ -34,6 +40,7 @@ var runScoped = map[string]bool{
 	KindRunStart: true, KindTopic: true, KindMessage: true, KindMessages: true, KindStep: true,
 	KindFault: true, KindISR: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
+	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
 }
 
 // syncedKinds are fsync'd as soon as they are written: they are rare and
@@ -43,6 +50,7 @@ var runScoped = map[string]bool{
 var syncedKinds = map[string]bool{
 	KindStart: true, KindRunStart: true, KindFault: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true, KindEnd: true,
+	KindMember: true, KindConsumerTally: true,
 }
 
 const syncEvery = 250 * time.Millisecond
@@ -94,6 +102,33 @@ type MessagesEvent struct {
 	Topic  string  `json:"topic"` // real topic name
 	Label  string  `json:"label"` // name in the runbook
 	Ledger *Ledger `json:"ledger"`
+}
+
+// MemberEvent is the data of a member event: a member as it started, or
+// as it ended (the same N again, with End and How set).
+type MemberEvent struct {
+	Group string `json:"group"` // real group name
+	Member
+}
+
+// ConsumerEventsEvent is the data of a consumer_events event: what the
+// members of one group did since the last one, in order.
+type ConsumerEventsEvent struct {
+	Group  string          `json:"group"`
+	Events []ConsumerEvent `json:"events"`
+}
+
+// OffsetsEvent is the data of an offsets event: a group's committed
+// offsets at one moment.
+type OffsetsEvent struct {
+	Group   string         `json:"group"`
+	Samples []OffsetSample `json:"samples"`
+}
+
+// ConsumerTallyEvent is the data of a consumer_tally event.
+type ConsumerTallyEvent struct {
+	Group string        `json:"group"`
+	Tally ConsumerTally `json:"tally"`
 }
 
 // EndEvent is the data of an end event, the last line of a finished file.

@@ -63,14 +63,15 @@ type Run struct {
 	End          time.Time     `json:"end"`
 	Complete     bool          `json:"complete"`
 	Error        string        `json:"error,omitempty"`
-	Topics       []Topic       `json:"topics"`       // ledgers, in order of first use
-	Tallies      []Tally       `json:"tallies"`      // one per `read` step, in order: snapshots
-	Final        []Tally       `json:"final"`        // the final read on the healed cluster, one per topic: the run's verdict on every message
-	Expectations []Expectation `json:"expectations"` // one per `expect` step, in order
-	Faults       []Fault       `json:"faults"`       // fault injections, in order
-	ISR          []ISRSample   `json:"isr"`          // sampler output, at most 250 ms apart
-	Logs         []LogLine     `json:"logs"`         // notable broker log lines
-	Steps        []StepOutput  `json:"steps"`        // what each step printed
+	Topics       []Topic       `json:"topics"`              // ledgers, in order of first use
+	Tallies      []Tally       `json:"tallies"`             // one per `read` step, in order: snapshots
+	Final        []Tally       `json:"final"`               // the final read on the healed cluster, one per topic: the run's verdict on every message
+	Expectations []Expectation `json:"expectations"`        // one per `expect` step, in order
+	Faults       []Fault       `json:"faults"`              // fault injections, in order
+	ISR          []ISRSample   `json:"isr"`                 // sampler output, at most 250 ms apart
+	Logs         []LogLine     `json:"logs"`                // notable broker log lines
+	Steps        []StepOutput  `json:"steps"`               // what each step printed
+	Consumers    []Consumer    `json:"consumers,omitempty"` // consumer groups, in order of their consume steps
 }
 
 // Topic is the produce ledger of one topic in one run. The ledger is held

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"time"
 )
@@ -99,6 +100,16 @@ func topicOf(r *Run, name, label string) *Topic {
 	}
 	r.Topics = append(r.Topics, Topic{Name: name, Label: label, Messages: []Message{}})
 	return &r.Topics[len(r.Topics)-1]
+}
+
+// consumerOf finds a group of a run by its real name.
+func consumerOf(r *Run, group string) *Consumer {
+	for i := range r.Consumers {
+		if r.Consumers[i].Group == group {
+			return &r.Consumers[i]
+		}
+	}
+	return nil
 }
 
 func (f *folder) apply(ev Event) error {
@@ -216,6 +227,61 @@ func (f *folder) apply(ev Event) error {
 		}
 		r := f.run(ev.Run)
 		r.Expectations = append(r.Expectations, x)
+	case KindConsumer:
+		var x Consumer
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		if c := consumerOf(r, x.Group); c != nil {
+			*c = x
+		} else {
+			r.Consumers = append(r.Consumers, x)
+		}
+	case KindMember:
+		var x MemberEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		c := consumerOf(f.run(ev.Run), x.Group)
+		if c == nil {
+			return fmt.Errorf("member event for undeclared group %q", x.Group)
+		}
+		if i := slices.IndexFunc(c.Members, func(m Member) bool { return m.N == x.N }); i >= 0 {
+			c.Members[i] = x.Member
+		} else {
+			c.Members = append(c.Members, x.Member)
+		}
+	case KindConsumerEvents:
+		var x ConsumerEventsEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		c := consumerOf(f.run(ev.Run), x.Group)
+		if c == nil {
+			return fmt.Errorf("consumer_events event for undeclared group %q", x.Group)
+		}
+		c.Events = append(c.Events, x.Events...)
+	case KindOffsets:
+		var x OffsetsEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		c := consumerOf(f.run(ev.Run), x.Group)
+		if c == nil {
+			return fmt.Errorf("offsets event for undeclared group %q", x.Group)
+		}
+		c.Offsets = append(c.Offsets, x.Samples...)
+	case KindConsumerTally:
+		var x ConsumerTallyEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		c := consumerOf(f.run(ev.Run), x.Group)
+		if c == nil {
+			return fmt.Errorf("consumer_tally event for undeclared group %q", x.Group)
+		}
+		c.Tally = &x.Tally
 	case KindRunEnd:
 		var x RunEndEvent
 		if err := dec(&x); err != nil {

@@ -176,7 +176,23 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if _, ok := ParseRate(v.text); !ok {
 			bad("messages per second like 500/s")
 		}
+	case KindGroup:
+		if msg := topicError(v.text); msg != "" {
+			c.errorf(p, "%s", strings.Replace(msg, "topic", "group", 1))
+		}
+	case KindRetries:
+		if n, err := strconv.Atoi(v.text); v.text != "max" && (err != nil || n < 0) {
+			bad("a whole number, or max")
+		}
 	}
+}
+
+// checkChoice checks the value of a KindWord flag against its choices.
+func (c *checker) checkChoice(f *FlagSpec, v value) {
+	if v.bad || slices.Contains(f.Choices, v.text) {
+		return
+	}
+	c.errorf(v.at(0), "bad --%s %q: want %s%s", f.Name, v.text, strings.Join(f.Choices, ", "), didYouMean(v.text, f.Choices))
 }
 
 // useTopic checks that a topic used at p was created above.
@@ -219,6 +235,14 @@ func (c *checker) semantics(st *Step) {
 		topic, tp = st.Args[0].Text, st.Args[0].Pos
 		if topicError(topic) != "" || c.bad[tp] {
 			topic = ""
+		}
+	}
+	for _, f := range st.dir.Flags {
+		if f.Deprecated != "" && st.Has(f.Name) {
+			c.warnf(flagPos(st, f.Name), "--%s is now called --%s", f.Name, f.Deprecated)
+			if st.Has(f.Deprecated) {
+				c.errorf(flagPos(st, f.Name), "give --%s or --%s, not both: they are one setting", f.Deprecated, f.Name)
+			}
 		}
 	}
 	if st.dir.check != nil {
@@ -298,11 +322,62 @@ func checkWaitProducers(c *checker, st *Step, topic string, tp Pos) {
 	}
 }
 
+// checkConsume: a consumer runs until it is crashed or stopped, so it runs
+// in the background; its group names one consumer.
+func checkConsume(c *checker, st *Step, topic string, tp Pos) {
+	c.positive(st, "batch")
+	c.positive(st, "crash-at")
+	if !st.Background {
+		c.errorf(st.Pos, "consume runs until crash consumer, stop consumer or the end of the run: end the step with &")
+	}
+	if st.Has("auto-commit-interval") && st.String("commit") != "auto" {
+		c.errorf(flagPos(st, "auto-commit-interval"), "--auto-commit-interval needs --commit auto")
+	}
+	if st.Has("crash-point") && !st.Has("crash-at") {
+		c.errorf(flagPos(st, "crash-point"), "--crash-point needs --crash-at N: the message to crash at")
+	}
+	g := st.String("group")
+	if g == "" || topicError(g) != "" {
+		return
+	}
+	if p, dup := c.groups[g]; dup {
+		c.errorf(flagPos(st, "group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
+		return
+	}
+	c.groups[g] = flagPos(st, "group")
+	c.consumed[g] = topic
+}
+
+// checkConsumerStep: the group was started by a consume step above.
+func checkConsumerStep(c *checker, st *Step, topic string, tp Pos) {
+	if len(st.Args) > 0 {
+		c.useGroup(st.Args[0].Text, st.Args[0].Pos)
+	}
+}
+
+// useGroup checks that a group used at p was started by a consume step above.
+func (c *checker) useGroup(g string, p Pos) bool {
+	if _, ok := c.groups[g]; ok {
+		return true
+	}
+	names := slices.Sorted(maps.Keys(c.groups))
+	c.errorf(p, "group %q is used before any \"consume TOPIC --group %s\"%s", g, g, didYouMean(g, names))
+	return false
+}
+
 // checkExpect: every function of an expectation speaks of messages the
-// run produced; the final read after the run settles what became of them.
+// run produced, or of a consumer group the run started; the final read
+// after the run settles what became of them.
 func checkExpect(c *checker, st *Step, topic string, tp Pos) {
 	e := st.Expr
-	if e == nil || !c.useTopic(e.Topic, e.topicPos) {
+	if e == nil {
+		return
+	}
+	if e.IsGroup() {
+		c.useGroup(e.Topic, e.topicPos)
+		return
+	}
+	if !c.useTopic(e.Topic, e.topicPos) {
 		return
 	}
 	if !c.produced[e.Topic] {

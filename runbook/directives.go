@@ -26,6 +26,10 @@ const (
 	KindRate                     // messages per second: 2000/s
 	KindSide                     // a node of a partition's side, or the | between the sides
 	KindPercent                  // a share of packets: 30%
+	KindGroup                    // a consumer group name, as written in the runbook
+	KindWord                     // one of the flag's Choices
+	KindRetries                  // a number of retries, or max
+	KindText                     // any word: a key, an event id
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -37,13 +41,15 @@ type ArgSpec struct {
 
 // FlagSpec describes a flag of a directive.
 type FlagSpec struct {
-	Name     string // without dashes
-	Kind     Kind
-	Meta     string // metavariable in usage lines ("N", "DUR")
-	Required bool
-	Many     bool   // may be repeated; every value is kept
-	Default  string // used by the Step getters when the flag is absent
-	Help     string // one sentence for the reference
+	Name       string // without dashes
+	Kind       Kind
+	Meta       string // metavariable in usage lines ("N", "DUR")
+	Required   bool
+	Many       bool     // may be repeated; every value is kept
+	Deprecated string   // the flag's new name: still accepted, with a warning, and left out of usage lines
+	Default    string   // used by the Step getters when the flag is absent
+	Choices    []string // the words a KindWord flag takes
+	Help       string   // one sentence for the reference
 }
 
 // Op identifies a directive. The parser resolves a step's name to its Op
@@ -74,6 +80,13 @@ const (
 	OpPartition
 	OpHeal
 	OpLoss
+	OpConsume
+	OpCrashConsumer
+	OpStartConsumer
+	OpStopConsumer
+	OpWaitConsumer
+	OpOffsets
+	OpPowerloss
 	NumOps // one past the last Op: the size of a table indexed by Op
 )
 
@@ -170,11 +183,21 @@ var Directives = []*Directive{
 				Help: "Value size: the message id, a blank, then filler up to BYTES (the id alone when BYTES is smaller)."},
 			{Name: "keys", Kind: KindInt, Meta: "N",
 				Help: "Give messages N distinct keys in turn, so they spread over the partitions by the key hash; default: no key."},
+			{Name: "key", Kind: KindText, Meta: "KEY",
+				Help: "Give every message this key (the article's product id), so they all go to one partition in order."},
+			{Name: "event-id", Kind: KindText, Meta: "ID",
+				Help: "Give every message this event id (header event-id) instead of its message id: the same event sent again, for a consumer's dedup."},
 			{Name: "idempotent", Kind: KindBool,
-				Help: "Enable producer idempotence (needs --acks all)."},
+				Help: "Enable producer idempotence (enable.idempotence; needs --acks all)."},
+			{Name: "retries", Kind: KindRetries, Meta: "N|max", Default: "max",
+				Help: "How many times a failed produce request is retried before its messages fail (retries); max: until the delivery timeout. franz-go counts tries of a record's batch, and with idempotence it keeps retrying past N while failing could reorder the partition: see the reference notes."},
+			{Name: "max-in-flight", Kind: KindInt, Meta: "N",
+				Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
+			{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
+				Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms)."},
 			viaFlag,
-			{Name: "timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
-				Help: "Delivery timeout: how long each message may wait for its ack."},
+			{Name: "timeout", Kind: KindDuration, Meta: "DUR", Deprecated: "delivery-timeout",
+				Help: "The old name of --delivery-timeout."},
 		},
 	},
 	{
@@ -279,6 +302,74 @@ var Directives = []*Directive{
 		Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
 	},
+	{
+		Op:         OpConsume,
+		check:      checkConsume,
+		Name:       "consume",
+		Summary:    "Start a consumer group member as a process of its own that reads the topic, applies each message's effect to the group's SQLite store (a like count per key, an applied count per event id) and commits offsets as --commit says; it runs until crash consumer, stop consumer or the end of the run, so it ends in &.",
+		Background: true,
+		Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+		Flags: []FlagSpec{
+			{Name: "group", Kind: KindGroup, Meta: "G", Required: true,
+				Help: "The consumer group: the name expectations and the other consumer steps use."},
+			{Name: "commit", Kind: KindWord, Meta: "auto|after|before", Required: true, Choices: []string{"auto", "after", "before"},
+				Help: "auto: franz-go's auto-commit, which commits everything polled so far every --auto-commit-interval from a goroutine of its own, processed or not; after: commit each message's offset once it is handled (the article's manual ack); before: commit, then handle."},
+			{Name: "auto-commit-interval", Kind: KindDuration, Meta: "DUR", Default: "5s",
+				Help: "With --commit auto: how often offsets are committed (auto.commit.interval.ms)."},
+			{Name: "batch", Kind: KindInt, Meta: "N", Default: "10",
+				Help: "At most this many messages a poll (max.poll.records)."},
+			{Name: "work", Kind: KindDuration, Meta: "DUR",
+				Help: "Time each message's processing takes before its effect is applied, so that a crash can land mid-batch; default: none."},
+			{Name: "dedup", Kind: KindWord, Meta: "none|table|transactional", Default: "none", Choices: []string{"none", "table", "transactional"},
+				Help: "none: apply every delivery; table: the article's handler: skip an event id found in event_handled, else apply the effect, then insert the id in a second transaction; transactional: apply the effect and insert the id in one transaction."},
+			{Name: "crash-at", Kind: KindInt, Meta: "N",
+				Help: "Kill this member with SIGKILL while it handles the N-th message it receives, at --crash-point."},
+			{Name: "crash-point", Kind: KindWord, Meta: "work|effect|handled", Default: "handled", Choices: []string{"work", "effect", "handled"},
+				Help: "work: during the message's processing, before its effect (after its commit with --commit before); effect: right after the effect, before the event_handled insert and the commit; handled: after the effect and the insert, before the commit."},
+		},
+	},
+	{
+		Op:      OpCrashConsumer,
+		check:   checkConsumerStep,
+		Name:    "crash consumer",
+		Summary: "Kill the group's running member process with SIGKILL, as a server losing its process would: nothing is committed on the way out.",
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+	},
+	{
+		Op:      OpStartConsumer,
+		check:   checkConsumerStep,
+		Name:    "start consumer",
+		Summary: "Start a new member of the group with the settings of its consume step (without the crash): it resumes from the committed offsets.",
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+	},
+	{
+		Op:      OpStopConsumer,
+		check:   checkConsumerStep,
+		Name:    "stop consumer",
+		Summary: "Stop the group's member cleanly: it finishes the batch in hand, commits as its mode does and leaves the group.",
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+	},
+	{
+		Op:      OpWaitConsumer,
+		check:   checkConsumerStep,
+		Name:    "wait consumer",
+		Summary: "Wait until the group has handled every message it was given and its committed offsets have reached the end of every partition of its topic.",
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+		Flags:   []FlagSpec{waitTimeout},
+	},
+	{
+		Op:      OpOffsets,
+		check:   checkConsumerStep,
+		Name:    "offsets",
+		Summary: "Show the group's committed offset of every partition, asked of the cluster through the admin API (OffsetFetch), next to each partition's end offset.",
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+	},
+	{
+		Op:      OpPowerloss,
+		Name:    "powerloss",
+		Summary: "Kill the nodes with SIGKILL and throw away every write they had not fsynced, as losing power would; start brings them back on what was durable. Needs the local backend with FUSE and root.",
+		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
+	},
 }
 
 var directiveByName = map[string]*Directive{}
@@ -306,6 +397,9 @@ func usage(d *Directive) string {
 		parts = append(parts, s)
 	}
 	for _, f := range d.Flags {
+		if f.Deprecated != "" {
+			continue
+		}
 		s := "--" + f.Name
 		if f.Kind != KindBool {
 			s += " " + f.Meta

@@ -173,6 +173,11 @@ func (s Step) flag(name string) (string, bool) {
 		return v[len(v)-1].Text, true
 	}
 	if s.dir != nil {
+		for _, f := range s.dir.Flags {
+			if v := s.Flags[f.Name]; f.Deprecated == name && len(v) > 0 {
+				return v[len(v)-1].Text, true // given under its old name
+			}
+		}
 		if f := s.dir.flag(name); f != nil && f.Default != "" {
 			return f.Default, true
 		}

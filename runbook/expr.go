@@ -23,13 +23,20 @@ type Expr struct {
 
 // ExprFuncs are the functions of expect expressions with what they
 // measure, in the order of the reference: results.Measures, the one table.
-var ExprFuncs = func() []struct{ Name, Summary string } {
-	var out []struct{ Name, Summary string }
+var ExprFuncs = func() []ExprFunc {
+	var out []ExprFunc
 	for _, m := range results.Measures {
-		out = append(out, struct{ Name, Summary string }{m.Name, m.Summary})
+		out = append(out, ExprFunc{m.Name, m.Summary, m.Group})
 	}
 	return out
 }()
+
+// ExprFunc is a function of expect expressions, for the checker and the
+// reference.
+type ExprFunc struct {
+	Name, Summary string
+	Group         bool // takes a consumer group, not a topic
+}
 
 // ExprOps are the comparison operators of expect expressions.
 var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
@@ -192,4 +199,11 @@ func (c *checker) expr(args []value) *Expr {
 		e.Want = n
 	}
 	return e
+}
+
+// IsGroup reports whether the function measures a consumer group, so that
+// its argument is a group and not a topic.
+func (e *Expr) IsGroup() bool {
+	m := results.FindMeasure(e.Func)
+	return m != nil && m.Group
 }

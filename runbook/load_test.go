@@ -111,8 +111,8 @@ func TestLoadAcks(t *testing.T) {
 	if p.Int("count") != 10 || p.String("acks") != "1" || p.Int("from") != 1 || p.Bool("idempotent") {
 		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.Int("count"), p.String("acks"), p.Int("from"), p.Bool("idempotent"))
 	}
-	if p.Duration("timeout") != 120*time.Second {
-		t.Errorf("default produce timeout = %v", p.Duration("timeout"))
+	if p.Duration("delivery-timeout") != 120*time.Second {
+		t.Errorf("default produce delivery timeout = %v", p.Duration("delivery-timeout"))
 	}
 	if a := steps[7].Args[2]; a.Pos.Col != 25 || a.Target() != (Target{Node: "k3"}) || a.Target().ID() != 3 {
 		t.Errorf("wait leader node k3 = %+v target %+v", a, a.Target())

@@ -17,11 +17,13 @@ type checker struct {
 	errs  ErrorList
 	warns ErrorList // things that will go wrong when the runbook runs as written
 
-	created    map[string]Pos  // topics created so far
-	produced   map[string]bool // topics produced to so far
-	background bool            // a background step came before
-	bad        map[Pos]bool    // arguments with undefined parameters
-	down       map[string]Step // nodes killed or stopped and not started since, by the step that did it
+	created    map[string]Pos    // topics created so far
+	produced   map[string]bool   // topics produced to so far
+	background bool              // a background step came before
+	bad        map[Pos]bool      // arguments with undefined parameters
+	down       map[string]Step   // nodes killed or stopped and not started since, by the step that did it
+	groups     map[string]Pos    // consumer groups started so far, by their consume step's --group
+	consumed   map[string]string // the topic each group consumes
 }
 
 func newChecker(d *Doc, run int) *checker {
@@ -32,6 +34,8 @@ func newChecker(d *Doc, run int) *checker {
 		produced: map[string]bool{},
 		bad:      map[Pos]bool{},
 		down:     map[string]Step{},
+		groups:   map[string]Pos{},
+		consumed: map[string]string{},
 	}
 }
 
@@ -264,6 +268,9 @@ func (c *checker) step(raw Step) Step {
 		}
 		st.Flags[name] = append(st.Flags[name], fv.arg())
 		c.checkValue(f.Kind, fv, "--"+name)
+		if f.Kind == KindWord {
+			c.checkChoice(f, fv)
+		}
 	}
 
 	// Positional arguments, in registry order.

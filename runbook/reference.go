@@ -24,6 +24,12 @@ var kindText = map[Kind]string{
 	KindBool:     "none",
 	KindExpr:     "`FUNC(TOPIC) OP VALUE`, see [Expectations](#expectations)",
 	KindRate:     "messages per second like `500/s`",
+	KindSide:     "nodes `k1`..`kN` with `|` between the two sides",
+	KindPercent:  "a share of packets like `30%`",
+	KindGroup:    "a consumer group name",
+	KindWord:     "one of the words in the usage line",
+	KindRetries:  "a whole number, or `max`",
+	KindText:     "a word",
 }
 
 // Reference returns the Markdown reference of the runbook language,
