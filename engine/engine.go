@@ -32,6 +32,11 @@ type Options struct {
 	Out        io.Writer       // console: steps and their output as they run
 	Verbose    bool            // print (and record) every message's result, not only a summary
 	Provenance results.Provenance
+	// MemberCommand runs consumer group members: a program that takes
+	// consumer.Subcommand and a spec as its arguments. Empty: this very
+	// binary (os.Executable), which is kafkabook; tests give their own
+	// test binary, whose TestMain forwards the subcommand.
+	MemberCommand string
 }
 
 // Run executes every run of the runbook and writes the evidence into

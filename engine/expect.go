@@ -35,6 +35,9 @@ func (r *runner) checkExpectations() error {
 		}
 		got, ok := m.Of(run, e.Topic)
 		if !ok {
+			if m.Group {
+				return fmt.Errorf("%s: %s: group %s has no tally", s.Pos, s.Text, e.Topic)
+			}
 			return fmt.Errorf("%s: %s: %s(%s) needs a read of %s, and the run has none", s.Pos, s.Text, e.Func, e.Topic, e.Topic)
 		}
 		held := e.Holds(got)
@@ -67,5 +70,10 @@ func (r *runner) evidence() results.Run {
 		}
 	}
 	slices.SortStableFunc(run.Tallies, func(a, b results.Tally) int { return a.At.Compare(b.At) })
+	for _, label := range r.groupOrder {
+		if g := r.groups[label]; g.tally != nil {
+			run.Consumers = append(run.Consumers, results.Consumer{Label: label, Group: g.name, Tally: g.tally})
+		}
+	}
 	return run
 }

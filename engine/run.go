@@ -40,6 +40,9 @@ type runner struct {
 	flushMu   sync.Mutex      // serialises flushes
 	bgCtx     context.Context // background steps run under it; cancelled when the run fails
 	sampler   *sampler
+
+	groups     map[string]*group // consumer groups, by label
+	groupOrder []string          // labels in order of their consume steps
 }
 
 // topicState is a topic of this run: the results of its sends not yet
@@ -81,6 +84,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.snapshots = map[string][]snapshot{}
 	r.finals = map[string]results.Tally{}
 	r.downBy = map[string]runbook.Step{}
+	r.groups = map[string]*group{}
 	r.con.printf("\n=== run %d of %d ===\n", r.num, r.opts.Doc.Meta.Repeat)
 	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
 		return err
@@ -99,6 +103,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
 	r.sampler = startSampler(ctx, r)
 	stopFlusher := r.startFlusher()
+	stopOffsets := every(offsetsEvery, func() { r.sampleOffsets(ctx) })
 	var cancelBG context.CancelFunc
 	r.bgCtx, cancelBG = context.WithCancel(ctx)
 	defer func() {
@@ -113,6 +118,10 @@ func (r *runner) run(ctx context.Context) (err error) {
 			err = werr
 		}
 		cancelBG()
+		if serr := r.stopMembers("the run failed"); err == nil {
+			err = serr // on success they were stopped before the final read
+		}
+		stopOffsets()
 		stopFlusher()
 		r.sampler.stop()
 		r.collectLogs(ctx)
@@ -147,7 +156,14 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if err := r.waitBackground(ctx, 0, nil); err != nil {
 		return err
 	}
+	// Consumers stop before the final read: its sentinels are not theirs.
+	if err := r.stopMembers("the end of the run"); err != nil {
+		return err
+	}
 	if err := r.final(ctx); err != nil {
+		return err
+	}
+	if err := r.tallyGroups(ctx); err != nil {
 		return err
 	}
 	return r.checkExpectations()
@@ -161,7 +177,9 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 	}
 	r.con.printf("$ %s\n", s.Text)
 	log := newStepLog(r.con, s, block)
-	if s.Background {
+	// A consume step's & leaves its member process running; the step
+	// itself ends once the process runs.
+	if s.Background && s.Op != runbook.OpConsume {
 		bg := &background{step: s, done: make(chan struct{})}
 		r.mu.Lock()
 		r.bg = append(r.bg, bg)
@@ -385,6 +403,7 @@ func (r *runner) flush() {
 			r.ev.Emit(results.KindMessages, r.num, results.MessagesEvent{Topic: t.name, Label: t.label, Ledger: batch})
 		}
 	}
+	r.flushGroups()
 }
 
 // reserve makes room in a topic's ledger for n more results.

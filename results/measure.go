@@ -53,6 +53,8 @@ var Measures = []Measure{
 		consumerCount(func(t *ConsumerTally) int64 { return int64(len(t.Unapplied)) }), true},
 	{"pending", "records given to the group, not applied, not yet committed: the next member reads them again", false,
 		consumerCount(func(t *ConsumerTally) int64 { return int64(len(t.Pending)) }), true},
+	{"committed_early", "records whose offset was committed before their effect was applied, by the commits the members reported", false,
+		consumerCount(func(t *ConsumerTally) int64 { return int64(len(t.CommittedEarly)) }), true},
 	{"committed", "the group's committed offsets summed over the partitions (the offset itself for one partition)", false,
 		consumerCount(func(t *ConsumerTally) int64 { return t.CommittedTotal() }), true},
 }

@@ -285,6 +285,9 @@ func checkTopicCreate(c *checker, st *Step, topic string, tp Pos) {
 }
 
 func checkProduce(c *checker, st *Step, topic string, tp Pos) {
+	// franz-go keeps this many produce requests in flight per broker with
+	// idempotence, and cannot be told another number.
+	const idempotentInFlight = 5
 	c.positive(st, "count")
 	c.positive(st, "from")
 	c.positive(st, "keys")
@@ -301,6 +304,22 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	}
 	if st.Bool("idempotent") && st.String("acks") != "all" && st.Has("acks") {
 		c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
+	}
+	if st.Has("key") && st.Has("keys") {
+		c.errorf(flagPos(st, "key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
+	}
+	for _, f := range []string{"key", "event-id"} {
+		if st.Has(f) && st.String(f) == "" {
+			c.errorf(flagPos(st, f), "--%s is empty: give a word, or leave the flag out", f)
+		}
+	}
+	if n, ok := intFlag(st, "max-in-flight"); ok {
+		switch {
+		case n == 0:
+			c.errorf(flagPos(st, "max-in-flight"), "--max-in-flight 0 would never send: give 1 or more, or leave it out for franz-go's default (1 without idempotence)")
+		case st.Bool("idempotent") && n != idempotentInFlight:
+			c.errorf(flagPos(st, "max-in-flight"), "--max-in-flight %d with --idempotent: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number; leave --max-in-flight out (or give %d), or drop --idempotent", n, idempotentInFlight, idempotentInFlight)
+		}
 	}
 	if topic != "" {
 		c.produced[topic] = true
@@ -330,8 +349,8 @@ func checkConsume(c *checker, st *Step, topic string, tp Pos) {
 	if !st.Background {
 		c.errorf(st.Pos, "consume runs until crash consumer, stop consumer or the end of the run: end the step with &")
 	}
-	if st.Has("auto-commit-interval") && st.String("commit") != "auto" {
-		c.errorf(flagPos(st, "auto-commit-interval"), "--auto-commit-interval needs --commit auto")
+	if mode := st.String("commit"); st.Has("auto-commit-interval") && mode != "auto" && mode != "greedy" {
+		c.errorf(flagPos(st, "auto-commit-interval"), "--auto-commit-interval needs --commit auto or greedy")
 	}
 	if st.Has("crash-point") && !st.Has("crash-at") {
 		c.errorf(flagPos(st, "crash-point"), "--crash-point needs --crash-at N: the message to crash at")

@@ -289,6 +289,8 @@ var Directives = []*Directive{
 		Flags: []FlagSpec{
 			{Name: "one-way", Kind: KindBool,
 				Help: "Drop only the traffic from the left side to the right side (TCP needs both ways, so connections still fail; datagrams the other way pass)."},
+			{Name: "keep-quorum", Kind: KindBool,
+				Help: "Cut only the broker listeners (replication fetches and other broker-to-broker requests) and let the controller quorum talk across the cut: followers fall out of the ISR while the leader can still shrink it."},
 		},
 	},
 	{
@@ -312,10 +314,10 @@ var Directives = []*Directive{
 		Flags: []FlagSpec{
 			{Name: "group", Kind: KindGroup, Meta: "G", Required: true,
 				Help: "The consumer group: the name expectations and the other consumer steps use."},
-			{Name: "commit", Kind: KindWord, Meta: "auto|after|before", Required: true, Choices: []string{"auto", "after", "before"},
-				Help: "auto: franz-go's auto-commit, which commits everything polled so far every --auto-commit-interval from a goroutine of its own, processed or not; after: commit each message's offset once it is handled (the article's manual ack); before: commit, then handle."},
+			{Name: "commit", Kind: KindWord, Meta: "auto|greedy|after|before", Required: true, Choices: []string{"auto", "greedy", "after", "before"},
+				Help: "auto: franz-go's auto-commit, which every --auto-commit-interval commits the records of the polls before the last one (what the loop has finished with, as the Java client's poll does); greedy: franz-go's GreedyAutoCommit, which commits everything polled, processed or not (the article's timeline); after: commit each message's offset once it is handled (the article's manual ack); before: commit, then handle."},
 			{Name: "auto-commit-interval", Kind: KindDuration, Meta: "DUR", Default: "5s",
-				Help: "With --commit auto: how often offsets are committed (auto.commit.interval.ms)."},
+				Help: "With --commit auto or greedy: how often offsets are committed (auto.commit.interval.ms)."},
 			{Name: "batch", Kind: KindInt, Meta: "N", Default: "10",
 				Help: "At most this many messages a poll (max.poll.records)."},
 			{Name: "work", Kind: KindDuration, Meta: "DUR",
@@ -353,7 +355,7 @@ var Directives = []*Directive{
 		Op:      OpWaitConsumer,
 		check:   checkConsumerStep,
 		Name:    "wait consumer",
-		Summary: "Wait until the group has handled every message it was given and its committed offsets have reached the end of every partition of its topic.",
+		Summary: "Wait until the group's member has handled every message it was given and its committed offsets have reached the end of every partition of its topic, or until it crashed (a member started with --crash-at is waited for until it crashes).",
 		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
 		Flags:   []FlagSpec{waitTimeout},
 	},

@@ -106,7 +106,7 @@ func (c *checker) expr(args []value) *Expr {
 	}
 	word := func() string {
 		j := i
-		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'Z') {
+		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
 			i++
 		}
 		return s[j:i]

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kafkabook/kafkabook/consumer"
 	"io"
 	"os"
 	"os/signal"
@@ -41,6 +42,11 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	// A consumer group member of a running runbook: a process of its own,
+	// so that crash consumer is a real SIGKILL (see package consumer).
+	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
+		os.Exit(consumer.Main(os.Args[2:]))
+	}
 	// The ledger of a large run is most of the heap and holds no pointers:
 	// collecting at 50% growth instead of 100% keeps the peak near the live
 	// data (a million messages) at little cost, unless GOGC says otherwise.
