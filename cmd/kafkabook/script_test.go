@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/consumer"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -23,6 +24,11 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares wit
 // TestMain makes this test binary double as kafkabook: the scripts' `exec
 // kafkabook` runs main in a process of its own.
 func TestMain(m *testing.M) {
+	// kafkabook run starts consumer group members with os.Executable,
+	// which in a script is this test binary: let it run them.
+	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
+		os.Exit(consumer.Main(os.Args[2:]))
+	}
 	testscript.Main(m, map[string]func(){"kafkabook": main})
 }
 

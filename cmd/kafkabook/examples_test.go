@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// TestExamples runs every example runbook once (--repeat 1), as a user
+// would, with the binary users install: each must complete and every one
+// of its expectations must hold. The runbooks' expectations are the
+// claims their reports publish, so this is what keeps the published
+// findings reproducible.
+func TestExamples(t *testing.T) {
+	testcluster.Require(t)
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example runbooks: %v", err)
+	}
+	bin := buildKafkabook(t)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".md")
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			stdout, stderr, code := runKB(t, bin, t.TempDir(), "run", f, "--repeat", "1", "--out", out, "--record-host=false")
+			if code != 0 {
+				t.Fatalf("kafkabook run %s exited with %d, want 0 (every expectation held)\n%s\n%s", f, code, tail(stdout, 80), stderr)
+			}
+			dirs, _ := filepath.Glob(filepath.Join(out, name, "kafka-*", "2*"))
+			if len(dirs) != 1 {
+				t.Fatalf("want one evidence directory under %s, found %v", out, dirs)
+			}
+			res, err := results.Load(dirs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Complete || len(res.Runs) != 1 {
+				t.Fatalf("complete %v with %d runs, want one complete run", res.Complete, len(res.Runs))
+			}
+			run := res.Runs[0]
+			if len(run.Expectations) == 0 {
+				t.Errorf("%s checks no expectation: an example must state its finding", f)
+			}
+			for _, e := range run.Expectations {
+				if !e.Held {
+					t.Errorf("%s: %s is %s: did not hold", e.Pos, e.Expr, e.Actual)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dirs[0], "index.html")); err != nil {
+				t.Errorf("no report: %v", err)
+			}
+		})
+	}
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
