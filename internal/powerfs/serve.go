@@ -1,0 +1,220 @@
+package powerfs
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// FSType is the type a mount of this file system has in /proc/self/mountinfo.
+const FSType = "fuse.kafkabook-powerfs"
+
+// Mount serves fs at mountpoint until the server is unmounted. It returns
+// once the mount answers.
+func Mount(fs *FS, mountpoint string) (*fuse.Server, error) {
+	srv, err := fuse.NewServer(fs, mountpoint, &fuse.MountOptions{
+		FsName:             "powerfs:" + fs.backing,
+		Name:               strings.TrimPrefix(FSType, "fuse."),
+		DisableXAttrs:      true,
+		DisableReadDirPlus: true,
+		MaxWrite:           1 << 20,
+		MaxBackground:      64,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		srv.Unmount()
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	return srv, nil
+}
+
+// Missing says what this machine lacks to run the layer, "" when nothing:
+// root, the FUSE device, and fusermount3 (Debian's fuse3 package).
+func Missing() string {
+	var miss []string
+	if os.Geteuid() != 0 {
+		miss = append(miss, "root")
+	}
+	if fi, err := os.Stat("/dev/fuse"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		miss = append(miss, "/dev/fuse (the kernel's FUSE device)")
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		miss = append(miss, "fusermount3 (Debian's fuse3 package: apt-get install fuse3)")
+	}
+	return strings.Join(miss, ", ")
+}
+
+// The layer runs as a process of its own, so that it outlives a kafkabook
+// that started a cluster to keep and dies, with what it held in memory,
+// when the node loses power. It is the binary that asks for it (kafkabook,
+// or a test), started again with serveEnv set: any binary that links this
+// package serves the layer that way (see init).
+const (
+	serveEnv = "KAFKABOOK_POWERFS"
+	// Arg0 is the first argument of a layer's process, so that its command
+	// line says what it is: `<binary> powerfs BACKING MOUNTPOINT STATS`.
+	Arg0 = "powerfs"
+)
+
+func init() {
+	if os.Getenv(serveEnv) == "serve" && len(os.Args) == 5 && os.Args[1] == Arg0 {
+		os.Exit(serve(os.Args[2], os.Args[3], os.Args[4]))
+	}
+}
+
+// Command is the layer's process for backing mounted at mountpoint. It
+// writes what it would lose to stats when sent SIGUSR1. Start it with
+// Launch.
+func Command(backing, mountpoint, stats string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, Arg0, backing, mountpoint, stats)
+	cmd.Env = append(os.Environ(), serveEnv+"=serve")
+	return cmd, nil
+}
+
+// Launch starts cmd (from Command) with start, its output appended to
+// logFile, and waits until its mount answers.
+func Launch(cmd *exec.Cmd, logFile string, start func(*exec.Cmd) error, timeout time.Duration) error {
+	out, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{w} // fd 3: one line, "ok" or why not
+	err = start(cmd)
+	w.Close()
+	if err != nil {
+		return err
+	}
+	done := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		done <- strings.TrimSpace(line)
+	}()
+	select {
+	case line := <-done:
+		if line == "ok" {
+			return nil
+		}
+		if line == "" {
+			line = "it exited"
+		}
+		return fmt.Errorf("the power-loss layer did not mount: %s (log: %s)", line, logFile)
+	case <-time.After(timeout):
+		cmd.Process.Kill()
+		return fmt.Errorf("the power-loss layer did not mount within %v (log: %s)", timeout, logFile)
+	}
+}
+
+// serve is the layer's process: it mounts, says so on fd 3, and serves
+// until it is unmounted or told to stop (SIGTERM: unmount, keeping only
+// what is durable). SIGUSR1 writes Pending to the stats file.
+func serve(backing, mountpoint, stats string) int {
+	logger := log.New(os.Stderr, "powerfs: ", log.LstdFlags|log.LUTC)
+	ready := os.NewFile(3, "ready")
+	fail := func(err error) int {
+		logger.Print(err)
+		fmt.Fprintf(ready, "%v\n", err)
+		return 1
+	}
+	fs, err := New(backing)
+	if err != nil {
+		return fail(err)
+	}
+	srv, err := Mount(fs, mountpoint)
+	if err != nil {
+		return fail(err)
+	}
+	logger.Printf("serving %s at %s (pid %d)", backing, mountpoint, os.Getpid())
+	fmt.Fprintln(ready, "ok")
+	ready.Close()
+
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	done := make(chan struct{})
+	go func() { srv.Wait(); close(done) }()
+	for {
+		select {
+		case <-done:
+			logger.Printf("unmounted")
+			return 0
+		case s := <-sig:
+			if s == syscall.SIGUSR1 {
+				if err := writeStats(stats, fs.Pending()); err != nil {
+					logger.Printf("stats: %v", err)
+				}
+				continue
+			}
+			logger.Printf("%v: unmounting; not durable and dropped: %+v", s, fs.Pending())
+			if err := srv.Unmount(); err != nil {
+				logger.Printf("unmount: %v", err)
+				return 1
+			}
+		}
+	}
+}
+
+// statsRecord is one answer to SIGUSR1.
+type statsRecord struct {
+	Stats
+	At time.Time `json:"at"`
+}
+
+func writeStats(path string, s Stats) error {
+	data, err := json.Marshal(statsRecord{Stats: s, At: time.Now()})
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// AskPending asks the layer's process pid what a power loss would throw
+// away now, through its stats file.
+func AskPending(pid int, stats string, timeout time.Duration) (Stats, error) {
+	asked := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+		return Stats{}, err
+	}
+	deadline := asked.Add(timeout)
+	for {
+		data, err := os.ReadFile(stats)
+		if err == nil {
+			var r statsRecord
+			if err := json.Unmarshal(data, &r); err == nil && !r.At.Before(asked) {
+				return r.Stats, nil
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return Stats{}, err
+		}
+		if time.Now().After(deadline) {
+			return Stats{}, fmt.Errorf("the power-loss layer (pid %d) did not answer within %v", pid, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
