@@ -33,15 +33,24 @@ func (r *runner) checkExpectations() error {
 		if m == nil {
 			return fmt.Errorf("%s: unknown function %s", s.Pos, e.Func) // runbook.Load rejects it first
 		}
-		got, ok := m.Of(run, e.Topic)
-		if !ok {
-			if m.Group {
-				return fmt.Errorf("%s: %s: group %s has no tally", s.Pos, s.Text, e.Topic)
+		var held bool
+		var shown string
+		if e.Set != nil {
+			ids, ok := m.IDs(run, e.Topic)
+			if !ok {
+				return fmt.Errorf("%s: %s: %s(%s) has nothing to list: no read of the topic, or no tally of the group", s.Pos, s.Text, e.Func, e.Topic)
 			}
-			return fmt.Errorf("%s: %s: %s(%s) needs a read of %s, and the run has none", s.Pos, s.Text, e.Func, e.Topic, e.Topic)
+			held, shown = e.HoldsSet(ids), results.FormatIDSet(ids)
+		} else {
+			got, ok := m.Of(run, e.Topic)
+			if !ok {
+				if m.Group {
+					return fmt.Errorf("%s: %s: group %s has no tally", s.Pos, s.Text, e.Topic)
+				}
+				return fmt.Errorf("%s: %s: %s(%s) needs a read of %s, and the run has none", s.Pos, s.Text, e.Func, e.Topic, e.Topic)
+			}
+			held, shown = e.Holds(got), m.Show(got)
 		}
-		held := e.Holds(got)
-		shown := m.Show(got)
 		r.ev.Emit(results.KindExpect, r.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held})
 		verdict := "held"
 		if !held {

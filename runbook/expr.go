@@ -3,6 +3,7 @@ package runbook
 import (
 	"fmt"
 	"github.com/kafkabook/kafkabook/results"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,10 @@ type Expr struct {
 	Op    string // ==, !=, <, <=, >, >=
 	Value string // as written: a whole number, or a duration for p50, p99 and max
 	Want  int64  // Value as a count, or in nanoseconds for durations
-	Pos   Pos    // of the function name
+	// Set is Value as a set of ids, when it is one ({m-004..m-010}): the
+	// expectation then compares the ids the function counts, sorted.
+	Set []string
+	Pos Pos // of the function name
 
 	topicPos Pos
 }
@@ -26,7 +30,7 @@ type Expr struct {
 var ExprFuncs = func() []ExprFunc {
 	var out []ExprFunc
 	for _, m := range results.Measures {
-		out = append(out, ExprFunc{m.Name, m.Summary, m.Group})
+		out = append(out, ExprFunc{m.Name, m.Summary, m.Group, m.IDs != nil})
 	}
 	return out
 }()
@@ -36,6 +40,7 @@ var ExprFuncs = func() []ExprFunc {
 type ExprFunc struct {
 	Name, Summary string
 	Group         bool // takes a consumer group, not a topic
+	IDs           bool // counts ids, so it also compares with a set of ids
 }
 
 // ExprOps are the comparison operators of expect expressions.
@@ -46,6 +51,13 @@ var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
 func (e *Expr) IsDuration() bool {
 	m := results.FindMeasure(e.Func)
 	return m != nil && m.Duration
+}
+
+// HoldsSet reports whether ids, sorted, satisfy an expression whose value
+// is a set.
+func (e *Expr) HoldsSet(ids []string) bool {
+	equal := slices.Equal(ids, e.Set)
+	return equal == (e.Op == "==")
 }
 
 // Holds reports whether got (a count, or nanoseconds for latencies)
@@ -171,8 +183,17 @@ func (c *checker) expr(args []value) *Expr {
 	}
 	skip()
 	vstart := i
-	for i < len(s) && s[i] != ' ' {
-		i++
+	if i < len(s) && s[i] == '{' {
+		for i < len(s) && s[i] != '}' {
+			i++
+		}
+		if i < len(s) {
+			i++
+		}
+	} else {
+		for i < len(s) && s[i] != ' ' {
+			i++
+		}
 	}
 	e.Value = s[vstart:i]
 	vpos := v.at(vstart)
@@ -182,6 +203,24 @@ func (c *checker) expr(args []value) *Expr {
 	}
 	if e.Value == "" {
 		return fail("expected a value after %s", e.Op)
+	}
+	if strings.HasPrefix(e.Value, "{") {
+		m := results.FindMeasure(e.Func)
+		switch {
+		case m.IDs == nil:
+			c.errorf(vpos, "%s(...) is a number, not a set of ids: compare it with a number", e.Func)
+			return nil
+		case e.Op != "==" && e.Op != "!=":
+			c.errorf(v.at(ostart), "a set of ids compares with == or !=, not %s", e.Op)
+			return nil
+		}
+		set, err := results.ParseIDSet(e.Value)
+		if err != nil {
+			c.errorf(vpos, "bad set %q: %v", e.Value, err)
+			return nil
+		}
+		e.Set = set
+		return e
 	}
 	if e.IsDuration() {
 		d, err := time.ParseDuration(e.Value)
