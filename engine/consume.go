@@ -363,7 +363,7 @@ func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) 
 	if err != nil {
 		return err
 	}
-	m, err := r.stopMember(g, "stop consumer at "+s.Pos.String())
+	m, err := r.stopMember(g, "stop consumer at "+s.Pos.String(), false)
 	if err != nil {
 		return err
 	}
@@ -375,8 +375,8 @@ func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) 
 }
 
 // stopMember stops g's running member cleanly, killing it when it does
-// not stop in time; nil when none ran.
-func (r *runner) stopMember(g *group, why string) (*member, error) {
+// not stop in time (or at once with kill); nil when none ran.
+func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
 	g.mu.Lock()
 	m := g.running()
 	if m != nil {
@@ -385,6 +385,11 @@ func (r *runner) stopMember(g *group, why string) (*member, error) {
 	g.mu.Unlock()
 	if m == nil {
 		return nil, nil
+	}
+	if kill {
+		m.cmd.Process.Signal(syscall.SIGKILL)
+		<-m.done
+		return m, nil
 	}
 	m.cmd.Process.Signal(syscall.SIGTERM)
 	wait := memberStopWait(g.step)
@@ -551,10 +556,10 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 	}
 }
 
-// stopMembers stops every running member cleanly, and records each
-// group's end offsets for its tally: after the run, the final read's
-// sentinels move them.
-func (r *runner) stopMembers(why string) error {
+// stopMembers stops every running member, cleanly or, when the run
+// failed, at once with SIGKILL; and records each group's end offsets for
+// its tally: after the run, the final read's sentinels move them.
+func (r *runner) stopMembers(why string, kill bool) error {
 	r.mu.Lock()
 	groups := make([]*group, 0, len(r.groupOrder))
 	for _, l := range r.groupOrder {
@@ -563,7 +568,7 @@ func (r *runner) stopMembers(why string) error {
 	r.mu.Unlock()
 	var errs []error
 	for _, g := range groups {
-		if _, err := r.stopMember(g, "stopped at "+why); err != nil {
+		if _, err := r.stopMember(g, why, kill); err != nil {
 			errs = append(errs, err)
 		}
 		if g.end == nil {

@@ -118,7 +118,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 			err = werr
 		}
 		cancelBG()
-		if serr := r.stopMembers("the run failed"); err == nil {
+		if serr := r.stopMembers("killed: the run failed", true); err == nil {
 			err = serr // on success they were stopped before the final read
 		}
 		stopOffsets()
@@ -157,7 +157,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 		return err
 	}
 	// Consumers stop before the final read: its sentinels are not theirs.
-	if err := r.stopMembers("the end of the run"); err != nil {
+	if err := r.stopMembers("stopped at the end of the run", false); err != nil {
 		return err
 	}
 	if err := r.final(ctx); err != nil {
