@@ -41,6 +41,7 @@ type Block struct {
 	TopicConfigs         map[string]map[string]string `json:"topic_configs"`
 	TopicConfigsRecorded bool                         `json:"topic_configs_recorded"`
 	Experiments          []Experiment                 `json:"experiments"`
+	Groups               []Group                      `json:"groups,omitempty"` // consumer groups, when the runbook has any
 	Expectations         []ExpectationVerdict         `json:"expectations"`
 	Tool                 string                       `json:"tool"`
 	Commit               string                       `json:"commit"`
@@ -61,6 +62,20 @@ type Experiment struct {
 	P99 time.Duration `json:"p99_ns"`
 	// Runs counts the runs that produced to or read the experiment.
 	Runs int `json:"runs"`
+}
+
+// Group is one consumer group summed over every run that tallied it.
+type Group struct {
+	Label        string `json:"label"`
+	Commit       string `json:"commit"`
+	Dedup        string `json:"dedup"`
+	Delivered    int    `json:"delivered"`
+	Applied      int    `json:"applied"`
+	AppliedTwice int    `json:"applied_twice"`
+	Skipped      int    `json:"skipped"`
+	Unapplied    int    `json:"unapplied"` // lost in the consumer
+	Crashes      int    `json:"crashes"`
+	Runs         int    `json:"runs"`
 }
 
 // ExpectationVerdict is one `expect` step over every run.
@@ -86,7 +101,38 @@ func Summarize(res *results.Results, resultsSHA256, report string) Block {
 		Report: report, Experiments: experiments(res), Expectations: expectations(res),
 	}
 	b.TopicConfigs, b.TopicConfigsRecorded = topicConfigs(res)
+	b.Groups = groups(res)
 	return b
+}
+
+func groups(res *results.Results) []Group {
+	var out []Group
+	index := map[string]int{}
+	for _, run := range res.Runs {
+		for _, c := range run.Consumers {
+			i, ok := index[c.Label]
+			if !ok {
+				i = len(out)
+				index[c.Label] = i
+				out = append(out, Group{Label: c.Label, Commit: c.Commit, Dedup: c.Dedup})
+			}
+			g := &out[i]
+			for _, m := range c.Members {
+				if m.How == results.MemberCrashed {
+					g.Crashes++
+				}
+			}
+			if t := c.Tally; t != nil {
+				g.Runs++
+				g.Delivered += t.Delivered
+				g.Applied += t.Applied
+				g.AppliedTwice += len(t.AppliedTwice)
+				g.Skipped += len(t.Skipped)
+				g.Unapplied += len(t.Unapplied)
+			}
+		}
+	}
+	return out
 }
 
 func nonNil(m map[string]string) map[string]string {
@@ -236,6 +282,14 @@ func (b Block) Markdown(w io.Writer) error {
 	for _, e := range b.Experiments {
 		fmt.Fprintf(&s, "| `%s` | %d | %d | %d | %d | %d | %s | %d |\n",
 			e.Label, e.Acked, e.Lost, e.Duplicates, e.Failed, e.Unknown, Duration(e.P99), e.Runs)
+	}
+	if len(b.Groups) > 0 {
+		s.WriteString("\n| consumer group | commit | dedup | delivered | applied | applied twice | skipped | unapplied (lost in the consumer) | crashes | runs |\n")
+		s.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, g := range b.Groups {
+			fmt.Fprintf(&s, "| `%s` | %s | %s | %d | %d | %d | %d | %d | %d | %d |\n",
+				g.Label, mdText(g.Commit), mdText(g.Dedup), g.Delivered, g.Applied, g.AppliedTwice, g.Skipped, g.Unapplied, g.Crashes, g.Runs)
+		}
 	}
 	if len(b.Expectations) > 0 {
 		s.WriteString("\n| expectation | held | measured | step |\n| --- | ---: | --- | --- |\n")

@@ -123,3 +123,26 @@ func TestEvidenceIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceGroups: a run with consumer groups gets their table, summed
+// over the runs that tallied them.
+func TestEvidenceGroups(t *testing.T) {
+	res, _ := load(t, fixture)
+	for i := range res.Runs[:2] {
+		res.Runs[i].Consumers = []results.Consumer{{
+			Label: "greedy", Commit: "greedy", Dedup: "none",
+			Members: []results.Member{{N: 1, How: results.MemberCrashed}, {N: 2, How: results.MemberStopped}},
+			Tally:   &results.ConsumerTally{Delivered: 10, Applied: 3, Unapplied: []string{"m-004", "m-005", "m-006", "m-007", "m-008", "m-009", "m-010"}},
+		}}
+	}
+	var md bytes.Buffer
+	b := Summarize(res, "x", "r")
+	b.Markdown(&md)
+	want := "| `greedy` | greedy | none | 20 | 6 | 0 | 0 | 14 | 2 | 2 |"
+	if !strings.Contains(md.String(), want) {
+		t.Errorf("block lacks %q:\n%s", want, md.String())
+	}
+	if len(b.Groups) != 1 || b.Groups[0].Unapplied != 14 {
+		t.Errorf("groups = %+v", b.Groups)
+	}
+}
