@@ -152,10 +152,13 @@ func (l *labeller) placeVertical(text string, x float64) bool {
 // windowColors shades each kind of fault window (RGB; the alpha depends on
 // how many runs' windows may overlap).
 var windowColors = map[string]string{
-	"isolated": "255, 152, 0",
-	"paused":   "33, 150, 243",
-	"killed":   "229, 57, 53",
-	"stopped":  "120, 120, 120",
+	"isolated":    "255, 152, 0",
+	"paused":      "33, 150, 243",
+	"killed":      "229, 57, 53",
+	"stopped":     "120, 120, 120",
+	"partitioned": "0, 150, 136",
+	"lossy":       "156, 39, 176",
+	"lost power":  "93, 64, 55",
 }
 
 // windowAlpha is the opacity of one run's window when layers of them may

@@ -11,10 +11,11 @@ import (
 // window is a span of a run during which some nodes were faulted: isolated
 // (isolate → rejoin), paused (pause → resume), killed or stopped (→ start),
 // partitioned (partition → heal; its "node" is the partition as written,
-// "k1 | k2 k3") or lossy (loss N% → loss 0% or heal).
+// "k1 | k2 k3"), lossy (loss N% → loss 0% or heal) or without power
+// (powerloss → start).
 // Times are offsets from the run's start.
 type window struct {
-	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy"
+	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy", "lost power"
 	Nodes    []string
 	From, To time.Duration
 }
@@ -25,8 +26,8 @@ func (w window) Name() string { return strings.Join(w.Nodes, ",") + " " + w.Kind
 // opens and closes map fault ops to the windows they open and close.
 var (
 	opens = map[string]string{"isolate": "isolated", "pause": "paused", "kill": "killed", "stop": "stopped",
-		"partition": "partitioned", "loss": "lossy"}
-	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped"},
+		"partition": "partitioned", "loss": "lossy", "powerloss": "lost power"}
+	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped", "lost power"},
 		"heal": {"partitioned", "lossy"}, "loss-end": {"lossy"}}
 )
 

@@ -29,3 +29,23 @@ func TestNetworkFaultWindows(t *testing.T) {
 		t.Errorf("windows:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A power loss is a window until the node is started again; every kind of
+// window has its colour.
+func TestPowerlossWindow(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	run := results.Run{Start: t0, End: at(60), Faults: []results.Fault{
+		{At: at(5), Op: "powerloss", Nodes: []string{"k1", "k2"}},
+		{At: at(12), Op: "start", Nodes: []string{"k1", "k2"}},
+	}}
+	ws := faultWindows(run)
+	if len(ws) != 1 || ws[0].Name() != "k1,k2 lost power" || ws[0].From != 5*time.Second || ws[0].To != 12*time.Second {
+		t.Errorf("windows %+v", ws)
+	}
+	for _, kind := range opens {
+		if windowColors[kind] == "" {
+			t.Errorf("no colour for %s windows", kind)
+		}
+	}
+}
