@@ -217,7 +217,7 @@ func browseEval(t *testing.T, file, expr string) pageCheck {
 	}
 	var eval string
 	if err == nil && expr != "" {
-		eval, err = chromedp.Run(tctx, chromedp.Evaluate[string](expr))
+		eval, err = chromedp.Run(tctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -340,5 +340,62 @@ func TestBrowserBlocksNetwork(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(pc.Errors, "\n"), "planted") {
 		t.Errorf("a console error went unnoticed: %v", pc.Errors)
+	}
+}
+
+// TestBrowserConsumers draws the consumer fixture's page: the two group
+// charts as well as the others, clean, and echarts holds each group's
+// three lines per run with the crash and the second member marked.
+func TestBrowserConsumers(t *testing.T) {
+	needChromium(t)
+	dir := consumerDir(t, nil)
+	if err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pc := browseEval(t, filepath.Join(dir, IndexFile), `(() => {
+  return ['chart-group-1', 'chart-group-2'].map(id => {
+    const inst = echarts.getInstanceByDom(document.getElementById(id));
+    const o = inst.getOption();
+    const shown = Object.entries(o.legend[0].selected).filter(e => e[1]).length;
+    const marks = (o.series[0].markLine.data || []).map(m => m.label.formatter).join("+");
+    const px = inst.convertToPixel({seriesIndex: 0}, [5, 5]);
+    return id + ":" + o.series.length + ":" + shown + ":" + o.series.map(s => s.data.length > 0 ? 1 : 0).join("") + ":" + marks + ":" + (px && px[1] > 0 ? "px" : "nopx");
+  }).join("|");
+})()`)
+	assertClean(t, "consumers", pc, pageCharts+2)
+	want := "chart-group-1:6:3:111111:member 1 crashed+member 2 started:px|chart-group-2:6:3:111111:member 1 crashed+member 2 started:px"
+	if pc.Eval != want {
+		t.Errorf("group charts in Chromium:\n got %s\nwant %s", pc.Eval, want)
+	}
+}
+
+// TestBrowserConsumersHostile opens a consumer page whose every outside
+// string carries the payload: nothing runs, every chart draws.
+func TestBrowserConsumersHostile(t *testing.T) {
+	needChromium(t)
+	dir := consumerDir(t, hostileConsumers)
+	if err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// Point at member 1's crash: its tooltip names the record and the
+	// reason, both the payload, as text.
+	pc := browseEval(t, filepath.Join(dir, IndexFile), `(async () => {
+  const el = document.getElementById('chart-group-1');
+  el.scrollIntoView();
+  const inst = echarts.getInstanceByDom(el);
+  const px = inst.convertToPixel({seriesIndex: 0}, [5.7, 5]);
+  for (const dx of [0, 1]) {
+    inst.getZr().handler.dispatch('mousemove', {zrX: px[0] + dx, zrY: px[1], offsetX: px[0] + dx, offsetY: px[1]});
+    await new Promise(res => setTimeout(res, 200));
+  }
+  const tips = [...el.querySelectorAll('*')].filter(d => d.children.length === 0 && d.textContent.includes('crashed while handling'));
+  return tips.map(d => d.textContent).join("|") + "|pwned=" + String(window.pwned);
+})()`)
+	assertClean(t, "hostile consumers", pc, pageCharts+2)
+	if pc.Charts.Pwned != "" {
+		t.Errorf("the payload ran: window.pwned = %s", pc.Charts.Pwned)
+	}
+	if !strings.Contains(pc.Eval, "run 1: member 1 crashed while handling "+payload+" (partition 0, offset 3): "+payload) || !strings.HasSuffix(pc.Eval, "|pwned=undefined") {
+		t.Errorf("the crash's tooltip: %q", pc.Eval)
 	}
 }

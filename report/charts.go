@@ -488,7 +488,7 @@ func isrSteps(run results.Run, samples []results.ISRSample) (isr, leader [][2]nu
 func longestRun(r *results.Results) num {
 	var d time.Duration
 	for _, run := range r.Runs {
-		d = max(d, runEnd(run).Sub(run.Start))
+		d = max(d, runEnd(run).Sub(run.Start), consumerEnd(run))
 		for _, ts := range [][]results.Tally{run.Tallies, run.Final} {
 			for _, t := range ts {
 				d = max(d, since(run, t.At))

@@ -28,6 +28,7 @@ type reportPage struct {
 	Broker    []fact
 	Summaries []summary
 	NoFinal   string // why no run was judged by a final read
+	Consumers []groupSection
 	Charts    []chart
 	Cells     []cell
 	NoRunbook string

@@ -312,6 +312,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Broker:    sortedFacts(r.Provenance.Broker),
 		Summaries: summaries(r, labels, steps),
 		NoFinal:   noFinal(r, src.Schema),
+		Consumers: consumerSections(r),
 		Logs:      logsOf(r),
 		Head:      h,
 	}

@@ -47,6 +47,11 @@ type runSummary struct {
 	Verdict  verdict
 	Complete bool
 	Start    time.Time
+	// Consumer groups, by label: per run, the records lost in the consumer
+	// and the events applied twice; -1 when the run did not tally it.
+	Groups    []string
+	Unapplied map[string][]int
+	Twice     map[string][]int
 }
 
 func summarize(r *results.Results) runSummary {
@@ -65,6 +70,17 @@ func summarize(r *results.Results) runSummary {
 			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
 		}
 		s.Latency[l] = r.LatencyAll(l)
+	}
+	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
+	for _, g := range s.Groups {
+		for _, run := range r.Runs {
+			u, tw := -1, -1
+			if c, ok := run.Consumer(g); ok && c.Tally != nil {
+				u, tw = len(c.Tally.Unapplied), len(c.Tally.AppliedTwice)
+			}
+			s.Unapplied[g] = append(s.Unapplied[g], u)
+			s.Twice[g] = append(s.Twice[g], tw)
+		}
 	}
 	return s
 }
@@ -240,6 +256,7 @@ type siteRunbook struct {
 	Name      string
 	Title     string
 	Labels    []string
+	Groups    []string // consumer groups, by label
 	Versions  []siteVersion
 	Charts    []chart
 }
@@ -258,6 +275,14 @@ type siteEntry struct {
 	Verdict   verdict
 	Complete  bool
 	Headlines []headline
+	Groups    []groupHeadline
+}
+
+// groupHeadline is a consumer group of a run directory, run by run.
+type groupHeadline struct {
+	Label     string
+	Unapplied string // "7, 7"; "–" for a run that did not tally it
+	Twice     string
 }
 
 type headline struct {
@@ -269,8 +294,8 @@ type headline struct {
 }
 
 // entry summarises a run directory, with a headline per label in labels
-// (the columns of its runbook's table).
-func entry(sr siteRun, labels []string) siteEntry {
+// and per group in groups (the columns of its runbook's table).
+func entry(sr siteRun, labels, groups []string) siteEntry {
 	sum := sr.Sum
 	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
 		Verdict: sum.Verdict, Complete: sum.Complete}
@@ -300,6 +325,23 @@ func entry(sr siteRun, labels []string) siteEntry {
 		}
 		e.Headlines = append(e.Headlines, h)
 	}
+	perRun := func(ns []int) string {
+		var parts []string
+		for _, n := range ns {
+			if n < 0 {
+				parts = append(parts, "–")
+			} else {
+				parts = append(parts, strconv.Itoa(n))
+			}
+		}
+		if len(parts) == 0 {
+			return "–"
+		}
+		return strings.Join(parts, ", ")
+	}
+	for _, g := range groups {
+		e.Groups = append(e.Groups, groupHeadline{Label: g, Unapplied: perRun(sum.Unapplied[g]), Twice: perRun(sum.Twice[g])})
+	}
 	return e
 }
 
@@ -328,16 +370,21 @@ func writeIndex(out string, runs []siteRun, opts Options) error {
 				rb.Labels = append(rb.Labels, l)
 			}
 		}
+		for _, g := range sr.Sum.Groups {
+			if !contains(rb.Groups, g) {
+				rb.Groups = append(rb.Groups, g)
+			}
+		}
 	}
 	for _, sr := range runs {
 		rb := byRunbook[sr.Runbook]
 		n := len(rb.Versions)
 		if n == 0 || rb.Versions[n-1].Kafka != sr.Version {
-			rb.Versions = append(rb.Versions, siteVersion{Kafka: sr.Version, Latest: entry(sr, rb.Labels)})
+			rb.Versions = append(rb.Versions, siteVersion{Kafka: sr.Version, Latest: entry(sr, rb.Labels, rb.Groups)})
 			latest[sr.Runbook] = append(latest[sr.Runbook], sr)
 			continue
 		}
-		rb.Versions[n-1].Older = append(rb.Versions[n-1].Older, entry(sr, rb.Labels))
+		rb.Versions[n-1].Older = append(rb.Versions[n-1].Older, entry(sr, rb.Labels, rb.Groups))
 	}
 	for i := range page.Runbooks {
 		for _, v := range page.Runbooks[i].Versions {
