@@ -290,14 +290,20 @@ func (r *runner) group(label string) (*group, error) {
 	return g, nil
 }
 
+// groupList is the run's groups in the order of their consume steps.
+func (r *runner) groupList() []*group {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*group, 0, len(r.groupOrder))
+	for _, l := range r.groupOrder {
+		out = append(out, r.groups[l])
+	}
+	return out
+}
+
 // flushGroups writes the members' pending reports, one event per group.
 func (r *runner) flushGroups() {
-	r.mu.Lock()
-	groups := make([]*group, 0, len(r.groupOrder))
-	for _, l := range r.groupOrder {
-		groups = append(groups, r.groups[l])
-	}
-	r.mu.Unlock()
+	groups := r.groupList()
 	for _, g := range groups {
 		g.mu.Lock()
 		evs := g.pending
@@ -527,12 +533,7 @@ const offsetsEvery = 250 * time.Millisecond
 // sampleOffsets records the committed offsets of every group whose member
 // runs, when they changed since the last sample.
 func (r *runner) sampleOffsets(ctx context.Context) {
-	r.mu.Lock()
-	groups := make([]*group, 0, len(r.groupOrder))
-	for _, l := range r.groupOrder {
-		groups = append(groups, r.groups[l])
-	}
-	r.mu.Unlock()
+	groups := r.groupList()
 	for _, g := range groups {
 		g.mu.Lock()
 		live := g.running() != nil
@@ -560,12 +561,7 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 // failed, at once with SIGKILL; and records each group's end offsets for
 // its tally: after the run, the final read's sentinels move them.
 func (r *runner) stopMembers(why string, kill bool) error {
-	r.mu.Lock()
-	groups := make([]*group, 0, len(r.groupOrder))
-	for _, l := range r.groupOrder {
-		groups = append(groups, r.groups[l])
-	}
-	r.mu.Unlock()
+	groups := r.groupList()
 	var errs []error
 	for _, g := range groups {
 		if _, err := r.stopMember(g, why, kill); err != nil {
@@ -584,8 +580,8 @@ func (r *runner) stopMembers(why string, kill bool) error {
 // tallyGroups tallies every group once its members have stopped: their
 // reports, the store and the committed offsets, asked of the cluster.
 func (r *runner) tallyGroups(ctx context.Context) error {
-	for _, label := range r.groupOrder {
-		g := r.groups[label]
+	for _, g := range r.groupList() {
+		label := g.label
 		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
 		if err != nil {
 			return err

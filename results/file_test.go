@@ -32,6 +32,17 @@ func sample() *Results {
 			ISR:          []ISRSample{{At: t0, Topic: "acks1", Leader: 1, ISR: []int32{1, 2, 3}, Replicas: []int32{1, 2, 3}}},
 			Logs:         []LogLine{{At: t0.Add(5 * time.Second), Node: "k1", Text: "[Partition acks1-r1-0 broker=1] Shrinking ISR from 1,2,3 to 1."}},
 			Steps:        []StepOutput{{Pos: "r.md:12:1", Block: 0, Text: "produce acks1 --acks 1", Start: t0, End: t0.Add(time.Second), Output: []string{"  0.0s m-001 ok offset=0"}}},
+			Consumers: []Consumer{{
+				Group: "g-r1", Label: "g", Topic: "acks1", Commit: "after", Dedup: "table", Store: "consumer-g-r1.sqlite", Pos: "r.md:14:1",
+				Settings: map[string]string{"batch": "10"},
+				Members:  []Member{{N: 1, PID: 42, Start: t0, End: t0.Add(3 * time.Second), How: MemberCrashed, Reason: "crash consumer at r.md:15:1"}},
+				Events: []ConsumerEvent{{At: t0.Add(time.Second), Member: 1, Kind: EventDeliver, Offset: 0, ID: "m-001"},
+					{At: t0.Add(2 * time.Second), Member: 1, Kind: EventEffect, Offset: 0, ID: "m-001", Event: "liked-2"}},
+				Offsets: []OffsetSample{{At: t0.Add(2 * time.Second), Committed: 1}},
+				Tally: &ConsumerTally{At: t0.Add(time.Minute), Committed: map[int32]int64{0: 1}, End: map[int32]int64{0: 2}, Delivered: 1, Deliveries: 1,
+					Redelivered: []string{}, Applied: 1, AppliedTwice: []AppliedEvent{}, Skipped: []string{}, Unapplied: []string{}, Pending: []string{},
+					CommittedEarly: []string{}, Likes: map[string]int64{"2": 1}, StoreTotal: 1, Effects: 1},
+			}},
 		}},
 	}
 }

@@ -102,6 +102,19 @@ func topicOf(r *Run, name, label string) *Topic {
 	return &r.Topics[len(r.Topics)-1]
 }
 
+// consumer decodes a consumer group's event into x, whose group name is
+// at group, and finds the group, which an earlier consumer event declared.
+func (f *folder) consumer(ev Event, dec func(any) error, x any, group *string) (*Consumer, error) {
+	if err := dec(x); err != nil {
+		return nil, err
+	}
+	c := consumerOf(f.run(ev.Run), *group)
+	if c == nil {
+		return nil, fmt.Errorf("%s event for undeclared group %q", ev.Kind, *group)
+	}
+	return c, nil
+}
+
 // consumerOf finds a group of a run by its real name.
 func consumerOf(r *Run, group string) *Consumer {
 	for i := range r.Consumers {
@@ -240,12 +253,9 @@ func (f *folder) apply(ev Event) error {
 		}
 	case KindMember:
 		var x MemberEvent
-		if err := dec(&x); err != nil {
+		c, err := f.consumer(ev, dec, &x, &x.Group)
+		if err != nil {
 			return err
-		}
-		c := consumerOf(f.run(ev.Run), x.Group)
-		if c == nil {
-			return fmt.Errorf("member event for undeclared group %q", x.Group)
 		}
 		if i := slices.IndexFunc(c.Members, func(m Member) bool { return m.N == x.N }); i >= 0 {
 			c.Members[i] = x.Member
@@ -254,32 +264,23 @@ func (f *folder) apply(ev Event) error {
 		}
 	case KindConsumerEvents:
 		var x ConsumerEventsEvent
-		if err := dec(&x); err != nil {
+		c, err := f.consumer(ev, dec, &x, &x.Group)
+		if err != nil {
 			return err
-		}
-		c := consumerOf(f.run(ev.Run), x.Group)
-		if c == nil {
-			return fmt.Errorf("consumer_events event for undeclared group %q", x.Group)
 		}
 		c.Events = append(c.Events, x.Events...)
 	case KindOffsets:
 		var x OffsetsEvent
-		if err := dec(&x); err != nil {
+		c, err := f.consumer(ev, dec, &x, &x.Group)
+		if err != nil {
 			return err
-		}
-		c := consumerOf(f.run(ev.Run), x.Group)
-		if c == nil {
-			return fmt.Errorf("offsets event for undeclared group %q", x.Group)
 		}
 		c.Offsets = append(c.Offsets, x.Samples...)
 	case KindConsumerTally:
 		var x ConsumerTallyEvent
-		if err := dec(&x); err != nil {
+		c, err := f.consumer(ev, dec, &x, &x.Group)
+		if err != nil {
 			return err
-		}
-		c := consumerOf(f.run(ev.Run), x.Group)
-		if c == nil {
-			return fmt.Errorf("consumer_tally event for undeclared group %q", x.Group)
 		}
 		c.Tally = &x.Tally
 	case KindRunEnd:

@@ -64,6 +64,21 @@ func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
 			w.Emit(KindExpect, n, x)
 			must()
 		}
+		for _, c := range run.Consumers {
+			decl := c
+			decl.Members, decl.Events, decl.Offsets, decl.Tally = []Member{}, []ConsumerEvent{}, []OffsetSample{}, nil
+			w.Emit(KindConsumer, n, decl)
+			for _, m := range c.Members {
+				started := m
+				started.End, started.How, started.Reason = time.Time{}, "", ""
+				w.Emit(KindMember, n, MemberEvent{Group: c.Group, Member: started})
+				w.Emit(KindConsumerEvents, n, ConsumerEventsEvent{Group: c.Group, Events: c.Events})
+				w.Emit(KindMember, n, MemberEvent{Group: c.Group, Member: m}) // its end replaces its start
+			}
+			w.Emit(KindOffsets, n, OffsetsEvent{Group: c.Group, Samples: c.Offsets})
+			w.Emit(KindConsumerTally, n, ConsumerTallyEvent{Group: c.Group, Tally: *c.Tally})
+			must()
+		}
 		w.Emit(KindRunEnd, n, RunEndEvent{End: run.End, Complete: run.Complete, Error: run.Error})
 		must()
 	}

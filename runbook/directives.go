@@ -140,6 +140,16 @@ func faultDirective(op Op, name, summary string) *Directive {
 	}
 }
 
+func groupDirective(op Op, name, summary string) *Directive {
+	return &Directive{
+		Op:      op,
+		check:   checkConsumerStep,
+		Name:    name,
+		Summary: summary,
+		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
+	}
+}
+
 // Directives is the registry of the step language, in the order of the
 // reference. The parser checks every step against it and
 // docs/runbook-language.md is generated from it.
@@ -330,27 +340,9 @@ var Directives = []*Directive{
 				Help: "work: during the message's processing, before its effect (after its commit with --commit before); effect: right after the effect, before the event_handled insert and the commit; handled: after the effect and the insert, before the commit."},
 		},
 	},
-	{
-		Op:      OpCrashConsumer,
-		check:   checkConsumerStep,
-		Name:    "crash consumer",
-		Summary: "Kill the group's running member process with SIGKILL, as a server losing its process would: nothing is committed on the way out.",
-		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
-	},
-	{
-		Op:      OpStartConsumer,
-		check:   checkConsumerStep,
-		Name:    "start consumer",
-		Summary: "Start a new member of the group with the settings of its consume step (without the crash): it resumes from the committed offsets.",
-		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
-	},
-	{
-		Op:      OpStopConsumer,
-		check:   checkConsumerStep,
-		Name:    "stop consumer",
-		Summary: "Stop the group's member cleanly: it finishes the batch in hand, commits as its mode does and leaves the group.",
-		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
-	},
+	groupDirective(OpCrashConsumer, "crash consumer", "Kill the group's running member process with SIGKILL, as a server losing its process would: nothing is committed on the way out."),
+	groupDirective(OpStartConsumer, "start consumer", "Start a new member of the group with the settings of its consume step (without the crash): it resumes from the committed offsets."),
+	groupDirective(OpStopConsumer, "stop consumer", "Stop the group's member cleanly: it finishes the batch in hand, commits as its mode does and leaves the group."),
 	{
 		Op:      OpWaitConsumer,
 		check:   checkConsumerStep,
@@ -359,18 +351,13 @@ var Directives = []*Directive{
 		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
 		Flags:   []FlagSpec{waitTimeout},
 	},
-	{
-		Op:      OpOffsets,
-		check:   checkConsumerStep,
-		Name:    "offsets",
-		Summary: "Show the group's committed offset of every partition, asked of the cluster through the admin API (OffsetFetch), next to each partition's end offset.",
-		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
-	},
+	groupDirective(OpOffsets, "offsets", "Show the group's committed offset of every partition, asked of the cluster through the admin API (OffsetFetch), next to each partition's end offset."),
 	{
 		Op:      OpPowerloss,
 		Name:    "powerloss",
 		Summary: "Kill the nodes with SIGKILL and throw away every write they had not fsynced, as losing power would; start brings them back on what was durable. Needs the local backend with FUSE and root.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
+		check:   checkPowerloss,
 	},
 }
 
