@@ -76,6 +76,11 @@ type Config struct {
 	// process: its nodes die with it, and a cluster whose owner is gone is
 	// removed by the next kafkabook command.
 	Keep bool
+	// PowerLoss puts every node's data directory on a layer that keeps
+	// what the broker writes in memory until it fsyncs it, so that nodes
+	// can lose power. Only backends that implement PowerLoss honour it:
+	// ask one before setting it.
+	PowerLoss bool
 }
 
 // Op is a fault or repair applied to nodes.
@@ -128,14 +133,27 @@ type Placeholders interface {
 
 // NetFaults is implemented by backends that can cut the network finer than
 // isolate does: between groups of nodes while clients still reach every
-// node, in one direction only, or by dropping a share of the packets.
+// node, in one direction only, only between broker listeners, or by
+// dropping a share of the packets.
 type NetFaults interface {
 	// Partition stops traffic from every node of from to every node of to,
-	// and back unless oneWay.
-	Partition(ctx context.Context, from, to []string, oneWay bool) error
+	// and back unless cut.OneWay.
+	Partition(ctx context.Context, from, to []string, cut Cut) error
 	// Loss drops percent of the packets on the node's links, both ways; 0
 	// removes the loss.
 	Loss(ctx context.Context, node string, percent int) error
 	// HealNetwork removes every partition and loss.
 	HealNetwork(ctx context.Context) error
+}
+
+// Cut says which traffic a partition stops.
+type Cut struct {
+	// OneWay stops only the traffic from the first group to the second.
+	OneWay bool
+	// KeepQuorum stops only traffic to and from the broker listeners
+	// (replication fetches and the other broker-to-broker requests) and
+	// lets the controller listeners talk: the KRaft quorum stays whole, so
+	// a leader whose followers are cut off can still shrink its ISR
+	// through the controller, which a full partition prevents.
+	KeepQuorum bool
 }

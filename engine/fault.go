@@ -54,24 +54,34 @@ func (r *runner) netFaults() (cluster.NetFaults, error) {
 	return nf, nil
 }
 
-// partition: partition NODE... | NODE... [--one-way]
+// partition: partition NODE... | NODE... [--one-way] [--keep-quorum]
+//
+// The fault event names the partition as written, flags included
+// ("k1 | k2 k3 --keep-quorum"), so that the report's shading says which
+// traffic was cut.
 func partition(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 	nf, err := r.netFaults()
 	if err != nil {
 		return err
 	}
 	left, right, _ := s.Sides() // checked by runbook.Load
-	oneWay := s.Bool("one-way")
+	cut := cluster.Cut{OneWay: s.Bool("one-way"), KeepQuorum: s.Bool("keep-quorum")}
 	at := time.Now().UTC()
-	if err := nf.Partition(ctx, left, right, oneWay); err != nil {
+	if err := nf.Partition(ctx, left, right, cut); err != nil {
 		return err
 	}
 	nodes := append(append(slices.Clone(left), "|"), right...)
-	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "partition", Nodes: nodes, Pos: s.Pos.String()})
+	written := slices.Clone(nodes)
 	how := "both ways"
-	if oneWay {
+	if cut.OneWay {
 		how = "from the left side to the right only"
+		written = append(written, "--one-way")
 	}
+	if cut.KeepQuorum {
+		how += ", broker listeners only: the controller quorum still talks across it"
+		written = append(written, "--keep-quorum")
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "partition", Nodes: written, Pos: s.Pos.String()})
 	log.line("partition %s (%s; clients still reach every node)", strings.Join(nodes, " "), how)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +24,9 @@ const listLimit = 20
 const progressEvery = time.Second
 
 // produce: produce TOPIC --acks 0|1|all [--from N] [--count N] [--rate N/s]
-// [--for DUR] [--size BYTES] [--keys N] [--idempotent] [--via NODE] [--timeout DUR]
+// [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID]
+// [--idempotent] [--retries N|max] [--max-in-flight N]
+// [--delivery-timeout DUR] [--via NODE]
 //
 // While it runs it shows a progress line every second; at the end it
 // records a summary:
@@ -148,15 +151,22 @@ func showDuration(d time.Duration) string {
 // produceSpec is the producer a produce step asks for.
 func produceSpec(topic string, s runbook.Step) kafka.ProduceSpec {
 	spec := kafka.ProduceSpec{
-		Topic:      topic,
-		Acks:       s.String("acks"),
-		From:       s.Int("from"),
-		Count:      s.Int("count"),
-		Idempotent: s.Bool("idempotent"),
-		Timeout:    s.Duration("delivery-timeout"),
-		Rate:       s.Rate("rate"),
-		Size:       s.Int("size"),
-		Keys:       s.Int("keys"),
+		Topic:       topic,
+		Acks:        s.String("acks"),
+		From:        s.Int("from"),
+		Count:       s.Int("count"),
+		Idempotent:  s.Bool("idempotent"),
+		Timeout:     s.Duration("delivery-timeout"),
+		Rate:        s.Rate("rate"),
+		Size:        s.Int("size"),
+		Keys:        s.Int("keys"),
+		Key:         s.String("key"),
+		EventID:     s.String("event-id"),
+		MaxInFlight: s.Int("max-in-flight"), // 0 when not given: franz-go's default
+	}
+	if v := s.String("retries"); v != "max" {
+		n, _ := strconv.Atoi(v) // checked by runbook.Load
+		spec.Retries = &n
 	}
 	if spec.Rate > 0 && s.Has("for") {
 		spec.Count = int(math.Round(spec.Rate * s.Duration("for").Seconds()))

@@ -26,9 +26,36 @@ type ProduceSpec struct {
 	// be sent i/Rate seconds after the start. 0: every message is meant
 	// to be sent at the start.
 	Rate float64
-	Size int // value size in bytes: the id, a blank, filler; 0: the id alone
-	Keys int // distinct keys given in turn; 0: no key
+	Size int    // value size in bytes: the id, a blank, filler; 0: the id alone
+	Keys int    // distinct keys given in turn; 0: no key
+	Key  string // the key of every message; "": none (or Keys)
+	// EventID is carried by every message in the EventHeader header, so
+	// that a consumer sees one event sent again; "": no header, and
+	// consumers take the message id for the event id.
+	EventID string
+	// Retries is how often a record's batch may be tried again after its
+	// first try before its records fail, like the Java client's retries
+	// (kgo.RecordRetries counts tries and fails a batch once they exceed
+	// it; failed metadata lookups count too). nil: no limit, only the
+	// delivery timeout. franz-go stops enforcing the limit for a batch
+	// once it cannot tell whether the batch was written: after
+	// REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND it retries
+	// until it succeeds or times out, and with idempotence, also after a
+	// request that went out without an answer, and then neither the
+	// limit nor the delivery timeout fails it (that could leave a gap in
+	// the sequence numbers): it waits for an answer.
+	Retries *int
+	// MaxInFlight is how many produce requests may be in flight to one
+	// broker; 0: franz-go's default, 1 without idempotence. With
+	// idempotence franz-go always allows 5 and cannot be set otherwise,
+	// so only 0 and 5 are accepted there.
+	MaxInFlight int
 }
+
+// idempotentInFlight is the number of produce requests franz-go keeps in
+// flight per broker with idempotence, whatever it is told (Kafka's limit
+// for idempotent producers since 1.0).
+const idempotentInFlight = 5
 
 // MessageID is the id of message number n: m-001.
 func MessageID(n int) string { return results.MessageID(int64(n)) }
@@ -123,6 +150,11 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	if spec.Idempotent && spec.Acks != "all" {
 		return stats, errors.New("--idempotent needs --acks all")
 	}
+	more, err := producerOpts(spec)
+	if err != nil {
+		return stats, err
+	}
+	opts = append(opts, more...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return stats, err
@@ -137,6 +169,14 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 		interval = float64(time.Second) / spec.Rate
 	}
 	limit := lagLimit(spec.Rate)
+	var key []byte
+	if spec.Key != "" {
+		key = []byte(spec.Key)
+	}
+	var headers []kgo.RecordHeader
+	if spec.EventID != "" {
+		headers = []kgo.RecordHeader{{Key: EventHeader, Value: []byte(spec.EventID)}}
+	}
 	for i := 0; i < spec.Count; i++ {
 		n := spec.From + i
 		intended := start
@@ -154,7 +194,7 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 		if ctx.Err() != nil {
 			break // the run is over: messages not yet due are not sent, nor recorded
 		}
-		rec := &kgo.Record{Value: Value(n, spec.Size)}
+		rec := &kgo.Record{Value: Value(n, spec.Size), Key: key, Headers: headers}
 		if spec.Keys > 0 {
 			rec.Key = strconv.AppendInt([]byte{'k'}, int64(n%spec.Keys), 10)
 		}
@@ -173,6 +213,34 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	}
 	pending.Wait()
 	return stats, nil
+}
+
+// producerOpts are the client options of the producer settings the Java
+// client calls retries and max.in.flight.requests.per.connection, or an
+// error for a combination franz-go cannot express.
+func producerOpts(spec ProduceSpec) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	if spec.Keys > 0 && spec.Key != "" {
+		return nil, errors.New("give every message one key or spread them over several, not both")
+	}
+	if spec.Retries != nil {
+		if *spec.Retries < 0 {
+			return nil, fmt.Errorf("retries %d: want 0 or more", *spec.Retries)
+		}
+		opts = append(opts, kgo.RecordRetries(*spec.Retries))
+	}
+	switch n := spec.MaxInFlight; {
+	case n < 0:
+		return nil, fmt.Errorf("max in flight %d: want 1 or more", n)
+	case n == 0:
+	case spec.Idempotent:
+		if n != idempotentInFlight {
+			return nil, fmt.Errorf("max in flight %d with idempotence: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number", n, idempotentInFlight)
+		}
+	default:
+		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(n))
+	}
+	return opts, nil
 }
 
 // result turns one produce result into a ledger message: ok with its

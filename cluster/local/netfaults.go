@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/kafkabook/kafkabook/cluster"
@@ -11,7 +12,8 @@ import (
 
 // Network faults finer than isolation live in iptables rules inside the
 // nodes' own network namespaces, in two chains of kafkabook's own:
-// kbcut holds partitions (a DROP per peer address and direction), kbloss
+// kbcut holds partitions (a DROP per peer address and direction, limited
+// to the broker port for a partition that keeps the quorum), kbloss
 // the random drops of `loss` (the statistic match). Traffic between the
 // host and a node never matches a partition rule, so clients still reach
 // every node. The rules live and die with the namespaces: `down` removes
@@ -25,30 +27,48 @@ const (
 var _ cluster.NetFaults = (*Backend)(nil)
 
 // Partition stops traffic from every node of from to every node of to,
-// and back unless oneWay.
-func (b *Backend) Partition(ctx context.Context, from, to []string, oneWay bool) error {
+// and back unless cut.OneWay. With cut.KeepQuorum only packets to or from
+// the broker listener's port are dropped (a node's broker connections to
+// a peer's broker port and that port's answers), so the controller
+// listeners, on their own port, still form one quorum across the cut.
+func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
 	st, nodes, err := b.netNodes(ctx, append(append([]string(nil), from...), to...))
 	if err != nil {
 		return err
 	}
-	cut := func(a, z nodeState) error {
+	// ports are the rule matches of what is cut: everything, or TCP to
+	// and from the broker listener (ephemeral ports never take its
+	// number: they start above 32767).
+	ports := [][]string{nil}
+	if cut.KeepQuorum {
+		bp := strconv.Itoa(brokerPort)
+		ports = [][]string{{"-p", "tcp", "--dport", bp}, {"-p", "tcp", "--sport", bp}}
+	}
+	drop := func(a, z nodeState) error {
 		// a's packets to z are dropped as they leave a and, should one
 		// get through, as they arrive at z.
-		if err := nsIptables(ctx, a.NS, "-A", cutChain, "-d", st.Network.nodeIP(z.ID).String(), "-j", "DROP"); err != nil {
-			return err
+		for _, match := range ports {
+			out := append(append([]string{"-A", cutChain, "-d", st.Network.nodeIP(z.ID).String()}, match...), "-j", "DROP")
+			if err := nsIptables(ctx, a.NS, out...); err != nil {
+				return err
+			}
+			in := append(append([]string{"-A", cutChain, "-s", st.Network.nodeIP(a.ID).String()}, match...), "-j", "DROP")
+			if err := nsIptables(ctx, z.NS, in...); err != nil {
+				return err
+			}
 		}
-		return nsIptables(ctx, z.NS, "-A", cutChain, "-s", st.Network.nodeIP(a.ID).String(), "-j", "DROP")
+		return nil
 	}
 	for _, f := range from {
 		for _, t := range to {
 			if f == t {
 				return fmt.Errorf("partition: %s is on both sides", f)
 			}
-			if err := cut(nodes[f], nodes[t]); err != nil {
+			if err := drop(nodes[f], nodes[t]); err != nil {
 				return err
 			}
-			if !oneWay {
-				if err := cut(nodes[t], nodes[f]); err != nil {
+			if !cut.OneWay {
+				if err := drop(nodes[t], nodes[f]); err != nil {
 					return err
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,9 @@ import (
 )
 
 // testNetFaults: a partition blocks node-to-node traffic in the named
-// direction while the host still reaches every node; heal undoes it;
-// loss 100% cuts a node off like isolation, 0% restores it.
+// direction while the host still reaches every node; one that keeps the
+// quorum blocks only the broker port, not the controller port; heal undoes
+// it; loss 100% cuts a node off like isolation, 0% restores it.
 func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	ctx := context.Background()
 	ns := func(node string) string { return "kb-" + st.Name + "-" + node }
@@ -28,6 +30,13 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	addr := func(node string) string { n, _ := st.Node(node); return n.Address }
 	fromHost := func(node string) bool { return dial("", addr(node)) }
 	between := func(from, to string) bool { return dial(ns(from), addr(to)) }
+	// controllers reports whether from opens a connection to to's
+	// controller listener (the broker's port plus one).
+	controllers := func(from, to string) bool {
+		host, port, _ := net.SplitHostPort(addr(to))
+		p, _ := strconv.Atoi(port)
+		return dial(ns(from), net.JoinHostPort(host, strconv.Itoa(p+1)))
+	}
 	// datagram sends one UDP datagram from one node to another and says
 	// whether it arrived: it shows a direction that TCP, needing both,
 	// cannot.
@@ -52,7 +61,7 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	if !between("k2", "k1") || !datagram("k1", "k2") {
 		t.Fatal("k2 cannot reach k1 before any fault")
 	}
-	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, false); err != nil {
+	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{}); err != nil {
 		t.Fatal(err)
 	}
 	if between("k2", "k1") || between("k1", "k3") || datagram("k1", "k2") || datagram("k2", "k1") {
@@ -81,7 +90,28 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 		t.Errorf("after heal, rules remain: %v", faults)
 	}
 
-	if err := b.Partition(ctx, []string{"k1"}, []string{"k2"}, true); err != nil {
+	// A partition that keeps the quorum: broker ports cut both ways, the
+	// controller listeners still reachable across it.
+	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{KeepQuorum: true}); err != nil {
+		t.Fatal(err)
+	}
+	if between("k1", "k2") || between("k2", "k1") || between("k3", "k1") {
+		t.Error("k1 | k2 k3 keeping the quorum: a broker port is reachable across the cut")
+	}
+	if !controllers("k1", "k2") || !controllers("k2", "k1") || !controllers("k3", "k1") {
+		t.Error("k1 | k2 k3 keeping the quorum: a controller port is unreachable across the cut")
+	}
+	if !between("k2", "k3") || !fromHost("k1") {
+		t.Error("k1 | k2 k3 keeping the quorum: a broker port on the same side or from the host is cut")
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !between("k2", "k1") {
+		t.Error("after heal, k2 does not reach k1's broker port")
+	}
+
+	if err := b.Partition(ctx, []string{"k1"}, []string{"k2"}, cluster.Cut{OneWay: true}); err != nil {
 		t.Fatal(err)
 	}
 	if datagram("k1", "k2") {
