@@ -598,7 +598,7 @@ func (r *runner) tallyGroups(ctx context.Context) error {
 		g.mu.Lock()
 		evs := slices.Clone(g.events)
 		g.mu.Unlock()
-		t := results.TallyConsumer(evs, contents.Applied, contents.Likes, committed, g.end)
+		t := results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
 		r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
 		g.tally = &t
 		r.con.printf("  group %s: delivered %d, applied %d, applied twice %d, skipped %d, unapplied %d, pending %d; committed %s\n",

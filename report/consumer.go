@@ -483,6 +483,15 @@ func groupRunOf(run results.Run, c *results.Consumer, f groupFacts, open bool) g
 			committedRow(t),
 			storeRow(t),
 		}
+		if c.Dedup != "" && c.Dedup != "none" {
+			row := tallyRow{Name: "event_handled", Value: count(t.Handled),
+				Meaning: "event ids in the store's event_handled table: one per applied event, unless a member died between an effect and its insert"}
+			if t.Handled < t.Applied {
+				row.Class = "warn"
+				row.Detail = fmt.Sprintf("%d applied event%s never recorded as handled", t.Applied-t.Handled, plural(t.Applied-t.Handled))
+			}
+			g.Tallies = append(g.Tallies, row)
+		}
 	}
 	members := sortedMembers(c.Members)
 	for i, m := range members {

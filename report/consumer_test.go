@@ -180,10 +180,10 @@ func consumerFixture(src string) *results.Results {
 			return m
 		}
 		offsets := map[int32]int64{0: 10}
-		ta := results.TallyConsumer(auto.Events, applied(1, 3), map[string]int64{"p-1": 3}, offsets, offsets)
+		ta := results.TallyConsumer(auto.Events, applied(1, 3), map[string]int64{"p-1": 3}, 0, offsets, offsets)
 		ta.At = s.at(21.2)
 		auto.Tally = &ta
-		tm := results.TallyConsumer(manual.Events, applied(1, 10, 4), map[string]int64{"p-1": 11}, offsets, offsets)
+		tm := results.TallyConsumer(manual.Events, applied(1, 10, 4), map[string]int64{"p-1": 11}, 0, offsets, offsets)
 		tm.At = s.at(21.3)
 		manual.Tally = &tm
 		s.done()

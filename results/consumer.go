@@ -110,6 +110,10 @@ type ConsumerTally struct {
 	Likes      map[string]int64 `json:"likes"`       // the store's like count per key ("" for messages without a key)
 	StoreTotal int64            `json:"store_total"` // the store's applied counts summed: one per effect
 	Effects    int              `json:"effects"`     // effect events the members reported; equal to StoreTotal unless a member died between the two
+	// Handled counts the event ids in the store's event_handled table
+	// (dedup table and transactional): fewer than Applied when a member
+	// died between an effect and its insert.
+	Handled int `json:"handled"`
 }
 
 // AppliedEvent is an event id and how many times its effect was applied.
@@ -142,7 +146,7 @@ func (r Run) Consumer(label string) (*Consumer, bool) {
 // product; committed and end the committed and end offsets per partition
 // after the members stopped. A record's event id is its message id unless
 // the record carried another.
-func TallyConsumer(events []ConsumerEvent, applied, likes map[string]int64, committed, end map[int32]int64) ConsumerTally {
+func TallyConsumer(events []ConsumerEvent, applied, likes map[string]int64, handled int, committed, end map[int32]int64) ConsumerTally {
 	t := ConsumerTally{
 		At: time.Now().UTC(), Committed: map[int32]int64{}, End: map[int32]int64{}, Likes: map[string]int64{},
 		Redelivered: []string{}, AppliedTwice: []AppliedEvent{}, Skipped: []string{}, Unapplied: []string{}, Pending: []string{}, CommittedEarly: []string{},
@@ -153,6 +157,7 @@ func TallyConsumer(events []ConsumerEvent, applied, likes map[string]int64, comm
 	}
 	maps.Copy(t.Committed, committed)
 	maps.Copy(t.Likes, likes)
+	t.Handled = handled
 	type rec struct {
 		p  int32
 		o  int64

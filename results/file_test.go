@@ -41,7 +41,7 @@ func sample() *Results {
 				Offsets: []OffsetSample{{At: t0.Add(2 * time.Second), Committed: 1}},
 				Tally: &ConsumerTally{At: t0.Add(time.Minute), Committed: map[int32]int64{0: 1}, End: map[int32]int64{0: 2}, Delivered: 1, Deliveries: 1,
 					Redelivered: []string{}, Applied: 1, AppliedTwice: []AppliedEvent{}, Skipped: []string{}, Unapplied: []string{}, Pending: []string{},
-					CommittedEarly: []string{}, Likes: map[string]int64{"2": 1}, StoreTotal: 1, Effects: 1},
+					CommittedEarly: []string{}, Likes: map[string]int64{"2": 1}, StoreTotal: 1, Effects: 1, Handled: 1},
 			}},
 		}},
 	}
