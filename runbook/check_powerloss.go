@@ -1,0 +1,53 @@
+package runbook
+
+import "github.com/kafkabook/kafkabook/internal/powerfs"
+
+// checkPowerloss refuses a power loss that this machine, or the backend
+// the runbook asks for, cannot inject truthfully: it needs the local
+// backend, root and FUSE, and is never stood in for by a plain kill. The
+// nodes it takes down stay down until a start, as after kill.
+func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
+	var msg string
+	switch {
+	case c.d.Meta.Backend == "docker":
+		msg = "powerloss needs the local backend (backend: docker cannot drop a container's unsynced writes)"
+	case powerfsMissing() != "":
+		msg = "powerloss needs a FUSE file system under each node's data, and this machine lacks " + powerfsMissing() +
+			"; kafkabook does not fake a power loss with something weaker"
+	}
+	if msg != "" && !c.said(msg) {
+		c.errorf(st.Pos, "%s", msg)
+	}
+	for _, a := range st.Args {
+		if t := a.Target(); t.Node != "" {
+			c.down[t.Node] = *st
+		}
+	}
+}
+
+// powerfsMissing says what the machine lacks for the power-loss layer; a
+// variable so that tests can pretend.
+var powerfsMissing = powerfs.Missing
+
+// said reports whether the checker already reported msg, so that a
+// machine's shortcoming is told once, at the first step it stops.
+func (c *checker) said(msg string) bool {
+	for _, e := range c.errs {
+		if e.Msg == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// Uses reports whether any step of the runbook is the directive op.
+func (d *Doc) Uses(op Op) bool {
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if s.Op == op {
+				return true
+			}
+		}
+	}
+	return false
+}
