@@ -81,10 +81,17 @@ func (b *Backend) remove(ctx context.Context, st *state, progress cluster.Progre
 	for _, n := range killed {
 		note(errs, n.Name, n.waitGone(ctx, 10*time.Second, progress))
 	}
-	// JVMs of this cluster that the state file lost track of.
+	// Then their power-loss layers, whose mounts go below.
+	for _, n := range st.Nodes {
+		if n.Layer.alive() {
+			progress("stopping the power-loss layer of %s (pid %d)", n.Name, n.Layer.PID)
+			note(errs, n.Name+" layer", n.stopLayer(ctx))
+		}
+	}
+	// JVMs (and layers) of this cluster that the state file lost track of.
 	if strays := javaPIDsUnder(b.dir); len(strays) > 0 {
 		for _, pid := range strays {
-			progress("killing stray JVM (pid %d)", pid)
+			progress("killing stray %s (pid %d)", what(pid), pid)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		note(errs, "strays", waitPIDsGone(ctx, strays, 10*time.Second))
@@ -204,7 +211,7 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 	for _, pid := range javaPIDsUnder(b.dir) {
 		if !listed[pid] {
 			listed[pid] = true
-			out = append(out, Leftover{What: fmt.Sprintf("JVM (pid %d) running from %s", pid, b.dir), Why: why("strays"), Fix: fmt.Sprintf("kill -9 %d", pid)})
+			out = append(out, Leftover{What: fmt.Sprintf("%s (pid %d) running from %s", what(pid), pid, b.dir), Why: why("strays"), Fix: fmt.Sprintf("kill -9 %d", pid)})
 		}
 	}
 	// Namespaces live on while a process runs in one or a mount holds it,
@@ -265,6 +272,14 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 		out = append(out, Leftover{What: "directory " + b.dir, Why: w, Fix: "rm -rf " + b.dir})
 	}
 	return out
+}
+
+// what names a stray process of a cluster.
+func what(pid int) string {
+	if isLayer(pid) {
+		return "power-loss layer"
+	}
+	return "JVM"
 }
 
 // namedNetns maps the inode of every named network namespace to its name.

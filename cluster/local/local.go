@@ -77,6 +77,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if cfg.Nodes < 1 || cfg.Nodes > maxNodes {
 		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to %d nodes", cfg.Nodes, maxNodes)
 	}
+	if cfg.PowerLoss {
+		if err := needLayer(); err != nil {
+			return cluster.Status{}, err
+		}
+	}
 	java, err := checkJava()
 	if err != nil {
 		return cluster.Status{}, err
@@ -125,7 +130,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	progress("starting %d Kafka %s nodes (%s) on %s", cfg.Nodes, dist.Version, strings.TrimSpace(java), st.Network.Subnet)
+	on := ""
+	if st.PowerLoss {
+		on = ", their data on the power-loss layer"
+	}
+	progress("starting %d Kafka %s nodes (%s) on %s%s", cfg.Nodes, dist.Version, strings.TrimSpace(java), st.Network.Subnet, on)
 	status, err := b.create(ctx, &st, progress)
 	if err != nil {
 		// Take down whatever exists, even when ctx is done (Ctrl-C).
@@ -164,6 +173,7 @@ func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
 		Created:   time.Now().UTC(),
 		Owner:     self(),
 		Kept:      cfg.Keep,
+		PowerLoss: cfg.PowerLoss,
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		name := fmt.Sprintf("k%d", i)
@@ -296,7 +306,7 @@ func pidIfAlive(n nodeState) int {
 func (st state) nodeState(n nodeState) cluster.State {
 	alive, stopped := n.alive()
 	switch {
-	case !alive && n.Last == "kill":
+	case !alive && (n.Last == "kill" || n.Last == "powerloss"):
 		return cluster.Killed
 	case !alive && n.Last == "stop":
 		return cluster.Stopped

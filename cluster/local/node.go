@@ -120,6 +120,9 @@ func (st state) prepare(ctx context.Context, n nodeState) error {
 		}
 		return fmt.Errorf("%s: formatting storage failed: %v\n%s", n.Name, err, tail(out.String(), 20))
 	}
+	if st.PowerLoss {
+		return n.moveToLayer()
+	}
 	return nil
 }
 
@@ -132,12 +135,19 @@ func (st state) javaArgs(n nodeState, args ...string) []string {
 	return append(full, args...)
 }
 
-// launch starts node n's broker in its namespace, in a session of its own
+// launch starts node n's broker in its namespace (on its power-loss layer,
+// mounted first, when the cluster has one), in a session of its own
 // (a Ctrl-C at the terminal reaches kafkabook, which takes the cluster down
 // in order, not the JVMs). The JVM of a private cluster dies with this
 // process; that of a kept cluster outlives it. It returns the node with
 // its pid filled in.
 func (st state) launch(n nodeState) (nodeState, error) {
+	if st.PowerLoss {
+		var err error
+		if n, err = st.mountLayer(n); err != nil {
+			return n, err
+		}
+	}
 	out, err := os.OpenFile(filepath.Join(n.Dir, "logs", "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return n, err

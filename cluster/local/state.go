@@ -31,18 +31,22 @@ type state struct {
 	// the cluster is abandoned and the next kafkabook command removes it.
 	Owner *owner `json:"owner,omitempty"`
 	Kept  bool   `json:"kept"` // meant to outlive its owner
+	// PowerLoss puts every node's data directory on the power-loss layer
+	// (see powerloss.go).
+	PowerLoss bool `json:"powerloss,omitempty"`
 }
 
 // nodeState is one node's resources and its intended state.
 type nodeState struct {
-	Name      string `json:"name"`
-	ID        int    `json:"id"`
-	NS        string `json:"netns"`
-	NSInode   uint64 `json:"netns_inode,omitempty"` // the namespace itself, to find it once its name is gone
-	Dir       string `json:"dir"`
-	PID       int    `json:"pid"`
-	StartTime uint64 `json:"start_time"` // /proc start time of PID, against PID reuse
-	Last      string `json:"last"`       // last op applied: start, stop, kill, pause, resume
+	Name      string     `json:"name"`
+	ID        int        `json:"id"`
+	NS        string     `json:"netns"`
+	NSInode   uint64     `json:"netns_inode,omitempty"` // the namespace itself, to find it once its name is gone
+	Dir       string     `json:"dir"`
+	PID       int        `json:"pid"`
+	StartTime uint64     `json:"start_time"`      // /proc start time of PID, against PID reuse
+	Last      string     `json:"last"`            // last op applied: start, stop, kill, pause, resume, powerloss
+	Layer     *layerProc `json:"layer,omitempty"` // the process serving its power-loss layer
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,23}$`)

@@ -186,12 +186,15 @@ type runCluster struct {
 // does nothing for a cluster that outlives the run.
 func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
 	nothing := func() {}
+	// A runbook that cuts power needs every node's data on the power-loss
+	// layer, which costs throughput: only its own cluster has it.
+	powerloss := doc.Uses(runbook.OpPowerloss)
 	def, err := o.bf.forExisting(ctx, defaultCluster)
 	if err != nil {
 		return runCluster{}, nil, err
 	}
 	if st, err := def.Status(ctx); err == nil {
-		if matches(st, doc, version) {
+		if matches(st, doc, version) && !powerloss {
 			o.progress("using the default cluster (Kafka %s, %d nodes); it stays up", version, len(st.Nodes))
 			return runCluster{def, true}, nothing, nil
 		}
@@ -207,7 +210,10 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 	if err != nil {
 		return runCluster{}, nil, err
 	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep}
+	if _, ok := b.(cluster.PowerLoss); powerloss && !ok {
+		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backendName(b))}
+	}
+	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss}
 	// Up removes what it created when it fails or is interrupted.
 	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
 		return runCluster{}, nil, err

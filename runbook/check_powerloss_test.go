@@ -1,0 +1,48 @@
+package runbook
+
+import (
+	"strings"
+	"testing"
+)
+
+const powerlossRunbook = "---\nbackend: BACKEND\n---\n```kafka\n" + `topic create t --replicas 1:2:3
+produce t --acks all --count 10
+powerloss k1 k2
+powerloss leader(t)
+wait healthy
+start k1 k2
+wait healthy
+` + "```\n"
+
+// TestCheckPowerloss: check refuses powerloss, once, where the machine
+// cannot mount the layer or the runbook asks for the docker backend, and
+// otherwise takes the nodes for down until a start, as after kill.
+func TestCheckPowerloss(t *testing.T) {
+	load := func(backend, missing string) error {
+		t.Helper()
+		old := powerfsMissing
+		powerfsMissing = func() string { return missing }
+		defer func() { powerfsMissing = old }()
+		doc, err := Load("pl.md", []byte(strings.Replace(powerlossRunbook, "BACKEND", backend, 1)), Overrides{})
+		if err == nil {
+			if !doc.Uses(OpPowerloss) || doc.Uses(OpConsume) {
+				t.Errorf("Uses: powerloss %v, consume %v", doc.Uses(OpPowerloss), doc.Uses(OpConsume))
+			}
+			if len(doc.Warnings) != 2 || !strings.Contains(doc.Warnings[0].Error(), `pl.md:9:1: k1 is down ("powerloss k1 k2" on line 7)`) {
+				t.Errorf("warnings %v, want that k1 and k2 are still down at the first wait healthy", doc.Warnings)
+			}
+		}
+		return err
+	}
+	if err := load("local", ""); err != nil {
+		t.Errorf("with FUSE and root: %v", err)
+	}
+	err := load("local", "root, fusermount3 (Debian's fuse3 package: apt-get install fuse3)")
+	if err == nil || strings.Count(err.Error(), "this machine lacks root, fusermount3") != 1 || !strings.Contains(err.Error(), "pl.md:7:1:") {
+		t.Errorf("without root and fusermount3: %v, want one error at the first powerloss naming both", err)
+	}
+	err = load("docker", "")
+	if err == nil || !strings.Contains(err.Error(), "pl.md:7:1: powerloss needs the local backend") {
+		t.Errorf("docker backend: %v", err)
+	}
+}
