@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh installs, on a fresh Debian machine, what kafkabook and its
 # tests need beyond Go: Java 17+ and Maven (Kafka's jars come from Maven
-# Central), iproute2 and iptables (network namespaces and their rules) and
+# Central), iproute2 and iptables (network namespaces and their rules),
+# fuse3 (fusermount3, for the power-loss layer under each node's data) and
 # Chromium (the report's browser tests). It only installs what is missing.
 # The chart library is not installed here: kafkabook fetches it into its
 # cache the first time it renders a report. Run as root.
@@ -11,6 +12,7 @@ command -v java >/dev/null 2>&1 || need="$need openjdk-17-jre-headless"
 command -v mvn >/dev/null 2>&1 || need="$need maven"
 command -v ip >/dev/null 2>&1 || need="$need iproute2"
 command -v iptables >/dev/null 2>&1 || need="$need iptables"
+command -v fusermount3 >/dev/null 2>&1 || need="$need fuse3"
 [ -x /usr/bin/chromium ] || need="$need chromium"
 if [ -n "$need" ]; then
 	echo "install-deps: apt-get install$need"
