@@ -200,7 +200,7 @@ var Directives = []*Directive{
 			{Name: "idempotent", Kind: KindBool,
 				Help: "Enable producer idempotence (enable.idempotence; needs --acks all)."},
 			{Name: "retries", Kind: KindRetries, Meta: "N|max", Default: "max",
-				Help: "How many times a failed produce request is retried before its messages fail (retries); max: until the delivery timeout. franz-go counts tries of a record's batch, and with idempotence it keeps retrying past N while failing could reorder the partition: see the reference notes."},
+				Help: "How many times a message's batch is tried again before its messages fail (retries); max: until the delivery timeout. franz-go counts every try, a metadata lookup that finds the partition without a leader included (so a leaderless partition spends them within a second, where the Java client waits), and does not enforce the limit while it cannot tell whether a try was written: after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, and with idempotence after a request that got no answer."},
 			{Name: "max-in-flight", Kind: KindInt, Meta: "N",
 				Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
 			{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
