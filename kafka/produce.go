@@ -272,6 +272,16 @@ func result(n int, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err 
 		m.Status = results.StatusFailed
 	case errors.Is(err, kgo.ErrMaxBuffered):
 		m.Status = results.StatusFailed
+	case spec.Idempotent && ctx.Err() == nil:
+		// An idempotent record is failed by franz-go only when it knows
+		// the record is not in the log: it was never sent, or the broker
+		// answered with an error. One in flight without an answer is
+		// never cancelled, by the delivery timeout or the retry limit
+		// alike, since that would break the sequence numbers (kafkabook
+		// does not set AllowIdempotentProduceCancellation). The final
+		// read checks the claim: a failed record it finds is reported as
+		// failed but present.
+		m.Status = results.StatusFailed
 	default:
 		// Timeouts, retriable errors we gave up on, lost connections and
 		// cancellation: the record may have been written.

@@ -138,6 +138,16 @@ func TestProduceSettings(t *testing.T) {
 		if took := r.Done.Sub(r.Intended); took < 4*time.Second {
 			t.Errorf("retries max, delivery timeout 4s: gave up after %v (%s %s)", took, r.Status, r.Err)
 		}
+		if r.Status != results.StatusUnknown {
+			t.Errorf("retries max, delivery timeout 4s, no idempotence: %s, want unknown: an earlier try may have been written", r.Status)
+		}
+		// With idempotence franz-go gives a record up only when it knows
+		// it was not written: then failed is the truth.
+		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 3, Count: 1, Timeout: 4 * time.Second, Idempotent: true})[0]
+		t.Logf("idempotent, retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
+		if r.Status != results.StatusFailed {
+			t.Errorf("idempotent, delivery timeout 4s: %s %q, want failed", r.Status, r.Err)
+		}
 	})
 }
 
