@@ -52,6 +52,7 @@ type runSummary struct {
 	Groups    []string
 	Unapplied map[string][]int
 	Twice     map[string][]int
+	Expects   []expectSummary // each expectation over the runs
 }
 
 func summarize(r *results.Results) runSummary {
@@ -71,6 +72,7 @@ func summarize(r *results.Results) runSummary {
 		}
 		s.Latency[l] = r.LatencyAll(l)
 	}
+	s.Expects = expectSummaries(r)
 	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
 	for _, g := range s.Groups {
 		for _, run := range r.Runs {
@@ -259,6 +261,11 @@ type siteRunbook struct {
 	Groups    []string // consumer groups, by label
 	Versions  []siteVersion
 	Charts    []chart
+	// Differences are the verdicts that are not the same on every release
+	// (the newest run of each); Comparisons link the pages comparing
+	// consecutive releases.
+	Differences []releaseDifference
+	Comparisons []releaseComparison
 }
 
 type siteVersion struct {
@@ -395,6 +402,10 @@ func writeIndex(out string, runs []siteRun, opts Options) error {
 		rb := &page.Runbooks[i]
 		if len(rb.Versions) > 1 {
 			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name])
+			rb.Differences = releaseDifferences(latest[rb.Name])
+		}
+		if rb.Comparisons, err = writeComparisons(out, rb.Name, latest[rb.Name]); err != nil {
+			return err
 		}
 	}
 	page.Head.ChartsNeeded = false

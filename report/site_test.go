@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,3 +205,50 @@ func TestRenderSiteOnRunDir(t *testing.T) {
 		t.Errorf("assets missing")
 	}
 }
+
+// TestReleaseDifferences: an expectation that holds on one release and
+// not on another is flagged on the index, and consecutive releases get a
+// comparison page linked from it; a page for a pair no longer listed goes.
+func TestReleaseDifferences(t *testing.T) {
+	site, dirs := fixtureSite(t)
+	r, err := results.Load(dirs[0]) // 4.0.0
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Runs[:2] {
+		for j := range r.Runs[i].Expectations {
+			r.Runs[i].Expectations[j].Held = false
+		}
+	}
+	if err := r.Write(dirs[0]); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(site, "producer-acks", "compare-3.9.0-4.0.0.html")
+	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderSite(site, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := os.ReadFile(filepath.Join(site, IndexFile))
+	page := string(idx)
+	expr := r.Runs[0].Expectations[0].Expr
+	for _, want := range []string{
+		"Verdicts differ between releases",
+		"<code>" + htmlEscape(expr) + "</code>: held on 4.3.1; not on 4.0.0 (2 of 4 runs)",
+		`href="producer-acks/compare-4.0.0-4.3.1.html"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("site index lacks %s", want)
+		}
+	}
+	cmp, err := os.ReadFile(filepath.Join(site, "producer-acks", "compare-4.0.0-4.3.1.html"))
+	if err != nil || !strings.Contains(string(cmp), "Kafka 4.0.0 (20261129T200000Z)") {
+		t.Errorf("comparison page: %v", err)
+	}
+	if fileExists(stale) {
+		t.Errorf("a comparison page of releases no longer listed remains")
+	}
+}
+
+func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
