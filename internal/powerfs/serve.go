@@ -133,6 +133,10 @@ func Launch(cmd *exec.Cmd, logFile string, start func(*exec.Cmd) error, timeout 
 // what is durable). SIGUSR1 writes Pending to the stats file.
 func serve(backing, mountpoint, stats string) int {
 	logger := log.New(os.Stderr, "powerfs: ", log.LstdFlags|log.LUTC)
+	// Catch the signals before saying "ok": SIGUSR1 may come at once, and
+	// its default action ends the process.
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	ready := os.NewFile(3, "ready")
 	fail := func(err error) int {
 		logger.Print(err)
@@ -151,8 +155,6 @@ func serve(backing, mountpoint, stats string) int {
 	fmt.Fprintln(ready, "ok")
 	ready.Close()
 
-	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
 	done := make(chan struct{})
 	go func() { srv.Wait(); close(done) }()
 	for {
