@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -37,6 +38,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
+	testNetFaults(t, b, cli, st.Name)
 	foreign := "kbforeign-" + st.Name
 	mk := func(labels map[string]string, name string) string {
 		c, err := cli.ContainerCreate(ctx, &container.Config{Image: docker.ImageName(testcluster.Version()), Entrypoint: []string{"sleep", "600"}, Labels: labels}, nil, nil, nil, name)
@@ -176,5 +178,102 @@ func TestReapAbandoned(t *testing.T) {
 	}
 	if left, err := b.Leftovers(context.Background()); err != nil || len(left) > 0 {
 		t.Errorf("after reap: %v %v", left, err)
+	}
+}
+
+// testNetFaults: the local backend's network faults work in containers
+// too. A partition blocks container-to-container traffic while the host
+// still reaches every node; one that keeps the quorum blocks only the
+// inter-broker port (19092 in compose.yaml), not the controller port
+// (9093); heal undoes it; loss 100% cuts a node off, 0% restores it.
+func testNetFaults(t *testing.T, b *docker.Backend, cli *client.Client, name string) {
+	ctx := context.Background()
+	if err := b.Apply(ctx, cluster.Start, []string{"k2"}, t.Logf); err != nil { // the fault table leaves k2 stopped
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.HealNetwork(ctx); err != nil {
+			t.Errorf("heal: %v", err)
+		}
+	})
+	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, ip := map[string]string{}, map[string]string{}
+	for _, c := range cs {
+		if c.Labels["kafkabook.cluster"] != name || c.Labels["kafkabook.node"] == "" {
+			continue
+		}
+		in, err := cli.ContainerInspect(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := c.Labels["kafkabook.node"]
+		pid[n], ip[n] = fmt.Sprint(in.State.Pid), c.Labels["kafkabook.ip"]
+	}
+	// between opens a TCP connection from one container's namespace to
+	// another's port, with the host's bash.
+	between := func(from, to string, port int) bool {
+		cmd := exec.Command("timeout", "3", "nsenter", "--target", pid[from], "--net",
+			"bash", "-c", fmt.Sprintf("exec 3<>/dev/tcp/%s/%d", ip[to], port))
+		return cmd.Run() == nil
+	}
+	// fromHost dials the node's client listener at its address on the
+	// bridge, not its published port: Docker's userland proxy would
+	// accept that connection whatever became of the container.
+	fromHost := func(node string) bool {
+		c, err := net.DialTimeout("tcp", net.JoinHostPort(ip[node], "9092"), 3*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+	for start := time.Now(); !between("k2", "k1", 19092) || !fromHost("k2"); time.Sleep(200 * time.Millisecond) {
+		if time.Since(start) > 60*time.Second {
+			t.Fatal("k2 does not reach k1 a minute after start")
+		}
+	}
+	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{}); err != nil {
+		t.Fatal(err)
+	}
+	if between("k2", "k1", 19092) || between("k1", "k3", 9093) {
+		t.Error("k1 | k2 k3: traffic between the sides still flows")
+	}
+	if !between("k2", "k3", 19092) {
+		t.Error("k1 | k2 k3: k2 cannot reach k3 on its own side")
+	}
+	for _, n := range []string{"k1", "k2", "k3"} {
+		if !fromHost(n) {
+			t.Errorf("k1 | k2 k3: the host cannot reach %s", n)
+		}
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !between("k2", "k1", 19092) {
+		t.Error("after heal: k2 cannot reach k1")
+	}
+	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{KeepQuorum: true}); err != nil {
+		t.Fatal(err)
+	}
+	if between("k2", "k1", 19092) || !between("k2", "k1", 9093) {
+		t.Errorf("k1 | k2 k3 --keep-quorum: broker port open %v, controller port open %v; want closed, open",
+			between("k2", "k1", 19092), between("k2", "k1", 9093))
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Loss(ctx, "k1", 100); err != nil {
+		t.Fatal(err)
+	}
+	if between("k2", "k1", 19092) || fromHost("k1") {
+		t.Error("loss k1 100%: k1 still reachable")
+	}
+	if err := b.Loss(ctx, "k1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if !between("k2", "k1", 19092) || !fromHost("k1") {
+		t.Error("loss k1 0%: k1 not reachable again")
 	}
 }
