@@ -1,14 +1,11 @@
 package engine
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,9 +33,8 @@ type group struct {
 	pending  []results.ConsumerEvent // not yet written to the event stream
 	events   []results.ConsumerEvent // every report, for the tally
 	inHand   map[recordKey]bool      // delivered to the running member, not yet applied or skipped
-	effects  int
-	lastSeen map[int32]int64 // last committed offsets sampled, to record changes only
-	end      map[int32]int64 // end offsets when the members were stopped
+	lastSeen map[int32]int64         // last committed offsets sampled, to record changes only
+	end      map[int32]int64         // end offsets when the members were stopped
 	tally    *results.ConsumerTally
 }
 
@@ -47,29 +43,7 @@ type recordKey struct {
 	o int64
 }
 
-// member is one member process.
-type member struct {
-	n       int
-	pid     int
-	cmd     *exec.Cmd
-	stdin   interface{ Close() error }
-	done    chan struct{} // closed once the process is reaped and its output read
-	start   time.Time
-	end     time.Time
-	crashed bool        // it reported a crash (--crash-at)
-	killed  string      // why kafkabook killed or stopped it, "" if it did not
-	stderr  *tailBuffer // its last words
-	exitErr error
-}
-
 // memberStopWait bounds a clean stop: the member finishes the batch in
-// hand first.
-func memberStopWait(s runbook.Step) time.Duration {
-	return time.Duration(s.Int("batch"))*s.Duration("work") + 30*time.Second
-}
-
-// consume: consume TOPIC --group G --commit auto|after|before ... &
-//
 // The member runs as a process of its own (kafkabook consumer-member),
 // so that crash consumer is a real SIGKILL. The step returns once the
 // process runs; the & says that the member goes on.
@@ -133,118 +107,8 @@ func storeFile(label string, run int) string {
 }
 
 // startMember launches the next member of g; the consume step's member
-// carries the crash flags, members started later do not.
-func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member, error) {
-	g.mu.Lock()
-	if m := g.running(); m != nil {
-		g.mu.Unlock()
-		return nil, fmt.Errorf("group %s: member %d (pid %d) still runs: crash consumer or stop consumer first", g.label, m.n, m.pid)
-	}
-	n := len(g.members) + 1
-	g.inHand = map[recordKey]bool{}
-	g.mu.Unlock()
-
-	s := g.step
-	spec := consumer.Spec{
-		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
-		Commit: s.String("commit"), Batch: s.Int("batch"), Work: s.Duration("work"),
-		Dedup: s.String("dedup"), Store: g.store,
-	}
-	if autoCommits(s) {
-		spec.AutoCommit = s.Duration("auto-commit-interval")
-	}
-	if first && s.Has("crash-at") {
-		spec.CrashAt, spec.CrashPoint = s.Int("crash-at"), s.String("crash-point")
-	}
-	js, _ := json.Marshal(spec) // plain data: cannot fail
-	exe, err := r.memberCommand()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(exe, consumer.Subcommand, string(js))
-	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
-	// stops the members itself.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	m := &member{n: n, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
-	cmd.Stderr = m.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	// The member watches its stdin: when kafkabook dies, the pipe closes
-	// and the member kills itself, so no member outlives its run.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
-	}
-	m.stdin, m.pid, m.start = stdin, cmd.Process.Pid, time.Now().UTC()
-	g.mu.Lock()
-	g.members = append(g.members, m)
-	g.mu.Unlock()
-	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
-	go r.watchMember(g, m, out)
-	return m, nil
-}
-
 // memberCommand is the program that runs a member: this kafkabook binary
-// (or a test binary that forwards the subcommand: see Options).
-func (r *runner) memberCommand() (string, error) {
-	if r.opts.MemberCommand != "" {
-		return r.opts.MemberCommand, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("finding the kafkabook binary to run a consumer member: %w", err)
-	}
-	return exe, nil
-}
-
 // watchMember reads a member's reports until its output ends, then reaps
-// it and records how it ended.
-func (r *runner) watchMember(g *group, m *member, out interface{ Read([]byte) (int, error) }) {
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		var ev results.ConsumerEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			m.stderr.Write(append(append([]byte("unreadable report: "), sc.Bytes()...), '\n'))
-			continue
-		}
-		g.add(ev)
-	}
-	m.exitErr = m.cmd.Wait()
-	m.end = time.Now().UTC()
-	r.flushGroups()
-	g.mu.Lock()
-	end := results.Member{N: m.n, PID: m.pid, Start: m.start, End: m.end}
-	end.How, end.Reason = m.how()
-	g.mu.Unlock()
-	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: end})
-	close(m.done)
-}
-
-// how says how a member ended and why.
-func (m *member) how() (string, string) {
-	ws, _ := m.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.crashed:
-		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
-	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.killed != "":
-		return results.MemberCrashed, m.killed
-	case m.exitErr == nil && m.killed != "":
-		return results.MemberStopped, m.killed
-	case m.exitErr == nil:
-		return results.MemberStopped, "exited"
-	}
-	reason := m.exitErr.Error()
-	if last := strings.TrimSpace(m.stderr.String()); last != "" {
-		reason += ": " + last
-	}
-	return results.MemberFailed, reason
-}
-
 // add takes one report of the running member.
 func (g *group) add(ev results.ConsumerEvent) {
 	g.mu.Lock()
@@ -256,7 +120,6 @@ func (g *group) add(ev results.ConsumerEvent) {
 	case results.EventDeliver:
 		g.inHand[k] = true
 	case results.EventEffect:
-		g.effects++
 		delete(g.inHand, k)
 	case results.EventSkip:
 		delete(g.inHand, k)
@@ -381,34 +244,6 @@ func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) 
 }
 
 // stopMember stops g's running member cleanly, killing it when it does
-// not stop in time (or at once with kill); nil when none ran.
-func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
-	g.mu.Lock()
-	m := g.running()
-	if m != nil {
-		m.killed = why
-	}
-	g.mu.Unlock()
-	if m == nil {
-		return nil, nil
-	}
-	if kill {
-		m.cmd.Process.Signal(syscall.SIGKILL)
-		<-m.done
-		return m, nil
-	}
-	m.cmd.Process.Signal(syscall.SIGTERM)
-	wait := memberStopWait(g.step)
-	select {
-	case <-m.done:
-		return m, nil
-	case <-time.After(wait):
-	}
-	m.cmd.Process.Signal(syscall.SIGKILL)
-	<-m.done
-	return m, fmt.Errorf("member %d (pid %d) of group %s did not stop within %s of SIGTERM: killed", m.n, m.pid, g.label, wait)
-}
-
 // waitConsumer: wait consumer G — until the group's member has caught up
 // (nothing unhandled in hand, committed offsets at the end of every
 // partition), or has crashed: a member started with --crash-at is waited
@@ -502,29 +337,6 @@ func showOffsets(o map[int32]int64) string {
 	return strings.Join(parts, " ")
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
 // offsetsEvery is how often the committed offsets of every group with a
 // running member are asked of the cluster; a sample is recorded when they
 // changed.
@@ -559,24 +371,6 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 
 // stopMembers stops every running member, cleanly or, when the run
 // failed, at once with SIGKILL; and records each group's end offsets for
-// its tally: after the run, the final read's sentinels move them.
-func (r *runner) stopMembers(why string, kill bool) error {
-	groups := r.groupList()
-	var errs []error
-	for _, g := range groups {
-		if _, err := r.stopMember(g, why, kill); err != nil {
-			errs = append(errs, err)
-		}
-		if g.end == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			g.end, _ = r.admin.EndOffsets(ctx, g.topic.name)
-			cancel()
-		}
-	}
-	r.flushGroups()
-	return errors.Join(errs...)
-}
-
 // tallyGroups tallies every group once its members have stopped: their
 // reports, the store and the committed offsets, asked of the cluster.
 func (r *runner) tallyGroups(ctx context.Context) error {
