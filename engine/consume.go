@@ -60,11 +60,13 @@ func consume(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 	r.groupOrder = append(r.groupOrder, label)
 	r.mu.Unlock()
 	settings := map[string]string{}
+	// The settings that shape the experiment: those given, and the
+	// defaults that apply (the batch always, the interval when the client
+	// commits on a timer).
 	for _, f := range []string{"batch", "work", "auto-commit-interval", "crash-at", "crash-point"} {
-		if s.Has(f) || (f == "batch") || (f == "auto-commit-interval" && autoCommits(s)) {
-			if v := s.String(f); v != "" {
-				settings[f] = v
-			}
+		applies := s.Has(f) || f == "batch" || f == "auto-commit-interval" && autoCommits(s)
+		if v := s.String(f); applies && v != "" {
+			settings[f] = v
 		}
 	}
 	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{

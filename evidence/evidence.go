@@ -98,7 +98,7 @@ func Summarize(res *results.Results, resultsSHA256, report string) Block {
 		Kafka: res.Provenance.Kafka, Backend: res.Provenance.Backend, Nodes: res.Provenance.Nodes,
 		Broker: nonNil(res.Provenance.Broker), Params: nonNil(res.Provenance.Params),
 		Tool: res.Provenance.Tool, Commit: res.Provenance.Commit, Start: res.Provenance.Start.UTC(),
-		Report: report, Experiments: experiments(res), Expectations: expectations(res),
+		Report: report, Experiments: experiments(res), Expectations: Expectations(res),
 	}
 	b.TopicConfigs, b.TopicConfigsRecorded = topicConfigs(res)
 	b.Groups = groups(res)
@@ -168,7 +168,9 @@ func experiments(res *results.Results) []Experiment {
 	return out
 }
 
-func expectations(res *results.Results) []ExpectationVerdict {
+// Expectations sums each `expect` step (by position and text) over the
+// runs, in the order first met.
+func Expectations(res *results.Results) []ExpectationVerdict {
 	out := []ExpectationVerdict{}
 	index := map[string]int{}
 	for _, run := range res.Runs {

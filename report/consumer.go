@@ -247,7 +247,7 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 		seen = map[at]int{}
 		f.committed = map[int32]int64{}
 	}
-	for _, ev := range sortedEvents(c.Events) {
+	for _, ev := range sortedByTime(c.Events, eventAt) {
 		parts[ev.Partition] = true
 		switch ev.Kind {
 		case results.EventEffect:
@@ -280,7 +280,7 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 	}
 	if noTally {
 		f.delivered = len(seen)
-		for _, s := range sortedSamples(c.Offsets) {
+		for _, s := range sortedByTime(c.Offsets, sampleAt) {
 			f.committed[s.Partition] = s.Committed
 		}
 		results.SortIDs(f.redelivered)
@@ -351,24 +351,18 @@ func orDash(s string) string {
 	return s
 }
 
-// sortedEvents is the group's events in time order (members report in
-// order, but two members' reports may interleave).
-func sortedEvents(evs []results.ConsumerEvent) []results.ConsumerEvent {
-	less := func(a, b results.ConsumerEvent) int { return a.At.Compare(b.At) }
-	if slices.IsSortedFunc(evs, less) {
-		return evs
-	}
-	out := slices.Clone(evs)
-	slices.SortStableFunc(out, less)
-	return out
-}
+func eventAt(e results.ConsumerEvent) time.Time { return e.At }
+func sampleAt(s results.OffsetSample) time.Time { return s.At }
 
-func sortedSamples(ss []results.OffsetSample) []results.OffsetSample {
-	less := func(a, b results.OffsetSample) int { return a.At.Compare(b.At) }
-	if slices.IsSortedFunc(ss, less) {
-		return ss
+// sortedByTime is s in time order (members report in order, but two
+// members' reports, or samples and reports, may interleave); s itself when
+// it already is.
+func sortedByTime[T any](s []T, at func(T) time.Time) []T {
+	less := func(a, b T) int { return at(a).Compare(at(b)) }
+	if slices.IsSortedFunc(s, less) {
+		return s
 	}
-	out := slices.Clone(ss)
+	out := slices.Clone(s)
 	slices.SortStableFunc(out, less)
 	return out
 }
@@ -829,7 +823,7 @@ func groupLines(run results.Run, c *results.Consumer, width time.Duration) [3][]
 		}
 		return float64(n)
 	}
-	evs, samples := sortedEvents(c.Events), sortedSamples(c.Offsets)
+	evs, samples := sortedByTime(c.Events, eventAt), sortedByTime(c.Offsets, sampleAt)
 	si := 0
 	sample := func(upTo time.Time, all bool) {
 		for ; si < len(samples) && (all || !samples[si].At.After(upTo)); si++ {

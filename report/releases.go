@@ -8,35 +8,7 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/evidence"
-	"github.com/kafkabook/kafkabook/results"
 )
-
-// expectSummary is one expectation of a run directory over its runs.
-type expectSummary struct {
-	Expr       string
-	Held, Runs int
-}
-
-// expectSummaries sums each expectation, by its text, over the runs.
-func expectSummaries(r *results.Results) []expectSummary {
-	var out []expectSummary
-	index := map[string]int{}
-	for _, run := range r.Runs {
-		for _, x := range run.Expectations {
-			i, ok := index[x.Expr]
-			if !ok {
-				i = len(out)
-				index[x.Expr] = i
-				out = append(out, expectSummary{Expr: x.Expr})
-			}
-			out[i].Runs++
-			if x.Held {
-				out[i].Held++
-			}
-		}
-	}
-	return out
-}
 
 // releaseDifference is an expectation, or the run itself, whose verdict
 // is not the same on every Kafka release of a runbook: the finding that a

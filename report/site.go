@@ -17,6 +17,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/kafkabook/kafkabook/evidence"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -52,7 +53,7 @@ type runSummary struct {
 	Groups    []string
 	Unapplied map[string][]int
 	Twice     map[string][]int
-	Expects   []expectSummary // each expectation over the runs
+	Expects   []evidence.ExpectationVerdict // each expectation over the runs
 }
 
 func summarize(r *results.Results) runSummary {
@@ -72,7 +73,7 @@ func summarize(r *results.Results) runSummary {
 		}
 		s.Latency[l] = r.LatencyAll(l)
 	}
-	s.Expects = expectSummaries(r)
+	s.Expects = evidence.Expectations(r)
 	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
 	for _, g := range s.Groups {
 		for _, run := range r.Runs {

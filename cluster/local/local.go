@@ -337,17 +337,9 @@ func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, prog
 	if !ok {
 		return fmt.Errorf("no cluster %q is up (start one with `kafkabook cluster up`)", b.name)
 	}
-	idx := make([]int, len(names))
-	for i, name := range names {
-		idx[i] = -1
-		for j, n := range st.Nodes {
-			if n.Name == name {
-				idx[i] = j
-			}
-		}
-		if idx[i] < 0 {
-			return fmt.Errorf("no node %q in cluster %q (it has k1..k%d)", name, b.name, len(st.Nodes))
-		}
+	idx, err := st.indexes(names)
+	if err != nil {
+		return err
 	}
 	for _, i := range idx {
 		n, err := b.apply(ctx, &st, op, st.Nodes[i], progress)

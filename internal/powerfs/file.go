@@ -171,3 +171,15 @@ func (f *fileData) drop() {
 	f.chunks = nil
 	f.pending = 0
 }
+
+// forget marks the file as removed from the durable directory and closes
+// its backing file once no handle holds it.
+func (f *fileData) forget() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gone = true
+	if f.opens == 0 && f.backing != nil {
+		f.backing.Close()
+		f.backing = nil
+	}
+}

@@ -275,13 +275,7 @@ func (fs *FS) apply(o op, dirs map[string]bool) error {
 		if err := os.Remove(at); err != nil {
 			return err
 		}
-		o.node.f.mu.Lock()
-		o.node.f.gone = true
-		if o.node.f.opens == 0 && o.node.f.backing != nil {
-			o.node.f.backing.Close()
-			o.node.f.backing = nil
-		}
-		o.node.f.mu.Unlock()
+		o.node.f.forget()
 		dirs[filepath.Dir(at)] = true
 	case opRmdir:
 		if err := os.Remove(at); err != nil {
@@ -294,13 +288,7 @@ func (fs *FS) apply(o op, dirs map[string]bool) error {
 			return err
 		}
 		if o.node != nil && o.node.f != nil { // the file it replaced
-			o.node.f.mu.Lock()
-			o.node.f.gone = true
-			if o.node.f.opens == 0 && o.node.f.backing != nil {
-				o.node.f.backing.Close()
-				o.node.f.backing = nil
-			}
-			o.node.f.mu.Unlock()
+			o.node.f.forget()
 		}
 		dirs[filepath.Dir(at)] = true
 		dirs[filepath.Dir(to)] = true
