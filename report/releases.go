@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kafkabook/kafkabook/evidence"
+	"github.com/kafkabook/kafkabook/internal/evidence"
 )
 
 // releaseDifference is an expectation, or the run itself, whose verdict

@@ -20,9 +20,9 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"github.com/kafkabook/kafkabook/internal/echarts"
+	"github.com/kafkabook/kafkabook/internal/templates"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
-	"github.com/kafkabook/kafkabook/templates"
 )
 
 // Options control how pages are written.

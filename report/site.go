@@ -17,7 +17,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/kafkabook/kafkabook/evidence"
+	"github.com/kafkabook/kafkabook/internal/evidence"
 	"github.com/kafkabook/kafkabook/results"
 )
 

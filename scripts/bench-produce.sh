@@ -138,7 +138,7 @@ echo "render of that run alone: peak RSS $(rss_mb render1m) MB"
 
 echo
 echo "== 3. render of 100 runs x 10,000 messages =="
-go run ./scripts/genevidence -runs 100 -messages 10000 "$WORK/site/synthetic/kafka-$VERSION/20261130T060000Z"
+go run ./cmd/genevidence -runs 100 -messages 10000 "$WORK/site/synthetic/kafka-$VERSION/20261130T060000Z"
 /usr/bin/time -v -o "$WORK/render.time" "$BIN" render "$WORK/site" >/dev/null
 awk -F': ' '/Elapsed \(wall clock\)/ {print "render: " $2 " wall"} /Maximum resident/ {printf "render: peak RSS %.0f MB\n", $2/1024}' "$WORK/render.time"
 

@@ -16,4 +16,4 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-go run ./internal/echarts/cmd/fetch-echarts internal/echarts/embed
+go run ./cmd/fetch-echarts internal/echarts/embed

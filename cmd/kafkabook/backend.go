@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/kafkabook/kafkabook/cluster/docker"
-	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/pflag"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/kafkabook/kafkabook/evidence"
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
+	"github.com/kafkabook/kafkabook/internal/evidence"
 	"github.com/spf13/cobra"
 )
 

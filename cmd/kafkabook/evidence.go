@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kafkabook/kafkabook/evidence"
+	"github.com/kafkabook/kafkabook/internal/evidence"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/spf13/cobra"

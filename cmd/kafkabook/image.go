@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kafkabook/kafkabook/cluster/docker"
-	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/cobra"
 )
 

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/cobra"
 )
 

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 )

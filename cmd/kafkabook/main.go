@@ -7,14 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kafkabook/kafkabook/consumer"
+	"github.com/kafkabook/kafkabook/internal/consumer"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 
-	"github.com/kafkabook/kafkabook/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/spf13/cobra"
 )

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/consumer"
+	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/rogpeppe/go-internal/testscript"
 )

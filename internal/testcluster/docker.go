@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/kafkabook/kafkabook/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 )
 
 // RequireDocker fails the test under CI=true, and skips it elsewhere, when

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/kafkabook/kafkabook/kafka"
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/cluster"
-	"github.com/kafkabook/kafkabook/cluster/docker"
-	"github.com/kafkabook/kafkabook/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 )
 
 // Version is the Kafka version tests run against: $KAFKABOOK_TEST_KAFKA or

@@ -1,0 +1,132 @@
+package local_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
+)
+
+// privateNet marks the copy of the test binary that runs in a network
+// namespace of its own.
+const privateNet = "KAFKABOOK_TEST_PRIVATE_NET"
+
+// TestBesideDocker does to a network namespace of its own what a running
+// dockerd does to the host — bridge netfilter on, FORWARD policy DROP —
+// and runs a cluster there: without its ACCEPT rule, up fails before any
+// broker starts and names the cause; with it, the nodes form a cluster;
+// down removes the rule, also when the state file is damaged. The host's
+// own firewall is not touched. (CI runs every cluster test beside a real
+// dockerd as well.)
+func TestBesideDocker(t *testing.T) {
+	if os.Getenv(privateNet) == "1" {
+		besideDocker(t)
+		return
+	}
+	testcluster.Require(t)
+	for _, tool := range []string{"unshare", "iptables"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("needs %s; CI must provide it", tool)
+			}
+			t.Skipf("needs %s", tool)
+		}
+	}
+	// The private namespace reaches no registry: fetch Kafka here first.
+	if _, err := local.Install(context.Background(), testcluster.Version(), t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("unshare", "--net", os.Args[0], "-test.run=^TestBesideDocker$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), privateNet+"=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("in a network namespace of its own:\n%s", out)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+}
+
+func besideDocker(t *testing.T) {
+	run := func(name string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command(name, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("ip", "link", "set", "lo", "up")
+	// What dockerd does, here only.
+	if err := os.WriteFile("/proc/sys/net/bridge/bridge-nf-call-iptables", []byte("1"), 0o644); err != nil {
+		t.Fatalf("bridge netfilter: %v", err)
+	}
+	run("iptables", "-P", "FORWARD", "DROP")
+
+	t.Setenv("KAFKABOOK_STATE", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := cluster.Config{Kafka: testcluster.Version(), Nodes: 2}
+
+	// Without the rule: up fails before starting Kafka, naming the cause.
+	local.SkipForwardRule(true)
+	cfg.Name = testcluster.Name()
+	b, err := local.New(cfg.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = b.Up(ctx, cfg, t.Logf)
+	local.SkipForwardRule(false)
+	if err == nil {
+		b.Down(ctx, t.Logf)
+		t.Fatal("up succeeded with FORWARD dropping bridged frames and no rule")
+	}
+	t.Logf("up without the rule, after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	for _, want := range []string{"cannot reach", "checked before starting Kafka", "bridge-nf-call-iptables=1", "policy is DROP", "no ACCEPT rule for bridge kb"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("up's error does not say %q", want)
+		}
+	}
+	if strings.Contains(err.Error(), "exited while starting") {
+		t.Errorf("a JVM was started although the nodes cannot reach each other")
+	}
+	if left := b.Leftovers(); len(left) > 0 {
+		t.Errorf("after the failed up: %v", left)
+	}
+
+	// With it: the nodes form a cluster.
+	cfg.Name = testcluster.Name()
+	if b, err = local.New(cfg.Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Up(ctx, cfg, t.Logf); err != nil {
+		b.Down(ctx, t.Logf)
+		t.Fatalf("up beside a dropping FORWARD chain: %v", err)
+	}
+	rules := run("iptables", "-S", "FORWARD")
+	if !strings.Contains(rules, `--comment "kafkabook cluster `+cfg.Name+`" -j ACCEPT`) {
+		t.Errorf("no rule of cluster %s in FORWARD:\n%s", cfg.Name, rules)
+	}
+	if !strings.Contains(rules, "-P FORWARD DROP") {
+		t.Errorf("the FORWARD policy changed:\n%s", rules)
+	}
+	// A crash that leaves a damaged state file: down still removes the rule.
+	stateFile := os.Getenv("KAFKABOOK_STATE") + "/clusters/" + cfg.Name + "/state.json"
+	if err := os.WriteFile(stateFile, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Down(ctx, t.Logf); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if left := b.Leftovers(); len(left) > 0 {
+		t.Errorf("after down: %v", left)
+	}
+	if rules := run("iptables", "-S", "FORWARD"); strings.Contains(rules, "kafkabook") {
+		t.Errorf("after down, FORWARD still holds:\n%s", rules)
+	}
+}

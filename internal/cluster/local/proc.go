@@ -1,0 +1,145 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/poll"
+)
+
+// procInfo is what /proc says about a pid: its state letter (R, S, T, Z...)
+// and its start time in clock ticks since boot.
+func procInfo(pid int) (stateLetter byte, start uint64, ok bool) {
+	if pid <= 0 {
+		return 0, 0, false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	// The command name may hold spaces and parentheses: fields start after
+	// the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, 0, false
+	}
+	start, _ = strconv.ParseUint(f[19], 10, 64)
+	return f[0][0], start, true
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	st, _, ok := procInfo(pid)
+	return ok && st != 'Z' && st != 'X'
+}
+
+// comm is a process's command name, for messages.
+func comm(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// pids lists every process on the host.
+func pids() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// alive reports whether the node's recorded process still runs (a zombie
+// does not count), and whether it is frozen by SIGSTOP.
+func (n nodeState) alive() (alive, stopped bool) {
+	st, start, ok := procInfo(n.PID)
+	if !ok || start != n.StartTime || st == 'Z' || st == 'X' {
+		return false, false
+	}
+	return true, st == 'T' || st == 't'
+}
+
+// signal sends sig to the node's process if it is still the one we started.
+func (n nodeState) signal(sig syscall.Signal) error {
+	if alive, _ := n.alive(); !alive {
+		return nil
+	}
+	return syscall.Kill(n.PID, sig)
+}
+
+// waitGone waits until the node's process has exited, telling progress
+// about it when that takes a while.
+func (n nodeState) waitGone(ctx context.Context, timeout time.Duration, progress cluster.Progress) error {
+	return poll.Until(ctx, 50*time.Millisecond, timeout, progress, func(context.Context) (bool, string, error) {
+		alive, _ := n.alive()
+		return !alive, fmt.Sprintf("waiting for %s (pid %d) to exit", n.Name, n.PID), nil
+	})
+}
+
+// waitPIDsGone waits until none of pids runs.
+func waitPIDsGone(ctx context.Context, pids []int, timeout time.Duration) error {
+	return poll.Until(ctx, 50*time.Millisecond, timeout, nil, func(context.Context) (bool, string, error) {
+		var left []string
+		for _, pid := range pids {
+			if running(pid) {
+				left = append(left, strconv.Itoa(pid))
+			}
+		}
+		return len(left) == 0, "pids " + strings.Join(left, ", ") + " still running", nil
+	})
+}
+
+// javaPIDsUnder finds live processes whose command line mentions dir: the
+// JVMs of a cluster, whoever started them.
+func javaPIDsUnder(dir string) []int {
+	var out []int
+	for _, pid := range pids() {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(cmdline), dir+"/") && running(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// pidsInNetns finds live processes inside any of the network namespaces
+// with the given inodes, by inode.
+func pidsInNetns(inodes map[uint64]string) map[int]string {
+	out := map[int]string{}
+	if len(inodes) == 0 {
+		return out
+	}
+	for _, pid := range pids() {
+		link, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+		if err != nil {
+			continue
+		}
+		var ino uint64
+		if _, err := fmt.Sscanf(link, "net:[%d]", &ino); err != nil {
+			continue
+		}
+		if node, ok := inodes[ino]; ok && running(pid) {
+			out[pid] = node
+		}
+	}
+	return out
+}

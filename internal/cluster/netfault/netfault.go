@@ -1,0 +1,170 @@
+// Package netfault cuts and degrades the network between a cluster's
+// nodes with iptables rules inside each node's own network namespace, for
+// every backend that can run iptables there (the local backend's
+// namespaces, the docker backend's containers). The rules live in two
+// chains of kafkabook's own: kbcut holds partitions (a DROP per peer
+// address and direction, limited to the broker port for a partition that
+// keeps the quorum), kbloss the random drops of `loss` (the statistic
+// match). Traffic between the host and a node never matches a partition
+// rule, so clients still reach every node. The rules live and die with the
+// namespaces; Heal flushes them. Delay is not offered: these kernels have
+// no tc netem.
+package netfault
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+)
+
+const (
+	cutChain  = "kbcut"
+	lossChain = "kbloss"
+)
+
+// Node is one node's network namespace as the rules see it.
+type Node struct {
+	Name string
+	IP   string // its address on the cluster's network
+	// Iptables runs `iptables -w ARGS` inside the node's namespace and
+	// returns its output; its error says which node and command failed.
+	Iptables func(ctx context.Context, args ...string) (string, error)
+}
+
+func (n Node) run(ctx context.Context, args ...string) error {
+	_, err := n.Iptables(ctx, args...)
+	return err
+}
+
+// Prepare creates kafkabook's chains in the node's namespace and hooks them
+// into INPUT and OUTPUT once; the loss chain spares loopback, so a node
+// still reaches itself.
+func Prepare(ctx context.Context, n Node) error {
+	for _, chain := range []string{cutChain, lossChain} {
+		if n.run(ctx, "-n", "-L", chain) != nil {
+			if err := n.run(ctx, "-N", chain); err != nil {
+				return err
+			}
+		}
+	}
+	hooks := [][]string{
+		{"INPUT", "-j", cutChain},
+		{"OUTPUT", "-j", cutChain},
+		{"INPUT", "!", "-i", "lo", "-j", lossChain},
+		{"OUTPUT", "!", "-o", "lo", "-j", lossChain},
+	}
+	for _, h := range hooks {
+		if n.run(ctx, append([]string{"-C"}, h...)...) != nil {
+			if err := n.run(ctx, append([]string{"-I"}, h...)...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Partition stops traffic from every node of from to every node of to,
+// and back unless cut.OneWay. With cut.KeepQuorum only packets to or from
+// brokerPort are dropped (a node's connections to a peer's broker listener
+// and that listener's answers), so the controller listeners, on their own
+// port, still form one quorum across the cut. The nodes must be prepared.
+func Partition(ctx context.Context, from, to []Node, cut cluster.Cut, brokerPort int) error {
+	// ports are the rule matches of what is cut: everything, or TCP to
+	// and from the broker listener (ephemeral ports never take its
+	// number: they start above 32767).
+	ports := [][]string{nil}
+	if cut.KeepQuorum {
+		bp := strconv.Itoa(brokerPort)
+		ports = [][]string{{"-p", "tcp", "--dport", bp}, {"-p", "tcp", "--sport", bp}}
+	}
+	drop := func(a, z Node) error {
+		// a's packets to z are dropped as they leave a and, should one
+		// get through, as they arrive at z.
+		for _, match := range ports {
+			out := append(append([]string{"-A", cutChain, "-d", z.IP}, match...), "-j", "DROP")
+			if err := a.run(ctx, out...); err != nil {
+				return err
+			}
+			in := append(append([]string{"-A", cutChain, "-s", a.IP}, match...), "-j", "DROP")
+			if err := z.run(ctx, in...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, f := range from {
+		for _, t := range to {
+			if f.Name == t.Name {
+				return fmt.Errorf("partition: %s is on both sides", f.Name)
+			}
+			if err := drop(f, t); err != nil {
+				return err
+			}
+			if !cut.OneWay {
+				if err := drop(t, f); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Loss drops percent of the packets on the node's links, both ways, and
+// replaces any loss set before; 0 removes it. The node must be prepared.
+func Loss(ctx context.Context, n Node, percent int) error {
+	if percent < 0 || percent > 100 {
+		return fmt.Errorf("loss %s %d%%: want 0%% to 100%%", n.Name, percent)
+	}
+	if err := n.run(ctx, "-F", lossChain); err != nil {
+		return err
+	}
+	if percent == 0 {
+		return nil
+	}
+	rule := []string{"-A", lossChain, "-j", "DROP"}
+	if percent < 100 {
+		rule = []string{"-A", lossChain, "-m", "statistic", "--mode", "random",
+			"--probability", fmt.Sprintf("%.4f", float64(percent)/100), "-j", "DROP"}
+	}
+	return n.run(ctx, rule...)
+}
+
+// Heal flushes every partition and loss rule of the nodes; a node whose
+// chains were never made has nothing to heal.
+func Heal(ctx context.Context, nodes []Node) error {
+	for _, n := range nodes {
+		for _, chain := range []string{cutChain, lossChain} {
+			if n.run(ctx, "-n", "-L", chain) != nil {
+				continue // never made (or no iptables here): nothing to heal
+			}
+			if err := n.run(ctx, "-F", chain); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Rules lists the rules in place, by node name: empty when the network is
+// whole.
+func Rules(ctx context.Context, nodes []Node) map[string][]string {
+	out := map[string][]string{}
+	for _, n := range nodes {
+		for _, chain := range []string{cutChain, lossChain} {
+			rules, err := n.Iptables(ctx, "-S", chain)
+			if err != nil {
+				continue // no chain yet: no rules
+			}
+			for _, r := range strings.Split(strings.TrimSpace(rules), "\n") {
+				if strings.HasPrefix(r, "-A ") {
+					out[n.Name] = append(out[n.Name], r)
+				}
+			}
+		}
+	}
+	return out
+}

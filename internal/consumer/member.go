@@ -1,0 +1,235 @@
+package consumer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// Subcommand is the hidden command line word that makes a kafkabook
+// binary (or a test binary that forwards it) run one member:
+// `kafkabook consumer-member SPEC-JSON`.
+const Subcommand = "consumer-member"
+
+// Spec is one member process, as the engine launches it.
+type Spec struct {
+	Brokers    []string      `json:"brokers"`
+	Topic      string        `json:"topic"`
+	Group      string        `json:"group"`
+	Member     int           `json:"member"`
+	Commit     string        `json:"commit"` // auto, after or before
+	AutoCommit time.Duration `json:"auto_commit"`
+	Batch      int           `json:"batch"`
+	Work       time.Duration `json:"work"`
+	Dedup      string        `json:"dedup"` // none, table or transactional
+	CrashAt    int           `json:"crash_at"`
+	CrashPoint string        `json:"crash_point"` // work, effect or handled
+	Store      string        `json:"store"`       // the SQLite file
+}
+
+// Commit modes, dedup modes and crash points, as the runbook writes them.
+const (
+	CommitAuto   = "auto"
+	CommitGreedy = "greedy"
+	CommitAfter  = "after"
+	CommitBefore = "before"
+
+	DedupNone          = "none"
+	DedupTable         = "table"
+	DedupTransactional = "transactional"
+
+	CrashWork    = "work"
+	CrashEffect  = "effect"
+	CrashHandled = "handled"
+)
+
+// Main runs the member of args[0], a Spec in JSON, until SIGTERM or
+// SIGINT, reporting on stdout; it returns the process's exit code. A
+// crash (--crash-at) never returns: the process kills itself.
+func Main(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "usage: kafkabook %s SPEC-JSON (started by kafkabook run, not by hand)\n", Subcommand)
+		return 2
+	}
+	var spec Spec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", Subcommand, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	// kafkabook holds the other end of stdin: when it ends, kafkabook is
+	// gone, and a member must not outlive its run.
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}()
+	if err := Run(ctx, spec, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "member %d of group %s: %v\n", spec.Member, spec.Group, err)
+		return 1
+	}
+	return 0
+}
+
+// member is one running member: its client, its store and its report.
+type member struct {
+	spec  Spec
+	kc    *kafka.Member
+	store *Store
+
+	mu  sync.Mutex
+	out io.Writer
+	n   int // records received
+}
+
+// Run is the member: poll, handle each record as the spec says, report.
+// When ctx ends it finishes the batch in hand, then leaves the group.
+func Run(ctx context.Context, spec Spec, out io.Writer) error {
+	m := &member{spec: spec, out: out}
+	store, err := OpenStore(spec.Store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	m.store = store
+	ms := kafka.MemberSpec{Topic: spec.Topic, Group: spec.Group}
+	if spec.Commit == CommitAuto || spec.Commit == CommitGreedy {
+		ms.AutoCommit, ms.Greedy = spec.AutoCommit, spec.Commit == CommitGreedy
+		ms.OnCommit = m.autoCommitted
+	}
+	if m.kc, err = kafka.JoinGroup(spec.Brokers, ms); err != nil {
+		return err
+	}
+	defer m.kc.Close()
+	// Handling a batch is not interrupted by the end of ctx: a clean stop
+	// finishes what it was given, as a server draining would.
+	work := context.WithoutCancel(ctx)
+	for ctx.Err() == nil {
+		recs, err := m.kc.Poll(ctx, spec.Batch)
+		if err != nil {
+			return err
+		}
+		for _, d := range recs {
+			m.report(results.EventDeliver, d, d.Offset)
+		}
+		for _, d := range recs {
+			if err := m.handle(work, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// handle is the article's handler, in the order the spec's modes give:
+// commit first (before), skip what event_handled knows (dedup), process,
+// apply the effect, mark it handled (dedup table, in a second
+// transaction), commit last (after).
+func (m *member) handle(ctx context.Context, d kafka.Delivered) error {
+	m.n++
+	crash := m.spec.CrashAt == m.n
+	event := d.Event
+	if event == "" {
+		event = d.ID
+	}
+	if m.spec.Commit == CommitBefore {
+		if err := m.commit(ctx, d); err != nil {
+			return err
+		}
+	}
+	if m.spec.Dedup != DedupNone {
+		seen, err := m.store.Handled(ctx, event)
+		if err != nil {
+			return fmt.Errorf("checking event_handled for %s: %w", event, err)
+		}
+		if seen {
+			m.report(results.EventSkip, d, d.Offset)
+			if m.spec.Commit == CommitAfter {
+				return m.commit(ctx, d)
+			}
+			return nil
+		}
+	}
+	if crash && m.spec.CrashPoint == CrashWork {
+		time.Sleep(m.spec.Work / 2)
+		m.crash(d)
+	}
+	time.Sleep(m.spec.Work)
+	if err := m.store.Apply(ctx, d.Key, event, m.spec.Dedup == DedupTransactional); err != nil {
+		return fmt.Errorf("applying %s: %w", d.ID, err)
+	}
+	m.report(results.EventEffect, d, d.Offset)
+	if crash && m.spec.CrashPoint == CrashEffect {
+		m.crash(d)
+	}
+	switch m.spec.Dedup {
+	case DedupTable:
+		if err := m.store.MarkHandled(ctx, event); err != nil {
+			return fmt.Errorf("inserting %s into event_handled: %w", event, err)
+		}
+		m.report(results.EventHandled, d, d.Offset)
+	case DedupTransactional:
+		m.report(results.EventHandled, d, d.Offset)
+	}
+	if crash && m.spec.CrashPoint == CrashHandled {
+		m.crash(d)
+	}
+	if m.spec.Commit == CommitAfter {
+		return m.commit(ctx, d)
+	}
+	return nil
+}
+
+func (m *member) commit(ctx context.Context, d kafka.Delivered) error {
+	if err := m.kc.Commit(ctx, d); err != nil {
+		return err
+	}
+	m.report(results.EventCommit, d, d.Offset+1)
+	return nil
+}
+
+// autoCommitted reports what an auto-commit committed.
+func (m *member) autoCommitted(offsets map[int32]int64, err error) {
+	if err != nil {
+		return // the next one retries; the admin API samples say what stuck
+	}
+	for p, o := range offsets {
+		m.report(results.EventCommit, kafka.Delivered{Partition: p}, o)
+	}
+}
+
+// crash reports the crash and kills the process with SIGKILL: no deferred
+// function runs, no commit is sent, as when a server dies.
+func (m *member) crash(d kafka.Delivered) {
+	m.report(results.EventCrash, d, d.Offset)
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // SIGKILL cannot be caught; wait for it
+}
+
+// report writes one event as a line of JSON with one write call: a pipe
+// keeps every whole line written before the process died.
+func (m *member) report(kind string, d kafka.Delivered, offset int64) {
+	ev := results.ConsumerEvent{
+		At: time.Now().UTC(), Member: m.spec.Member, Kind: kind,
+		Partition: d.Partition, Offset: offset, ID: d.ID,
+	}
+	if d.Event != "" && d.Event != d.ID {
+		ev.Event = d.Event
+	}
+	line, _ := json.Marshal(ev) // plain data: cannot fail
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.out.Write(append(line, '\n')); err != nil && !errors.Is(err, os.ErrClosed) {
+		fmt.Fprintf(os.Stderr, "member %d: reporting: %v\n", m.spec.Member, err)
+	}
+}

@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// group is a consumer group of this run: its consume step, its members
+// (one running at a time) and the events they reported that are not yet
+// written to the event stream.
+type group struct {
+	label, name string
+	topic       *topicState
+	step        runbook.Step
+	store       string // the SQLite file, absolute
+
+	mu       sync.Mutex
+	members  []*member
+	pending  []results.ConsumerEvent // not yet written to the event stream
+	events   []results.ConsumerEvent // every report, for the tally
+	inHand   map[recordKey]bool      // delivered to the running member, not yet applied or skipped
+	lastSeen map[int32]int64         // last committed offsets sampled, to record changes only
+	end      map[int32]int64         // end offsets when the members were stopped
+	tally    *results.ConsumerTally
+}
+
+type recordKey struct {
+	p int32
+	o int64
+}
+
+// memberStopWait bounds a clean stop: the member finishes the batch in
+// The member runs as a process of its own (kafkabook consumer-member),
+// so that crash consumer is a real SIGKILL. The step returns once the
+// process runs; the & says that the member goes on.
+func consume(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.String("group")
+	t := r.topic(s.Args[0].Text)
+	g := &group{
+		label: label, name: r.realName(label), topic: t, step: s,
+		store:  filepath.Join(r.opts.Dir, storeFile(label, r.num)),
+		inHand: map[recordKey]bool{},
+	}
+	r.mu.Lock()
+	r.groups[label] = g
+	r.groupOrder = append(r.groupOrder, label)
+	r.mu.Unlock()
+	settings := map[string]string{}
+	// The settings that shape the experiment: those given, and the
+	// defaults that apply (the batch always, the interval when the client
+	// commits on a timer).
+	for _, f := range []string{"batch", "work", "auto-commit-interval", "crash-at", "crash-point"} {
+		applies := s.Has(f) || f == "batch" || f == "auto-commit-interval" && autoCommits(s)
+		if v := s.String(f); applies && v != "" {
+			settings[f] = v
+		}
+	}
+	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
+		Group: g.name, Label: label, Topic: t.label, Commit: s.String("commit"), Dedup: s.String("dedup"),
+		Store: filepath.Base(g.store), Pos: s.Pos.String(), Settings: settings,
+		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
+	})
+	m, err := r.startMember(ctx, g, true)
+	if err != nil {
+		return err
+	}
+	log.line("member %d of group %s started (pid %d): commit %s, dedup %s, batch %d%s",
+		m.n, label, m.pid, s.String("commit"), s.String("dedup"), s.Int("batch"), workText(s))
+	return nil
+}
+
+func workText(s runbook.Step) string {
+	var b strings.Builder
+	if s.Has("work") {
+		fmt.Fprintf(&b, ", %s of work a message", s.String("work"))
+	}
+	if autoCommits(s) {
+		fmt.Fprintf(&b, ", auto-commit every %s", s.String("auto-commit-interval"))
+	}
+	if s.Has("crash-at") {
+		fmt.Fprintf(&b, "; crashes at message %d (%s)", s.Int("crash-at"), s.String("crash-point"))
+	}
+	return b.String()
+}
+
+// autoCommits reports whether the consume step's client commits on a timer.
+func autoCommits(s runbook.Step) bool {
+	c := s.String("commit")
+	return c == consumer.CommitAuto || c == consumer.CommitGreedy
+}
+
+// storeFile is the name of a group's store in the evidence directory.
+func storeFile(label string, run int) string {
+	return fmt.Sprintf("consumer-%s-r%d.sqlite", label, run)
+}
+
+// startMember launches the next member of g; the consume step's member
+// memberCommand is the program that runs a member: this kafkabook binary
+// watchMember reads a member's reports until its output ends, then reaps
+// add takes one report of the running member.
+func (g *group) add(ev results.ConsumerEvent) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending = append(g.pending, ev)
+	g.events = append(g.events, ev)
+	k := recordKey{ev.Partition, ev.Offset}
+	switch ev.Kind {
+	case results.EventDeliver:
+		g.inHand[k] = true
+	case results.EventEffect:
+		delete(g.inHand, k)
+	case results.EventSkip:
+		delete(g.inHand, k)
+	case results.EventCrash:
+		if m := g.running(); m != nil {
+			m.crashed = true
+		}
+	}
+}
+
+// running is the member whose process still runs, or nil. g.mu is held.
+func (g *group) running() *member {
+	for _, m := range g.members {
+		select {
+		case <-m.done:
+		default:
+			return m
+		}
+	}
+	return nil
+}
+
+// group returns the run's group by its label.
+func (r *runner) group(label string) (*group, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	g := r.groups[label]
+	if g == nil {
+		return nil, fmt.Errorf("no consumer group %s in this run", label) // runbook.Load rejects it first
+	}
+	return g, nil
+}
+
+// groupList is the run's groups in the order of their consume steps.
+func (r *runner) groupList() []*group {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*group, 0, len(r.groupOrder))
+	for _, l := range r.groupOrder {
+		out = append(out, r.groups[l])
+	}
+	return out
+}
+
+// flushGroups writes the members' pending reports, one event per group.
+func (r *runner) flushGroups() {
+	groups := r.groupList()
+	for _, g := range groups {
+		g.mu.Lock()
+		evs := g.pending
+		g.pending = nil
+		g.mu.Unlock()
+		if len(evs) > 0 {
+			r.ev.Emit(results.KindConsumerEvents, r.num, results.ConsumerEventsEvent{Group: g.name, Events: evs})
+		}
+	}
+}
+
+// crashConsumer: crash consumer G — SIGKILL, then a check that the
+// process is gone.
+func crashConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	g, err := r.group(s.Args[0].Text)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	m := g.running()
+	if m != nil {
+		m.killed = "crash consumer at " + s.Pos.String()
+	}
+	g.mu.Unlock()
+	if m == nil {
+		return fmt.Errorf("group %s has no running member to crash (start consumer %s starts one)", g.label, g.label)
+	}
+	if err := m.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("killing member %d (pid %d): %w", m.n, m.pid, err)
+	}
+	select {
+	case <-m.done:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("member %d (pid %d) still runs 10s after SIGKILL", m.n, m.pid)
+	}
+	if err := syscall.Kill(m.pid, 0); !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("member %d (pid %d) is not gone after SIGKILL: %v", m.n, m.pid, err)
+	}
+	log.line("killed member %d (pid %d) with SIGKILL; the process is gone", m.n, m.pid)
+	return nil
+}
+
+// startConsumer: start consumer G — a new member that resumes from the
+// committed offsets.
+func startConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	g, err := r.group(s.Args[0].Text)
+	if err != nil {
+		return err
+	}
+	committed, _ := r.admin.Committed(ctx, g.name, g.topic.name)
+	m, err := r.startMember(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	log.line("member %d of group %s started (pid %d); committed offsets now: %s", m.n, g.label, m.pid, showOffsets(committed))
+	return nil
+}
+
+// stopConsumer: stop consumer G — SIGTERM: the member finishes its batch,
+// commits as its mode does, and leaves the group.
+func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	g, err := r.group(s.Args[0].Text)
+	if err != nil {
+		return err
+	}
+	m, err := r.stopMember(g, "stop consumer at "+s.Pos.String(), false)
+	if err != nil {
+		return err
+	}
+	if m == nil {
+		return fmt.Errorf("group %s has no running member to stop", g.label)
+	}
+	log.line("member %d (pid %d) stopped", m.n, m.pid)
+	return nil
+}
+
+// stopMember stops g's running member cleanly, killing it when it does
+// waitConsumer: wait consumer G — until the group's member has caught up
+// (nothing unhandled in hand, committed offsets at the end of every
+// partition), or has crashed: a member started with --crash-at is waited
+// for until it crashes.
+func waitConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	g, err := r.group(s.Args[0].Text)
+	if err != nil {
+		return err
+	}
+	return poll.Until(ctx, 200*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
+		g.mu.Lock()
+		m, inHand := g.running(), len(g.inHand)
+		var last *member
+		if len(g.members) > 0 {
+			last = g.members[len(g.members)-1]
+		}
+		g.mu.Unlock()
+		if m == nil {
+			if last == nil {
+				return false, "", fmt.Errorf("group %s has no member", g.label)
+			}
+			how, why := last.how()
+			if how == results.MemberCrashed {
+				log.line("member %d (pid %d) crashed: %s", last.n, last.pid, why)
+				return true, "", nil
+			}
+			return false, "", fmt.Errorf("group %s has no running member (member %d %s: %s): it would never catch up", g.label, last.n, how, why)
+		}
+		end, err := r.admin.EndOffsets(ctx, g.topic.name)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		behind := 0
+		for p, e := range end {
+			behind += int(max(e-max(committed[p], 0), 0))
+		}
+		if behind == 0 && inHand == 0 {
+			log.line("group %s caught up: committed %s", g.label, showOffsets(committed))
+			return true, "", nil
+		}
+		return false, fmt.Sprintf("group %s: %d record(s) not committed, %d in hand", g.label, behind, inHand), nil
+	})
+}
+
+// offsets: offsets G — the committed offsets, asked of the cluster.
+func offsets(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	g, err := r.group(s.Args[0].Text)
+	if err != nil {
+		return err
+	}
+	committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+	if err != nil {
+		return err
+	}
+	end, err := r.admin.EndOffsets(ctx, g.topic.name)
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	var samples []results.OffsetSample
+	for _, p := range slices.Sorted(maps.Keys(end)) {
+		c, ok := committed[p]
+		if !ok {
+			c = -1
+		}
+		samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: c})
+		shown := "none"
+		if ok {
+			shown = fmt.Sprint(c)
+		}
+		log.line("%s partition %d: committed %s, end %d", g.label, p, shown, end[p])
+	}
+	r.ev.Emit(results.KindOffsets, r.num, results.OffsetsEvent{Group: g.name, Samples: samples})
+	return nil
+}
+
+// showOffsets formats committed offsets by partition: "p0=10 p1=4", or
+// "none".
+func showOffsets(o map[int32]int64) string {
+	if len(o) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(o)) {
+		parts = append(parts, fmt.Sprintf("p%d=%d", p, o[p]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// offsetsEvery is how often the committed offsets of every group with a
+// running member are asked of the cluster; a sample is recorded when they
+// changed.
+const offsetsEvery = 250 * time.Millisecond
+
+// sampleOffsets records the committed offsets of every group whose member
+// runs, when they changed since the last sample.
+func (r *runner) sampleOffsets(ctx context.Context) {
+	groups := r.groupList()
+	for _, g := range groups {
+		g.mu.Lock()
+		live := g.running() != nil
+		g.mu.Unlock()
+		if !live {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+		cancel()
+		if err != nil || maps.Equal(committed, g.lastSeen) {
+			continue
+		}
+		g.lastSeen = committed
+		at := time.Now().UTC()
+		var samples []results.OffsetSample
+		for _, p := range slices.Sorted(maps.Keys(committed)) {
+			samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: committed[p]})
+		}
+		r.ev.Emit(results.KindOffsets, r.num, results.OffsetsEvent{Group: g.name, Samples: samples})
+	}
+}
+
+// stopMembers stops every running member, cleanly or, when the run
+// failed, at once with SIGKILL; and records each group's end offsets for
+// tallyGroups tallies every group once its members have stopped: their
+// reports, the store and the committed offsets, asked of the cluster.
+func (r *runner) tallyGroups(ctx context.Context) error {
+	for _, g := range r.groupList() {
+		label := g.label
+		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+		if err != nil {
+			return err
+		}
+		store, err := consumer.OpenStore(g.store)
+		if err != nil {
+			return err
+		}
+		contents, err := store.Read(ctx)
+		store.Close()
+		if err != nil {
+			return fmt.Errorf("reading the store of group %s: %w", label, err)
+		}
+		g.mu.Lock()
+		evs := slices.Clone(g.events)
+		g.mu.Unlock()
+		t := results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
+		r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+		g.tally = &t
+		r.con.printf("  group %s: delivered %d, applied %d, applied twice %d, skipped %d, unapplied %d, pending %d; committed %s\n",
+			label, t.Delivered, t.Applied, len(t.AppliedTwice), len(t.Skipped), len(t.Unapplied), len(t.Pending), showOffsets(t.Committed))
+		if len(t.Unapplied) > 0 {
+			r.con.printf("    never applied although committed: %s\n", strings.Join(t.Unapplied, " "))
+		}
+		if t.StoreTotal != int64(t.Effects) {
+			r.con.printf("    the store counts %d effects, the members reported %d: a member died between an effect and its report\n", t.StoreTotal, t.Effects)
+		}
+	}
+	return r.evidenceErr()
+}

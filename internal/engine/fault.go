@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
+// Targets are resolved when the step runs: leader(T) is partition 0's
+// leader at that moment.
+func fault(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	var nodes []string
+	for _, a := range s.Args {
+		ns, err := r.nodes(ctx, a.Target())
+		if err != nil {
+			return err
+		}
+		nodes = append(nodes, ns...)
+	}
+	op := cluster.Op(s.Name)
+	at := time.Now().UTC()
+	if err := r.opts.Backend.Apply(ctx, op, nodes, log.progress); err != nil {
+		return err
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
+	r.mu.Lock()
+	for _, n := range nodes {
+		switch op {
+		case cluster.Kill, cluster.Stop:
+			r.downBy[n] = s
+		case cluster.Start:
+			delete(r.downBy, n)
+		}
+	}
+	r.mu.Unlock()
+	log.line("%s %s", op, strings.Join(nodes, " "))
+	return nil
+}
+
+// netFaults is the backend's finer network faults, or an error naming the
+// backend that cannot inject them.
+func (r *runner) netFaults() (cluster.NetFaults, error) {
+	nf, ok := r.opts.Backend.(cluster.NetFaults)
+	if !ok {
+		return nil, fmt.Errorf("this cluster backend cannot partition the network or drop packets")
+	}
+	return nf, nil
+}
+
+// partition: partition NODE... | NODE... [--one-way] [--keep-quorum]
+//
+// The fault event names the partition as written, flags included
+// ("k1 | k2 k3 --keep-quorum"), so that the report's shading says which
+// traffic was cut.
+func partition(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	left, right, _ := s.Sides() // checked by runbook.Load
+	cut := cluster.Cut{OneWay: s.Bool("one-way"), KeepQuorum: s.Bool("keep-quorum")}
+	at := time.Now().UTC()
+	if err := nf.Partition(ctx, left, right, cut); err != nil {
+		return err
+	}
+	nodes := append(append(slices.Clone(left), "|"), right...)
+	written := slices.Clone(nodes)
+	how := "both ways"
+	if cut.OneWay {
+		how = "from the left side to the right only"
+		written = append(written, "--one-way")
+	}
+	if cut.KeepQuorum {
+		how += ", broker listeners only: the controller quorum still talks across it"
+		written = append(written, "--keep-quorum")
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "partition", Nodes: written, Pos: s.Pos.String()})
+	log.line("partition %s (%s; clients still reach every node)", strings.Join(nodes, " "), how)
+	return nil
+}
+
+// heal: heal — removes every partition and packet loss.
+func heal(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	if err := nf.HealNetwork(ctx); err != nil {
+		return err
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
+	log.line("network healed: no partition, no loss")
+	return nil
+}
+
+// loss: loss NODE PERCENT
+func loss(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nf, err := r.netFaults()
+	if err != nil {
+		return err
+	}
+	nodes, err := r.nodes(ctx, s.Args[0].Target())
+	if err != nil {
+		return err
+	}
+	pct := s.Args[1].Percent()
+	at := time.Now().UTC()
+	if err := nf.Loss(ctx, nodes[0], pct); err != nil {
+		return err
+	}
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], s.Args[1].Text}, Pos: s.Pos.String()})
+	log.line("loss %s %d%%", nodes[0], pct)
+	return nil
+}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// final is the run's last word on every message: it heals the cluster
+// (every node started, resumed and rejoined, every ISR full), appends
+// sentinel records to every partition of every topic the run produced to
+// until its log has moved past every offset acknowledged before, then
+// reads each topic to its high watermark and classifies every message. A
+// message acknowledged and not found there is lost, with the proof in the
+// tally; `read` steps before it were snapshots.
+func (r *runner) final(ctx context.Context) (err error) {
+	r.con.printf("--- final read on the healed cluster ---\n")
+	// Recorded like a step, without a position: the notebook shows it
+	// after the runbook's last block.
+	log := newStepLog(r.con, runbook.Step{Text: "final read on the healed cluster"}, -1)
+	defer func() { r.ev.Emit(results.KindStep, r.num, log.done(err)) }()
+	if err := r.heal(ctx); err != nil {
+		return fmt.Errorf("healing the cluster for the final read: %w", err)
+	}
+	sentinel := results.SentinelPrefix + strings.TrimPrefix(r.suffix, "-")
+	for _, label := range r.producedTo() {
+		name := r.realName(label)
+		parts, err := r.partitions(ctx, name)
+		if err != nil {
+			return fmt.Errorf("partitions of %s: %w", label, err)
+		}
+		// The log of each partition must move past the highest offset
+		// anything was acknowledged at.
+		past := map[int32]int64{}
+		for _, p := range parts {
+			past[p.ID] = -1
+		}
+		for p, off := range r.ledger(label).HighestAcked() {
+			past[p] = max(past[p], off)
+		}
+		seeds := r.reachable(ctx)
+		at, err := kafka.AppendSentinels(ctx, seeds, name, past, sentinel)
+		if err != nil {
+			return err
+		}
+		tally, err := r.readTopic(ctx, label, seeds, log, true)
+		if err != nil {
+			return fmt.Errorf("final read of %s: %w", label, err)
+		}
+		for p, off := range at {
+			if tally.HighWatermarks[p] <= off {
+				return fmt.Errorf("final read of %s: partition %d's high watermark %d is not past its sentinel at offset %d", label, p, tally.HighWatermarks[p], off)
+			}
+		}
+		r.mu.Lock()
+		r.finals[label] = tally
+		snaps := slices.Clone(r.snapshots[label])
+		r.mu.Unlock()
+		r.ev.Emit(results.KindTally, r.num, tally)
+		log.line("%s:", label)
+		for _, l := range tallyLines(tally) {
+			log.line("  %s", l)
+		}
+		for _, s := range snaps {
+			log.line("  (the read at line %d saw present %d, unseen %d, lost %d)",
+				s.pos.Line, s.t.Present, len(s.t.Unseen), len(s.t.Lost))
+		}
+	}
+	return nil
+}
+
+// producedTo lists the labels of the topics the run produced to, in order
+// of first use.
+func (r *runner) producedTo() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, label := range r.order {
+		if r.topics[label].recorded() > 0 {
+			out = append(out, label)
+		}
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package engine
+
+// A consumer group member is a process of its own (see package consumer):
+// this file starts one, reads its reports, stops or kills it, and says how
+// it ended.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// member is one member process.
+type member struct {
+	n       int
+	pid     int
+	cmd     *exec.Cmd
+	stdin   interface{ Close() error }
+	done    chan struct{} // closed once the process is reaped and its output read
+	start   time.Time
+	end     time.Time
+	crashed bool        // it reported a crash (--crash-at)
+	killed  string      // why kafkabook killed or stopped it, "" if it did not
+	stderr  *tailBuffer // its last words
+	exitErr error
+}
+
+// hand first.
+func memberStopWait(s runbook.Step) time.Duration {
+	return time.Duration(s.Int("batch"))*s.Duration("work") + 30*time.Second
+}
+
+// consume: consume TOPIC --group G --commit auto|after|before ... &
+//
+// carries the crash flags, members started later do not.
+func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member, error) {
+	g.mu.Lock()
+	if m := g.running(); m != nil {
+		g.mu.Unlock()
+		return nil, fmt.Errorf("group %s: member %d (pid %d) still runs: crash consumer or stop consumer first", g.label, m.n, m.pid)
+	}
+	n := len(g.members) + 1
+	g.inHand = map[recordKey]bool{}
+	g.mu.Unlock()
+
+	s := g.step
+	spec := consumer.Spec{
+		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
+		Commit: s.String("commit"), Batch: s.Int("batch"), Work: s.Duration("work"),
+		Dedup: s.String("dedup"), Store: g.store,
+	}
+	if autoCommits(s) {
+		spec.AutoCommit = s.Duration("auto-commit-interval")
+	}
+	if first && s.Has("crash-at") {
+		spec.CrashAt, spec.CrashPoint = s.Int("crash-at"), s.String("crash-point")
+	}
+	js, _ := json.Marshal(spec) // plain data: cannot fail
+	exe, err := r.memberCommand()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, consumer.Subcommand, string(js))
+	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
+	// stops the members itself.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	m := &member{n: n, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	cmd.Stderr = m.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	// The member watches its stdin: when kafkabook dies, the pipe closes
+	// and the member kills itself, so no member outlives its run.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+	}
+	m.stdin, m.pid, m.start = stdin, cmd.Process.Pid, time.Now().UTC()
+	g.mu.Lock()
+	g.members = append(g.members, m)
+	g.mu.Unlock()
+	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
+	go r.watchMember(g, m, out)
+	return m, nil
+}
+
+// (or a test binary that forwards the subcommand: see Options).
+func (r *runner) memberCommand() (string, error) {
+	if r.opts.MemberCommand != "" {
+		return r.opts.MemberCommand, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding the kafkabook binary to run a consumer member: %w", err)
+	}
+	return exe, nil
+}
+
+// it and records how it ended.
+func (r *runner) watchMember(g *group, m *member, out interface{ Read([]byte) (int, error) }) {
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		var ev results.ConsumerEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			m.stderr.Write(append(append([]byte("unreadable report: "), sc.Bytes()...), '\n'))
+			continue
+		}
+		g.add(ev)
+	}
+	m.exitErr = m.cmd.Wait()
+	m.stdin.Close()
+	m.end = time.Now().UTC()
+	r.flushGroups()
+	g.mu.Lock()
+	end := results.Member{N: m.n, PID: m.pid, Start: m.start, End: m.end}
+	end.How, end.Reason = m.how()
+	g.mu.Unlock()
+	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: end})
+	close(m.done)
+}
+
+// how says how a member ended and why.
+func (m *member) how() (string, string) {
+	ws, _ := m.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.crashed:
+		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
+	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.killed != "":
+		return results.MemberCrashed, m.killed
+	case m.exitErr == nil && m.killed != "":
+		return results.MemberStopped, m.killed
+	case m.exitErr == nil:
+		return results.MemberStopped, "exited"
+	}
+	reason := m.exitErr.Error()
+	if last := strings.TrimSpace(m.stderr.String()); last != "" {
+		reason += ": " + last
+	}
+	return results.MemberFailed, reason
+}
+
+// not stop in time (or at once with kill); nil when none ran.
+func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
+	g.mu.Lock()
+	m := g.running()
+	if m != nil {
+		m.killed = why
+	}
+	g.mu.Unlock()
+	if m == nil {
+		return nil, nil
+	}
+	if kill {
+		m.cmd.Process.Signal(syscall.SIGKILL)
+		<-m.done
+		return m, nil
+	}
+	m.cmd.Process.Signal(syscall.SIGTERM)
+	wait := memberStopWait(g.step)
+	select {
+	case <-m.done:
+		return m, nil
+	case <-time.After(wait):
+	}
+	m.cmd.Process.Signal(syscall.SIGKILL)
+	<-m.done
+	return m, fmt.Errorf("member %d (pid %d) of group %s did not stop within %s of SIGTERM: killed", m.n, m.pid, g.label, wait)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// its tally: after the run, the final read's sentinels move them.
+func (r *runner) stopMembers(why string, kill bool) error {
+	groups := r.groupList()
+	var errs []error
+	for _, g := range groups {
+		if _, err := r.stopMember(g, why, kill); err != nil {
+			errs = append(errs, err)
+		}
+		if g.end == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			g.end, _ = r.admin.EndOffsets(ctx, g.topic.name)
+			cancel()
+		}
+	}
+	r.flushGroups()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// Bounds of a read: the whole read, and how long it waits for the high
+// watermarks to stand still (quiet) before it reads anyway.
+const (
+	readTimeout = 60 * time.Second
+	settleLimit = 10 * time.Second
+	settleQuiet = time.Second
+)
+
+// read: read TOPIC [--via NODE] — a snapshot: what is visible now.
+//
+//	high watermark=10, read 10 messages (m-001 .. m-010)
+//	acked 20: present 10, unseen 10 (m-011 ... m-020: acknowledged at or above the high watermark; the final read decides)
+func read(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.Args[0].Text
+	seeds, via, err := r.seeds(ctx, s)
+	if err != nil {
+		return err
+	}
+	tally, err := r.readTopic(ctx, label, seeds, log, false)
+	if err != nil {
+		return err
+	}
+	tally.Via, tally.Pos = via, s.Pos.String()
+	r.mu.Lock()
+	r.snapshots[label] = append(r.snapshots[label], snapshot{s.Pos, tally})
+	r.mu.Unlock()
+	r.ev.Emit(results.KindTally, r.num, tally)
+	for _, l := range tallyLines(tally) {
+		log.line("%s", l)
+	}
+	return nil
+}
+
+// snapshot is the tally of a `read` step.
+type snapshot struct {
+	pos runbook.Pos
+	t   results.Tally
+}
+
+// readTopic reads a topic of the run to its settled high watermark and
+// classifies every message of its ledger against what it found and what
+// earlier reads of the run found.
+func (r *runner) readTopic(ctx context.Context, label string, seeds []string, log *stepLog, final bool) (results.Tally, error) {
+	rd, err := kafka.ReadAll(ctx, seeds, r.realName(label), kafka.ReadOptions{
+		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress,
+	})
+	if err != nil {
+		return results.Tally{}, err
+	}
+	r.mu.Lock()
+	seen := r.seen[label]
+	if seen == nil {
+		seen = &results.Seen{}
+		r.seen[label] = seen
+	}
+	r.mu.Unlock()
+	tally := results.ClassifyRead(r.ledger(label), rd.Records, rd.HW, seen, final)
+	tally.At, tally.Settled, tally.Final = time.Now().UTC(), rd.Settled, final
+	r.mu.Lock()
+	seen.Remember(rd.Records)
+	r.mu.Unlock()
+	return tally, nil
+}
+
+// tallyLines is what a read prints.
+func tallyLines(t results.Tally) []string {
+	var hws []string
+	for p := int32(0); int(p) < len(t.HighWatermarks); p++ {
+		hws = append(hws, fmt.Sprint(t.HighWatermarks[p]))
+	}
+	line := fmt.Sprintf("high watermark=%s, read %d records", strings.Join(hws, ","), t.Read)
+	if !t.Settled {
+		line += fmt.Sprintf(" (still moving after %s: read anyway)", settleLimit)
+	}
+	out := []string{line}
+	line = fmt.Sprintf("acked %d: present %d, lost %d%s", t.Acked, t.Present, len(t.Lost), idList(t.LostIDs()))
+	if len(t.Unseen) > 0 {
+		line += fmt.Sprintf(", unseen %d%s", len(t.Unseen), idList(t.Unseen))
+	}
+	out = append(out, line)
+	if len(t.Unseen) > 0 && !t.Final {
+		out = append(out, "unseen: acknowledged at or above the high watermark read; not visible yet, not lost (the final read decides)")
+	}
+	for _, l := range t.Lost[:min(len(t.Lost), 1)] {
+		found := "nothing"
+		if l.Found != "" {
+			found = l.Found
+		}
+		out = append(out, fmt.Sprintf("lost, e.g. %s: acknowledged at offset %d of partition %d; the log reached %d and holds %s there", l.ID, l.Offset, l.Partition, l.HighWatermark, found))
+	}
+	if len(t.Duplicates) > 0 {
+		out = append(out, fmt.Sprintf("duplicates %d%s", len(t.Duplicates), idList(t.DuplicateIDs())))
+	}
+	if t.Failed+t.Unknown > 0 {
+		out = append(out, fmt.Sprintf("failed %d (present anyway %d), unknown %d (present %d%s)", t.Failed, len(t.FailedPresent), t.Unknown, len(t.UnknownPresent), idList(t.UnknownPresent)))
+	}
+	if len(t.Inconsistent) > 0 {
+		i := t.Inconsistent[0]
+		out = append(out, fmt.Sprintf("inconsistent offsets %d: e.g. partition %d offset %d held %s, then %s", len(t.Inconsistent), i.Partition, i.Offset, i.IDs[0], i.IDs[1]))
+	}
+	if t.Foreign > 0 {
+		out = append(out, fmt.Sprintf("%d records that this run did not produce", t.Foreign))
+	}
+	return out
+}
+
+// idList shows ids compactly: " (m-011 m-012 ... m-020)".
+func idList(ids []string) string {
+	switch {
+	case len(ids) == 0:
+		return ""
+	case len(ids) <= 4:
+		return " (" + strings.Join(ids, " ") + ")"
+	}
+	return fmt.Sprintf(" (%s %s ... %s)", ids[0], ids[1], ids[len(ids)-1])
+}
+
+// logs: logs NODE [--grep REGEX] — the node's broker log lines since the
+// run began.
+func logs(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	nodes, err := r.nodes(ctx, s.Args[0].Target())
+	if err != nil {
+		return err
+	}
+	var re *regexp.Regexp
+	if g := s.String("grep"); g != "" {
+		re = regexp.MustCompile(g) // checked by runbook.Load
+	}
+	for _, n := range nodes {
+		lines, err := r.nodeLines(ctx, n, r.start, re)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			log.line("%s: %s", n, l.Text)
+		}
+		if len(lines) == 0 {
+			log.line("%s: no matching lines since the run began", n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// topicCreate: topic create NAME [--partitions N] [--replicas 1:2:3] [--replication-factor N] [--config K=V]...
+func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.Args[0].Text
+	t := r.topic(label)
+	spec := kafka.TopicSpec{
+		Name:       t.name,
+		Partitions: int32(s.Int("partitions")),
+		Assignment: s.Replicas(),
+		Configs:    s.KeyValues("config"),
+	}
+	if len(spec.Assignment) == 0 {
+		spec.ReplicationFactor = int16(len(r.status.Nodes)) // every node, unless told
+		if s.Has("replication-factor") {
+			spec.ReplicationFactor = int16(s.Int("replication-factor"))
+		}
+	}
+	if err := r.admin.CreateTopic(ctx, spec); err != nil {
+		return err
+	}
+	// Every running broker must know the topic before the next step: a
+	// node restarted a moment ago may still lag behind the metadata log.
+	_, ids := r.running(ctx)
+	for _, id := range ids {
+		err := poll.Until(ctx, 100*time.Millisecond, 30*time.Second, log.progress, func(ctx context.Context) (bool, string, error) {
+			parts, err := r.admin.PartitionsAt(ctx, id, t.name)
+			if err != nil || len(parts) == 0 || parts[0].Leader < 0 {
+				return false, fmt.Sprintf("waiting for broker %d to know %s", id, label), nil
+			}
+			return true, "", nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// A follower that asked the leader for the new partition before the
+	// leader had created it was told to back off for
+	// replica.fetch.backoff.ms; until it asks again, acks=all sends wait.
+	// That is the topic's birth, not the experiment: let it pass.
+	backoff := time.Second
+	if v, ok := r.opts.Doc.Meta.Broker["replica.fetch.backoff.ms"]; ok {
+		if ms, err := strconv.Atoi(v); err == nil {
+			backoff = time.Duration(ms) * time.Millisecond
+		}
+	}
+	select {
+	case <-time.After(backoff):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	log.line("created %s (in the cluster: %s)", label, t.name)
+	return nil
+}
+
+// isr: isr TOPIC [--via NODE]
+func isr(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+	label := s.Args[0].Text
+	partitions := r.partitions
+	if _, ok := s.Flags["via"]; ok {
+		seeds, _, err := r.seeds(ctx, s)
+		if err != nil {
+			return err
+		}
+		client, err := kafka.Dial(seeds...)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		partitions = client.Partitions
+	}
+	parts, err := partitions(ctx, r.realName(label))
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		p.Topic = label
+		log.line("%s", p)
+	}
+	if len(parts) == 0 {
+		return fmt.Errorf("no partitions for %s", label)
+	}
+	return nil
+}

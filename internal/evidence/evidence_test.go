@@ -1,0 +1,148 @@
+package evidence
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixture is the schema 3 evidence the report tests use.
+const fixture = "../../report/testdata/acks"
+
+func load(t *testing.T, dir string) (*results.Results, string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, results.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := results.Decode(dir, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return res, hex.EncodeToString(sum[:])
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run with -update after checking):\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestEvidenceGolden(t *testing.T) {
+	res, sum := load(t, fixture)
+	b := Summarize(res, sum, "report/testdata/acks/index.html")
+	var md, js bytes.Buffer
+	if err := b.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "acks.md", md.Bytes())
+	golden(t, "acks.json", js.Bytes())
+
+	// The same evidence gives the same bytes (maps are sorted, no clock).
+	for range 5 {
+		var again bytes.Buffer
+		Summarize(res, sum, "report/testdata/acks/index.html").Markdown(&again)
+		if !bytes.Equal(again.Bytes(), md.Bytes()) {
+			t.Fatal("evidence block differs between two renderings of the same evidence")
+		}
+	}
+	for _, want := range []string{
+		"held in 4 of 4 runs", "| `acks1` |", "sha256 `" + res.Runbook.SHA256 + "`",
+		"results.json sha256 `" + sum + "`", "`replica.lag.time.max.ms=3000`",
+		"[report/testdata/acks/index.html](report/testdata/acks/index.html)",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("evidence block lacks %q", want)
+		}
+	}
+}
+
+func TestEvidenceTopicConfigs(t *testing.T) {
+	res, _ := load(t, fixture)
+	res.Provenance.Params = map[string]string{"isr": "2"}
+	res.Runs[0].Steps = append(res.Runs[0].Steps, results.StepOutput{Text: "topic create safe --replicas 1:2:3 --config min.insync.replicas=${isr} --config=cleanup.policy=delete"})
+	b := Summarize(res, "x", "r")
+	want := map[string]string{"min.insync.replicas": "2", "cleanup.policy": "delete"}
+	got := b.TopicConfigs["safe"]
+	if len(got) != len(want) || got["min.insync.replicas"] != "2" || got["cleanup.policy"] != "delete" {
+		t.Errorf("topic configs of safe = %v, want %v", got, want)
+	}
+	var md bytes.Buffer
+	b.Markdown(&md)
+	if !strings.Contains(md.String(), "`safe`: `cleanup.policy=delete`, `min.insync.replicas=2`") {
+		t.Errorf("block does not list the topic configs:\n%s", md.String())
+	}
+
+	for i := range res.Runs {
+		res.Runs[i].Steps = nil
+	}
+	md.Reset()
+	Summarize(res, "x", "r").Markdown(&md)
+	if !strings.Contains(md.String(), "topic configs: not in this evidence") {
+		t.Errorf("block does not say that topic configs are not recorded:\n%s", md.String())
+	}
+}
+
+func TestEvidenceIncomplete(t *testing.T) {
+	res, _ := load(t, fixture)
+	res.Complete = false
+	res.Error = "interrupted"
+	res.Runs[3].Complete = false
+	res.Runs[3].Error = "interrupted"
+	var md bytes.Buffer
+	Summarize(res, "x", "r").Markdown(&md)
+	for _, want := range []string{"held in 3 of 4 runs", "**The run did not complete**: interrupted."} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("block lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// TestEvidenceGroups: a run with consumer groups gets their table, summed
+// over the runs that tallied them.
+func TestEvidenceGroups(t *testing.T) {
+	res, _ := load(t, fixture)
+	for i := range res.Runs[:2] {
+		res.Runs[i].Consumers = []results.Consumer{{
+			Label: "greedy", Commit: "greedy", Dedup: "none",
+			Members: []results.Member{{N: 1, How: results.MemberCrashed}, {N: 2, How: results.MemberStopped}},
+			Tally:   &results.ConsumerTally{Delivered: 10, Applied: 3, Unapplied: []string{"m-004", "m-005", "m-006", "m-007", "m-008", "m-009", "m-010"}},
+		}}
+	}
+	var md bytes.Buffer
+	b := Summarize(res, "x", "r")
+	b.Markdown(&md)
+	want := "| `greedy` | greedy | none | 20 | 6 | 0 | 0 | 14 | 2 | 2 |"
+	if !strings.Contains(md.String(), want) {
+		t.Errorf("block lacks %q:\n%s", want, md.String())
+	}
+	if len(b.Groups) != 1 || b.Groups[0].Unapplied != 14 {
+		t.Errorf("groups = %+v", b.Groups)
+	}
+}

@@ -1,0 +1,168 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestProduceRefusesWhatFranzGoCannotDo: settings franz-go cannot express
+// are errors before anything is sent, not silently different producers.
+func TestProduceRefusesWhatFranzGoCannotDo(t *testing.T) {
+	minus := -1
+	for _, c := range []struct {
+		spec kafka.ProduceSpec
+		want string
+	}{
+		{kafka.ProduceSpec{Acks: "all", Idempotent: true, MaxInFlight: 1}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Acks: "all", Idempotent: true, MaxInFlight: 10}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Acks: "all", MaxInFlight: -1}, "want 1 or more"},
+		{kafka.ProduceSpec{Acks: "all", Retries: &minus}, "want 0 or more"},
+		{kafka.ProduceSpec{Acks: "all", Key: "p", Keys: 3}, "not both"},
+	} {
+		_, err := kafka.Produce(context.Background(), []string{"127.0.0.1:1"}, c.spec, func(kafka.Result) {
+			t.Errorf("%+v: a message was sent", c.spec)
+		})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Produce(%+v) = %v, want an error saying %q", c.spec, err, c.want)
+		}
+	}
+}
+
+// TestProduceSettings checks the producer settings of the second article
+// on a real cluster, reading back with a client of its own:
+// --key and --event-id reach the log; --retries N fails a message that is
+// refused with NOT_ENOUGH_REPLICAS on every try after N retries, with or
+// without idempotence, while without a limit the producer retries until
+// the delivery timeout.
+func TestProduceSettings(t *testing.T) {
+	b, st := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
+	ctx := context.Background()
+	seeds := st.Bootstrap()
+	admin, err := kafka.Dial(seeds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+
+	t.Run("key and event id", func(t *testing.T) {
+		if err := admin.CreateTopic(ctx, kafka.TopicSpec{Name: "keyed", Partitions: 3, ReplicationFactor: 1}); err != nil {
+			t.Fatal(err)
+		}
+		got := produce(t, seeds, kafka.ProduceSpec{Topic: "keyed", Acks: "all", From: 1, Count: 6,
+			Timeout: 30 * time.Second, Key: "product-1", EventID: "like-42"})
+		for _, r := range got {
+			if r.Status != results.StatusOK {
+				t.Fatalf("m-%03d: %s %s", r.Num, r.Status, r.Err)
+			}
+		}
+		cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics("keyed"),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		partitions := map[int32]bool{}
+		for n := 0; n < 6; {
+			fs := cl.PollFetches(rctx)
+			if err := rctx.Err(); err != nil {
+				t.Fatalf("read %d of 6 records: %v", n, err)
+			}
+			fs.EachRecord(func(r *kgo.Record) {
+				n++
+				partitions[r.Partition] = true
+				var event []string
+				for _, h := range r.Headers {
+					if h.Key == kafka.EventHeader {
+						event = append(event, string(h.Value))
+					}
+				}
+				if string(r.Key) != "product-1" || len(event) != 1 || event[0] != "like-42" {
+					t.Errorf("%s at %d/%d: key %q, event-id headers %q; want product-1 and [like-42]",
+						kafka.IDOf(r.Value), r.Partition, r.Offset, r.Key, event)
+				}
+			})
+		}
+		if len(partitions) != 1 {
+			t.Errorf("one key went to partitions %v, want one", partitions)
+		}
+	})
+
+	t.Run("retries", func(t *testing.T) {
+		// Two replicas, one of them stopped, and min.insync.replicas=2
+		// (Kafka caps it at the replication factor): every acks=all try
+		// is refused with NOT_ENOUGH_REPLICAS, a retriable error.
+		if err := admin.CreateTopic(ctx, kafka.TopicSpec{Name: "refused", Assignment: [][]int32{{1, 2}},
+			Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Apply(ctx, cluster.Stop, []string{"k2"}, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		err := poll.Until(ctx, 100*time.Millisecond, 60*time.Second, nil, func(ctx context.Context) (bool, string, error) {
+			ps, err := admin.Partitions(ctx, "refused")
+			return err == nil && len(ps) == 1 && len(ps[0].ISR) == 1, fmt.Sprint(ps, err), nil
+		})
+		if err != nil {
+			t.Fatalf("ISR of one after stop k2: %v", err)
+		}
+		two := 2
+		for _, idem := range []bool{false, true} {
+			r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 1, Count: 1,
+				Timeout: 60 * time.Second, Retries: &two, Idempotent: idem})[0]
+			t.Logf("idempotent %v, retries 2: %s after %v: %s", idem, r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
+			if r.Status != results.StatusFailed || !strings.Contains(r.Err, "NOT_ENOUGH_REPLICAS") {
+				t.Errorf("idempotent %v, retries 2: %s %q, want failed with NOT_ENOUGH_REPLICAS", idem, r.Status, r.Err)
+			}
+			if took := r.Done.Sub(r.Intended); took > 20*time.Second {
+				t.Errorf("idempotent %v, retries 2: failed after %v, long after three tries", idem, took)
+			}
+		}
+		r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 2, Count: 1, Timeout: 4 * time.Second})[0]
+		t.Logf("retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
+		if r.Status == results.StatusOK {
+			t.Fatalf("retries max: acknowledged at offset %d by a partition short of replicas", r.Offset)
+		}
+		if took := r.Done.Sub(r.Intended); took < 4*time.Second {
+			t.Errorf("retries max, delivery timeout 4s: gave up after %v (%s %s)", took, r.Status, r.Err)
+		}
+		if r.Status != results.StatusUnknown {
+			t.Errorf("retries max, delivery timeout 4s, no idempotence: %s, want unknown: an earlier try may have been written", r.Status)
+		}
+		// With idempotence franz-go gives a record up only when it knows
+		// it was not written: then failed is the truth.
+		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 3, Count: 1, Timeout: 4 * time.Second, Idempotent: true})[0]
+		t.Logf("idempotent, retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
+		if r.Status != results.StatusFailed {
+			t.Errorf("idempotent, delivery timeout 4s: %s %q, want failed", r.Status, r.Err)
+		}
+	})
+}
+
+// produce runs one Produce and returns its results by message number.
+func produce(t *testing.T, seeds []string, spec kafka.ProduceSpec) []kafka.Result {
+	t.Helper()
+	var mu sync.Mutex
+	got := make([]kafka.Result, spec.Count)
+	_, err := kafka.Produce(context.Background(), seeds, spec, func(r kafka.Result) {
+		mu.Lock()
+		got[r.Num-spec.From] = r
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
