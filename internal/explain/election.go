@@ -1,0 +1,191 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// Election kinds, as Kafka logged them or as the ISR before shows them.
+const (
+	ElectionClean     = "clean"             // the new leader was in the ISR before
+	ElectionLastKnown = "last-known-leader" // KIP-966's fallback: isr=[] and the leader from lastKnownElr, logged as unclean
+	ElectionELR       = "eligible-leader"   // isr=[] and the leader from elr
+	ElectionUnclean   = "unclean"           // logged as unclean, from outside ISR and ELR
+	ElectionOutside   = "outside-isr"       // no controller line; the leader was not in the last ISR known
+	ElectionUnknown   = "unknown"           // neither the controller's line nor the ISR before is in the evidence
+)
+
+// election is one leadership change of a partition and what preceded it.
+type election struct {
+	leader Event  // the new leader's BecomeLeader line
+	ctrl   *Event // the controller's election line, when the evidence has it
+	kind   string
+	before isrState
+}
+
+// isrState is the last ISR the records show before a moment.
+type isrState struct {
+	known    bool
+	isr      []int32
+	proposed bool   // a leader's "Shrinking ISR" proposal, not a committed change
+	what     string // where it comes from, for a statement
+	lines    []results.LogLine
+}
+
+// leaderChanges are the BecomeLeader lines of a partition, the first one of
+// each leader epoch (a broker restarting logs its epoch again with
+// "Previous leader None"), in time order.
+func (c *runCtx) leaderChanges(partition string) []Event {
+	seen := map[int32]bool{}
+	var out []Event
+	for _, e := range c.of(partition, BecomeLeader) {
+		if !seen[e.Epoch] {
+			seen[e.Epoch] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// electionOf completes a leader change with the controller's line, the ISR
+// before it and the kind of election that made it.
+func (c *runCtx) electionOf(label string, p int32, lead Event) election {
+	el := election{leader: lead}
+	partition := lead.Partition
+	var ctrl *Event
+	for _, e := range c.of(partition, Election) {
+		at := e.Line.At
+		if e.Leader == lead.Leader && !at.After(lead.Line.At.Add(2*time.Second)) && at.After(lead.Line.At.Add(-30*time.Second)) {
+			e := e
+			ctrl = &e
+		}
+	}
+	el.ctrl = ctrl
+	el.before = c.isrBefore(label, p, partition, lead.Line.At, lead.Leader)
+	switch {
+	case ctrl != nil && !ctrl.Unclean:
+		el.kind = ElectionClean
+	case ctrl != nil && len(ctrl.ISR) == 0 && contains(ctrl.ELR, lead.Leader):
+		el.kind = ElectionELR
+	case ctrl != nil && len(ctrl.ISR) == 0 && contains(ctrl.LastELR, lead.Leader):
+		el.kind = ElectionLastKnown
+	case ctrl != nil:
+		el.kind = ElectionUnclean
+	case el.before.known && contains(el.before.isr, lead.Leader):
+		el.kind = ElectionClean
+	case el.before.known:
+		el.kind = ElectionOutside
+	default:
+		el.kind = ElectionUnknown
+	}
+	return el
+}
+
+// isrBefore is the last ISR of a partition the records show before t: a
+// broker's ISR line or partition state, a new leader's ISR, or the
+// sampler's metadata.
+func (c *runCtx) isrBefore(label string, p int32, partition string, t time.Time, leader int32) isrState {
+	var st isrState
+	var last time.Time
+	for _, e := range c.of(partition, PartitionState, ISRUpdated, ISRShrink, ISRExpand, BecomeLeader) {
+		if !e.Line.At.Before(t) || e.ISR == nil || e.Line.At.Before(last) {
+			continue
+		}
+		last = e.Line.At
+		st = isrState{known: true, isr: e.ISR, proposed: e.Kind == ISRShrink || e.Kind == ISRExpand,
+			what: fmt.Sprintf("%s's log at %s", e.Line.Node, c.at(e.Line.At)), lines: lines(e)}
+	}
+	for _, s := range c.run.ISR {
+		// A sample naming the new leader may already show the election.
+		if s.Topic != label || s.Partition != p || s.Leader == leader || !s.At.Before(t) || !s.At.After(last) {
+			continue
+		}
+		last = s.At
+		who := "none"
+		if s.Leader >= 0 {
+			who = node(s.Leader)
+		}
+		st = isrState{known: true, isr: s.ISR, what: fmt.Sprintf("the metadata sampled at %s, leader %s", c.at(s.At), who)}
+	}
+	return st
+}
+
+// statements says what the election was, with its lines.
+func (c *runCtx) electionSteps(el election, lo int64) []Statement {
+	var out []Statement
+	if el.before.known {
+		verb := "was"
+		if el.before.proposed {
+			verb = "was proposed as"
+		}
+		out = append(out, Statement{Text: fmt.Sprintf("Before the election the ISR of %s %s %s (%s).", el.leader.Partition, verb, brokers(el.before.isr), el.before.what), Lines: el.before.lines})
+	}
+	if el.ctrl != nil {
+		x := el.ctrl
+		how := "a clean"
+		if x.Unclean {
+			how = "an unclean"
+		}
+		txt := fmt.Sprintf("The controller (%s) set the leader of %s to %d at %s using %s election, from the partition state isr=%s, elr=%s, lastKnownElr=%s.",
+			x.Line.Node, el.leader.Partition, x.Leader, c.at(x.Line.At), how, brokers(x.ISR), brokers(x.ELR), brokers(x.LastELR))
+		switch el.kind {
+		case ElectionLastKnown:
+			txt += fmt.Sprintf(" The ISR was empty and %s came from lastKnownElr: KIP-966's last-known-leader fallback, which Kafka logs as unclean.", node(x.Leader))
+		case ElectionELR:
+			txt += fmt.Sprintf(" The ISR was empty and %s came from the eligible leader replicas (elr).", node(x.Leader))
+		}
+		out = append(out, Statement{Text: txt, Lines: lines(*x)})
+	} else {
+		var txt string
+		switch el.kind {
+		case ElectionClean:
+			txt = fmt.Sprintf("%s was in that ISR: a clean election", node(el.leader.Leader))
+		case ElectionOutside:
+			txt = fmt.Sprintf("%s was not in that ISR; no controller line says how it was elected", node(el.leader.Leader))
+		default:
+			txt = "No ISR before the election and no controller line about it are in the evidence: its kind is not visible"
+		}
+		if len(c.searched) > 0 && el.kind != ElectionUnknown {
+			txt += fmt.Sprintf(" (the logs of %s, searched for unclean elections, hold none for this partition)", strings.Join(sortedKeys(c.searched), ", "))
+		}
+		out = append(out, Statement{Text: txt + "."})
+	}
+	l := el.leader
+	txt := fmt.Sprintf("%s became leader of %s at leader epoch %d at %s with ISR %s, its log ending at offset %d", node(l.Leader), l.Partition, l.Epoch, c.at(l.Line.At), brokers(l.ISR), l.Offset)
+	if lo >= 0 && l.Offset <= lo {
+		txt += fmt.Sprintf(", at or before offset %d where the first of them had been acknowledged", lo)
+	}
+	out = append(out, Statement{Text: txt + ".", Lines: lines(l)})
+	return out
+}
+
+// electionPhrase names an election in a cause: "clean election of k2".
+func electionPhrase(el election) string {
+	n := node(el.leader.Leader)
+	switch el.kind {
+	case ElectionLastKnown:
+		return "last-known-leader election of " + n + " (logged as unclean)"
+	case ElectionELR:
+		return "eligible-leader-replica election of " + n
+	case ElectionUnclean:
+		return "unclean election of " + n
+	case ElectionClean:
+		return "clean election of " + n
+	case ElectionOutside:
+		return "election of " + n + " from outside the last known ISR"
+	}
+	return "election of " + n + " (kind not visible)"
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

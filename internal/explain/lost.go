@@ -1,0 +1,357 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// lost explains the lost messages of one final tally, one finding per
+// partition.
+func (c *runCtx) lost(t results.Tally) []Finding {
+	byPart := map[int32][]results.Loss{}
+	var parts []int32
+	for _, l := range t.Lost {
+		if _, ok := byPart[l.Partition]; !ok {
+			parts = append(parts, l.Partition)
+		}
+		byPart[l.Partition] = append(byPart[l.Partition], l)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	msgs := c.ledger(t.Label, t.LostIDs())
+	var out []Finding
+	for _, p := range parts {
+		out = append(out, c.lostRange(t.Label, p, byPart[p], msgs))
+	}
+	return out
+}
+
+// ledger returns the ledger entries of a topic with the given ids.
+func (c *runCtx) ledger(label string, ids []string) map[string]results.Message {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[string]results.Message{}
+	for _, t := range c.run.Topics {
+		if t.Label != label {
+			continue
+		}
+		for _, m := range t.All() {
+			if want[m.ID] {
+				out[m.ID] = m
+			}
+		}
+	}
+	return out
+}
+
+// span is what a set of ledger entries covers: ids, offsets, leader epochs
+// and times.
+type span struct {
+	first, last string
+	lo, hi      int64 // offsets; -1 when unknown
+	epoch       int32 // highest leader epoch acknowledged at; -1 when unknown
+	sent, acked time.Time
+	count       int
+}
+
+func spanOf(losses []results.Loss, msgs map[string]results.Message) span {
+	s := span{lo: -1, hi: -1, epoch: -1, count: len(losses)}
+	for i, l := range losses {
+		if i == 0 {
+			s.first = l.ID
+		}
+		s.last = l.ID
+		if l.Offset >= 0 && (s.lo < 0 || l.Offset < s.lo) {
+			s.lo = l.Offset
+		}
+		s.hi = max(s.hi, l.Offset)
+		m, ok := msgs[l.ID]
+		if !ok {
+			continue
+		}
+		s.epoch = max(s.epoch, m.LeaderEpoch)
+		if s.sent.IsZero() || m.Intended.Before(s.sent) {
+			s.sent = m.Intended
+		}
+		if m.Acked.After(s.acked) {
+			s.acked = m.Acked
+		}
+	}
+	return s
+}
+
+func (s span) String() string {
+	r := s.first
+	if s.last != s.first {
+		r += ".." + s.last
+	}
+	switch {
+	case s.lo < 0:
+	case s.lo == s.hi:
+		r += fmt.Sprintf(" (offset %d)", s.lo)
+	default:
+		r += fmt.Sprintf(" (offsets %d..%d)", s.lo, s.hi)
+	}
+	return r
+}
+
+// lostRange explains the lost messages of one partition: the leader change
+// after they were acknowledged (the faults and fencing before it, the ISR
+// it was made from, its kind) and the truncations that removed them.
+func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs map[string]results.Message) Finding {
+	s := spanOf(losses, msgs)
+	partition := c.partitionName(label, p)
+	f := Finding{Kind: FindingLost, Topic: label, Partition: p, Range: s.String(), Count: s.count}
+	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%d acknowledged messages of %s, %s, are gone; the last was acknowledged at %s, at leader epoch %d.", s.count, partition, s.String(), c.at(s.acked), s.epoch)})
+
+	el, haveEl := c.electionAfter(label, p, partition, s)
+	end := c.run.End
+	if haveEl {
+		end = el.leader.Line.At
+	}
+	trunc := c.truncationsOf(partition, s, losses)
+	if !haveEl && len(trunc) > 0 {
+		end = trunc[0].at
+	}
+	faults := c.faultsIn(s.acked, end)
+	f.Steps = append(f.Steps, faultSteps(c, faults)...)
+	fence := c.fencing(s.acked, end)
+	if haveEl {
+		f.Steps = append(f.Steps, c.fencingSteps(fence, el.leader.Leader)...)
+		if u := c.unfenced(el.leader.Leader, s.acked, end); u != nil {
+			f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s was unfenced at %s, before it became leader.", node(el.leader.Leader), c.at(u.Line.At)), Lines: lines(*u)})
+		}
+		f.Steps = append(f.Steps, c.electionSteps(el, s.lo)...)
+	} else {
+		f.Steps = append(f.Steps, c.fencingSteps(fence, -1)...)
+		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("No new leader of %s after leader epoch %d is in the evidence.", partition, s.epoch)})
+	}
+	for _, t := range trunc {
+		f.Steps = append(f.Steps, t.statement(c))
+	}
+
+	explains := len(trunc) > 0 || (haveEl && s.lo >= 0 && el.leader.Offset <= s.lo)
+	if !explains {
+		f.Cause = NotVisible
+		return f
+	}
+	var cause []string
+	if haveEl {
+		ph := electionPhrase(el)
+		if s.lo >= 0 && el.leader.Offset <= s.lo {
+			ph += fmt.Sprintf(" with its log ending at offset %d", el.leader.Offset)
+		}
+		cause = append(cause, ph)
+	} else {
+		cause = append(cause, "the election before it not visible")
+	}
+	if fp := faultPhrase(faults); fp != "" {
+		cause[0] += " after " + fp
+	}
+	if len(trunc) > 0 {
+		cause = append(cause, truncPhrase(trunc))
+	}
+	f.Cause, f.Visible = strings.Join(cause, "; "), true
+	return f
+}
+
+// electionAfter is the leader change that lost a span: the first new
+// leader after the epoch the span was acknowledged at whose log ended at or
+// before its first offset, else the first new leader after that epoch.
+func (c *runCtx) electionAfter(label string, p int32, partition string, s span) (election, bool) {
+	var first *Event
+	for _, e := range c.leaderChanges(partition) {
+		if s.epoch >= 0 && e.Epoch <= s.epoch || s.epoch < 0 && !e.Line.At.After(s.acked) {
+			continue
+		}
+		if first == nil {
+			e := e
+			first = &e
+		}
+		if s.lo >= 0 && e.Offset <= s.lo {
+			return c.electionOf(label, p, e), true
+		}
+	}
+	if first == nil {
+		return election{}, false
+	}
+	return c.electionOf(label, p, *first), true
+}
+
+// faultsIn are the fault injections that take a node down or away in
+// [from, to].
+func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
+	var out []results.Fault
+	for _, f := range c.run.Faults {
+		if f.At.Before(from) || f.At.After(to) {
+			continue
+		}
+		switch f.Op {
+		case "kill", "powerloss", "stop", "isolate", "pause":
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// faultNames says a fault in words: "power loss of k1".
+var faultNames = map[string]string{"kill": "kill", "powerloss": "power loss", "stop": "stop", "isolate": "isolation", "pause": "pause"}
+
+func faultPhrase(fs []results.Fault) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, faultNames[f.Op]+" of "+strings.Join(f.Nodes, ", "))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func faultSteps(c *runCtx, fs []results.Fault) []Statement {
+	var out []Statement
+	for _, f := range fs {
+		out = append(out, Statement{Text: fmt.Sprintf("kafkabook's fault record: %s %s at %s (step %s).", f.Op, strings.Join(f.Nodes, " "), c.at(f.At), f.Pos)})
+	}
+	return out
+}
+
+// fencing are the controllers' "Fencing broker" lines in [from, to].
+func (c *runCtx) fencing(from, to time.Time) []Event {
+	return c.ofKind(from, to, Fenced)
+}
+
+// fencingSteps says who was fenced, in which order, and whether the new
+// leader (-1: none) was the last of them.
+func (c *runCtx) fencingSteps(fence []Event, leader int32) []Statement {
+	if len(fence) == 0 {
+		return nil
+	}
+	var who []string
+	reasons := map[string]bool{}
+	for _, e := range fence {
+		who = append(who, fmt.Sprintf("broker %d (%s, by %s)", e.Node, c.at(e.Line.At), e.Line.Node))
+		reasons[e.Reason] = true
+	}
+	txt := "The controller fenced " + strings.Join(who, ", then ")
+	if len(reasons) == 1 && fence[0].Reason != "" {
+		if len(fence) > 1 {
+			txt += ", each"
+		}
+		txt += " because " + fence[0].Reason
+	}
+	txt += "."
+	if last := fence[len(fence)-1].Node; len(fence) > 1 && last == leader {
+		txt += fmt.Sprintf(" %s, the new leader, was fenced last.", node(leader))
+	}
+	return []Statement{{Text: txt, Lines: lines(fence...)}}
+}
+
+// unfenced is a broker's last "has been unfenced" line in [from, to].
+func (c *runCtx) unfenced(id int32, from, to time.Time) *Event {
+	var out *Event
+	for _, e := range c.ofKind(from, to, Unfenced) {
+		if e.Node == id {
+			e := e
+			out = &e
+		}
+	}
+	return out
+}
+
+// truncation is one replica cutting its log back to an offset at or before
+// the end of a lost span.
+type truncation struct {
+	node    string
+	at      time.Time
+	offset  int64
+	fetch   *Event // the fetcher's line that decided it
+	log     Event  // the log's "Truncating to offset N"
+	removed []string
+}
+
+// truncationsOf are the truncations of a partition after a span was
+// acknowledged that removed records at or below its last offset, each
+// with the lost messages acknowledged at or above its offset.
+func (c *runCtx) truncationsOf(partition string, s span, losses []results.Loss) []truncation {
+	if s.hi < 0 {
+		return nil
+	}
+	fetches := c.of(partition, TruncateFetch)
+	var out []truncation
+	for _, e := range c.of(partition, Truncated) {
+		if e.Line.At.Before(s.acked) || e.Offset > s.hi {
+			continue
+		}
+		t := truncation{node: e.Line.Node, at: e.Line.At, offset: e.Offset, log: e}
+		for _, fe := range fetches {
+			if fe.Line.Node == e.Line.Node && !fe.Line.At.After(e.Line.At) && e.Line.At.Sub(fe.Line.At) <= 2*time.Second {
+				fe := fe
+				t.fetch = &fe
+			}
+		}
+		for _, l := range losses {
+			if l.Offset >= e.Offset {
+				t.removed = append(t.removed, l.ID)
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (t truncation) statement(c *runCtx) Statement {
+	txt := fmt.Sprintf("%s truncated %s to offset %d at %s", t.node, t.log.Partition, t.offset, c.at(t.at))
+	ls := []results.LogLine{}
+	if t.fetch != nil {
+		txt += fmt.Sprintf(", following leader %s (due to %s)", node(t.fetch.Leader), t.fetch.Reason)
+		ls = append(ls, t.fetch.Line)
+	}
+	ls = append(ls, t.log.Line)
+	txt += fmt.Sprintf(", removing what it held from there on, where %d of the lost messages had been acknowledged (%s).", len(t.removed), idRange(t.removed))
+	return Statement{Text: txt, Lines: ls}
+}
+
+// truncPhrase says the truncations in a cause: "k2, k3 truncated to
+// offset 0".
+func truncPhrase(ts []truncation) string {
+	byOff := map[int64][]string{}
+	var offs []int64
+	for _, t := range ts {
+		if _, ok := byOff[t.offset]; !ok {
+			offs = append(offs, t.offset)
+		}
+		if !containsString(byOff[t.offset], t.node) {
+			byOff[t.offset] = append(byOff[t.offset], t.node)
+		}
+	}
+	var parts []string
+	for _, o := range offs {
+		ns := byOff[o]
+		sort.Strings(ns)
+		parts = append(parts, fmt.Sprintf("%s truncated to offset %d", strings.Join(ns, ", "), o))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// idRange is "m-011..m-020" for a sorted id list.
+func idRange(ids []string) string {
+	switch len(ids) {
+	case 0:
+		return "none"
+	case 1:
+		return ids[0]
+	}
+	return ids[0] + ".." + ids[len(ids)-1]
+}
