@@ -8,50 +8,93 @@ import (
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// duplicates explains each message a final read found at more than one
-// offset: the leader changes while its send was outstanding, the retry
-// that wrote it again being the client's and not in any log.
+// duplicates explains the messages a final read found at more than one
+// offset, one finding per batch (messages sent and answered together):
+// the faults and leader changes while the send was outstanding. The retry
+// that wrote the batch again is the client's and in no log.
 func (c *runCtx) duplicates(t results.Tally) []Finding {
 	msgs := c.ledger(t.Label, t.DuplicateIDs())
 	var out []Finding
-	for _, d := range t.Duplicates {
-		m, ok := msgs[d.ID]
-		f := Finding{Kind: FindingDuplicate, Topic: t.Label, Partition: m.Partition, Count: len(d.Offsets), Cause: NotVisible,
-			Range: fmt.Sprintf("%s (offsets %s)", d.ID, joinOffsets(d.Offsets))}
-		if !ok || m.Acked.IsZero() {
-			f.Steps = []Statement{{Text: fmt.Sprintf("%s is at offsets %s; its send and answer times are not in the ledger.", d.ID, joinOffsets(d.Offsets))}}
-			out = append(out, f)
-			continue
+	var batch []results.Duplicate
+	flush := func() {
+		if len(batch) > 0 {
+			out = append(out, c.duplicateBatch(t.Label, batch, msgs[batch[0].ID]))
 		}
-		partition := c.partitionName(t.Label, m.Partition)
-		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s was sent at %s and answered %s at %s (offset %d); the read found it at offsets %s.",
-			d.ID, c.at(m.Intended), m.Status, c.at(m.Acked), m.Offset, joinOffsets(d.Offsets))})
-		var leads []Event
-		for _, e := range c.leaderChanges(partition) {
-			if e.Line.At.After(m.Intended) && !e.Line.At.After(m.Acked) {
-				leads = append(leads, e)
+		batch = nil
+	}
+	for _, d := range t.Duplicates {
+		if len(batch) > 0 {
+			prev := batch[len(batch)-1]
+			a, b := msgs[prev.ID], msgs[d.ID]
+			if a.Partition != b.Partition || len(prev.Offsets) == 0 || len(d.Offsets) == 0 || prev.Offsets[0]+1 != d.Offsets[0] {
+				flush()
 			}
 		}
-		f.Steps = append(f.Steps, faultSteps(c, c.faultsIn(m.Intended, m.Acked))...)
-		f.Steps = append(f.Steps, c.fencingSteps(c.fencing(m.Intended, m.Acked), -1)...)
-		for _, e := range leads {
-			f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("While it was outstanding %s became leader of %s at leader epoch %d at %s, its log ending at offset %d.",
-				node(e.Leader), partition, e.Epoch, c.at(e.Line.At), e.Offset), Lines: lines(e)})
-		}
-		if len(leads) == 0 {
-			f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("No leader change of %s while it was outstanding is in the evidence.", partition)})
-			out = append(out, f)
-			continue
-		}
-		f.Steps = append(f.Steps, Statement{Text: "The producer's retries are not logged; a batch the old leader had appended and the client sent again to the new one is written twice."})
-		last := leads[len(leads)-1]
-		f.Cause, f.Visible = fmt.Sprintf("written again after the leader change to %s at leader epoch %d", node(last.Leader), last.Epoch), true
-		if fp := faultPhrase(c.faultsIn(m.Intended, m.Acked)); fp != "" {
-			f.Cause += " after " + fp
-		}
-		out = append(out, f)
+		batch = append(batch, d)
 	}
+	flush()
 	return out
+}
+
+func (c *runCtx) duplicateBatch(label string, ds []results.Duplicate, m results.Message) Finding {
+	first, last := ds[0], ds[len(ds)-1]
+	f := Finding{Kind: FindingDuplicate, Topic: label, Partition: m.Partition, Count: len(ds), Cause: NotVisible, Range: first.ID}
+	if len(ds) > 1 {
+		f.Range += ".." + last.ID
+	}
+	ids := f.Range
+	if m.ID == "" || m.Acked.IsZero() {
+		f.Steps = []Statement{{Text: fmt.Sprintf("%d messages are in the log more than once; their send and answer times are not in the ledger.", len(ds))}}
+		return f
+	}
+	partition := c.partitionName(label, m.Partition)
+	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s (%d messages), the first sent at %s and answered %s at %s, are in the log more than once: %s at offsets %s, acknowledged at %d.",
+		ids, len(ds), c.at(m.Intended), m.Status, c.at(m.Acked), first.ID, joinOffsets(first.Offsets), m.Offset)})
+	var faults []results.Fault
+	for _, x := range c.run.Faults {
+		if x.At.After(m.Intended) && !x.At.After(m.Acked) {
+			faults = append(faults, x)
+		}
+	}
+	f.Steps = append(f.Steps, faultSteps(c, faults)...)
+	f.Steps = append(f.Steps, c.fencingSteps(c.fencing(m.Intended, m.Acked), -1)...)
+	var leads []Event
+	for _, e := range c.leaderChanges(partition) {
+		if e.Line.At.After(m.Intended) && !e.Line.At.After(m.Acked) {
+			leads = append(leads, e)
+		}
+	}
+	for _, e := range leads {
+		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("While they were outstanding %s became leader of %s at leader epoch %d at %s, its log ending at offset %d.",
+			node(e.Leader), partition, e.Epoch, c.at(e.Line.At), e.Offset), Lines: lines(e)})
+	}
+	switch {
+	case len(leads) > 0:
+		l := leads[len(leads)-1]
+		f.Cause = fmt.Sprintf("written again after the leader change to %s at leader epoch %d", node(l.Leader), l.Epoch)
+	case len(faults) > 0:
+		f.Cause = "written again by the producer's retry"
+	default:
+		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("No fault and no leader change of %s while they were outstanding are in the evidence.", partition)})
+		return f
+	}
+	if len(first.Offsets) > 1 && first.Offsets[0] < m.Offset {
+		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("The copy at offset %d was never acknowledged: the producer's retry (not logged) wrote the batch again and had offset %d acknowledged.", first.Offsets[0], m.Offset)})
+	}
+	if fp := allFaultsPhrase(faults); fp != "" {
+		f.Cause += " across " + fp
+	}
+	f.Visible = true
+	return f
+}
+
+// allFaultsPhrase says every fault, restarts included: "stop k2, start k2".
+func allFaultsPhrase(fs []results.Fault) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.Op+" "+strings.Join(f.Nodes, " "))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinOffsets(offs []int64) string {
