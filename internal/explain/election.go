@@ -91,7 +91,7 @@ func (c *runCtx) electionOf(label string, p int32, lead Event) election {
 func (c *runCtx) isrBefore(label string, p int32, partition string, t time.Time, leader int32) isrState {
 	var st isrState
 	var last time.Time
-	for _, e := range c.of(partition, PartitionState, ISRUpdated, ISRShrink, ISRExpand, BecomeLeader) {
+	for _, e := range c.of(partition, PartitionState, ISRUpdated, UnderMinISR, ISRShrink, ISRExpand, BecomeLeader) {
 		if !e.Line.At.Before(t) || e.ISR == nil || e.Line.At.Before(last) {
 			continue
 		}

@@ -34,6 +34,7 @@ type Finding struct {
 	Range     string // "m-011..m-020 (offsets 10..19)"
 	Count     int
 	Cause     string // one sentence; NotVisible when the records show none
+	Short     string // the cause in a few words, for an index: the election and the faults before it
 	Visible   bool   // Cause names a cause the records show
 	Steps     []Statement
 }
@@ -53,6 +54,10 @@ type Explanation struct {
 	// findings, by topic ("plast: last-known-leader election of k1 after
 	// power loss of k1"); "" when nothing was lost, duplicated or refused.
 	Cause string
+	// Short is Cause from the findings' Short causes: "pall:
+	// last-known-leader election of k1 (logged as unclean) after power
+	// loss of k1, k2, k3".
+	Short string
 	// Unrecognised are the lines that look relevant (leader, ISR,
 	// fencing, truncation) and match no pattern.
 	Unrecognised []results.LogLine
@@ -75,17 +80,27 @@ func Run(run results.Run) Explanation {
 			fs = append(fs, f)
 		}
 	}
-	return Explanation{Findings: fs, Cause: RunCause(fs), Unrecognised: UnrecognisedLines(c.evs)}
+	for i := range fs {
+		if fs[i].Short == "" {
+			fs[i].Short = fs[i].Cause
+		}
+	}
+	return Explanation{Findings: fs, Cause: runCause(fs, false), Short: runCause(fs, true), Unrecognised: UnrecognisedLines(c.evs)}
 }
 
-// RunCause joins the distinct causes of findings, by topic, in one line.
-func RunCause(fs []Finding) string {
+// runCause joins the distinct causes of findings (their Short causes when
+// short), by topic, in one line.
+func runCause(fs []Finding, short bool) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, f := range fs {
-		p := f.Topic + ": " + f.Cause
+		cause := f.Cause
+		if short {
+			cause = f.Short
+		}
+		p := f.Topic + ": " + cause
 		if f.Kind != FindingLost {
-			p = f.Topic + " " + f.Kind + ": " + f.Cause
+			p = f.Topic + " " + f.Kind + ": " + cause
 		}
 		if !seen[p] {
 			seen[p] = true

@@ -118,7 +118,7 @@ func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs ma
 	if !haveEl && len(trunc) > 0 {
 		end = trunc[0].at
 	}
-	faults := c.faultsIn(s.acked, end)
+	faults := append(c.inEffect(s.sent), c.faultsIn(s.sent, end)...)
 	f.Steps = append(f.Steps, faultSteps(c, faults)...)
 	fence := c.fencing(s.acked, end)
 	if haveEl {
@@ -137,21 +137,26 @@ func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs ma
 
 	explains := len(trunc) > 0 || (haveEl && s.lo >= 0 && el.leader.Offset <= s.lo)
 	if !explains {
-		f.Cause = NotVisible
+		f.Cause, f.Short = NotVisible, NotVisible
 		return f
 	}
 	var cause []string
 	if haveEl {
+		f.Short = electionPhrase(el)
 		ph := electionPhrase(el)
 		if s.lo >= 0 && el.leader.Offset <= s.lo {
 			ph += fmt.Sprintf(" with its log ending at offset %d", el.leader.Offset)
 		}
 		cause = append(cause, ph)
 	} else {
-		cause = append(cause, "the election before it not visible")
+		cause = append(cause, "the election before it not in the evidence")
 	}
 	if fp := faultPhrase(faults); fp != "" {
 		cause[0] += " after " + fp
+		f.Short += " after " + fp
+	}
+	if !haveEl {
+		f.Short = truncPhrase(trunc)
 	}
 	if len(trunc) > 0 {
 		cause = append(cause, truncPhrase(trunc))
@@ -188,24 +193,89 @@ func (c *runCtx) electionAfter(label string, p int32, partition string, s span) 
 func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
 	var out []results.Fault
 	for _, f := range c.run.Faults {
-		if f.At.Before(from) || f.At.After(to) {
-			continue
-		}
-		switch f.Op {
-		case "kill", "powerloss", "stop", "isolate", "pause":
+		if _, harm := undo[f.Op]; harm && !f.At.Before(from) && !f.At.After(to) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// faultNames says a fault in words: "power loss of k1".
-var faultNames = map[string]string{"kill": "kill", "powerloss": "power loss", "stop": "stop", "isolate": "isolation", "pause": "pause"}
+// undo is, for each fault op that takes nodes down or away, the op that
+// ends it.
+var undo = map[string]string{"kill": "start", "powerloss": "start", "stop": "start", "isolate": "rejoin", "pause": "resume", "partition": "heal"}
 
+// inEffect are the faults injected before t that still held at t: a node
+// killed and not started again, isolated and not rejoined, paused and not
+// resumed, a network partition not healed. Each is returned with the
+// nodes it still held.
+func (c *runCtx) inEffect(t time.Time) []results.Fault {
+	var held []results.Fault
+	for _, f := range c.run.Faults {
+		if !f.At.Before(t) {
+			break
+		}
+		if _, ok := undo[f.Op]; ok {
+			held = append(held, f)
+			continue
+		}
+		for i := range held {
+			switch {
+			case undo[held[i].Op] != f.Op:
+			case f.Op == "heal":
+				held[i].Nodes = nil
+			default:
+				held[i].Nodes = without(held[i].Nodes, f.Nodes)
+			}
+		}
+	}
+	var out []results.Fault
+	for _, f := range held {
+		if len(without(f.Nodes, []string{"|"})) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func without(nodes, gone []string) []string {
+	var out []string
+	for _, n := range nodes {
+		if !containsString(gone, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// faultNames says a fault op in words: "power loss of k1".
+var faultNames = map[string]string{"kill": "kill of ", "powerloss": "power loss of ", "stop": "stop of ", "isolate": "isolation of ",
+	"pause": "pause of ", "partition": "network partition ", "start": "start of ", "rejoin": "rejoin of ", "resume": "resume of ", "heal": "heal of the network"}
+
+// faultPhrase says faults in words: "isolation of k2, k3 and kill of k1".
 func faultPhrase(fs []results.Fault) string {
 	var parts []string
 	for _, f := range fs {
-		parts = append(parts, faultNames[f.Op]+" of "+strings.Join(f.Nodes, ", "))
+		name, ok := faultNames[f.Op]
+		if !ok {
+			name = f.Op + " "
+		}
+		sep := ", "
+		if f.Op == "partition" {
+			sep = " "
+		}
+		var nodes, flags []string
+		for _, n := range f.Nodes {
+			if strings.HasPrefix(n, "--") {
+				flags = append(flags, n)
+			} else {
+				nodes = append(nodes, n)
+			}
+		}
+		p := strings.TrimSpace(name + strings.Join(nodes, sep))
+		if len(flags) > 0 {
+			p += " (" + strings.Join(flags, " ") + ")"
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, " and ")
 }

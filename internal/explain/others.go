@@ -50,7 +50,7 @@ func (c *runCtx) duplicateBatch(label string, ds []results.Duplicate, m results.
 	partition := c.partitionName(label, m.Partition)
 	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s (%d messages), the first sent at %s and answered %s at %s, are in the log more than once: %s at offsets %s, acknowledged at %d.",
 		ids, len(ds), c.at(m.Intended), m.Status, c.at(m.Acked), first.ID, joinOffsets(first.Offsets), m.Offset)})
-	var faults []results.Fault
+	faults := c.inEffect(m.Intended)
 	for _, x := range c.run.Faults {
 		if x.At.After(m.Intended) && !x.At.After(m.Acked) {
 			faults = append(faults, x)
@@ -81,20 +81,11 @@ func (c *runCtx) duplicateBatch(label string, ds []results.Duplicate, m results.
 	if len(first.Offsets) > 1 && first.Offsets[0] < m.Offset {
 		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("The copy at offset %d was never acknowledged: the producer's retry (not logged) wrote the batch again and had offset %d acknowledged.", first.Offsets[0], m.Offset)})
 	}
-	if fp := allFaultsPhrase(faults); fp != "" {
+	if fp := faultPhrase(faults); fp != "" {
 		f.Cause += " across " + fp
 	}
 	f.Visible = true
 	return f
-}
-
-// allFaultsPhrase says every fault, restarts included: "stop k2, start k2".
-func allFaultsPhrase(fs []results.Fault) string {
-	var parts []string
-	for _, f := range fs {
-		parts = append(parts, f.Op+" "+strings.Join(f.Nodes, " "))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func joinOffsets(offs []int64) string {
@@ -149,9 +140,13 @@ func (c *runCtx) refusedRange(label string, p int32, ms []results.Message) Findi
 	}
 	if shrink != nil {
 		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s, the leader, shrank the ISR of %s from %s to %s at %s.", node(shrink.Node), partition, brokers(shrink.From), brokers(shrink.ISR), c.at(shrink.Line.At)), Lines: lines(*shrink)})
-		for _, e := range c.of(partition, ISRUpdated) {
+		for _, e := range c.of(partition, ISRUpdated, UnderMinISR) {
 			if !e.Line.At.Before(shrink.Line.At) && e.Line.At.Before(end) && len(e.ISR) == len(shrink.ISR) {
-				f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("The controller accepted it: %s logged the ISR updated to %s at %s.", e.Line.Node, brokers(e.ISR), c.at(e.Line.At)), Lines: lines(e)})
+				under := ""
+				if e.Kind == UnderMinISR {
+					under = ", under min.insync.replicas (\"under-min-isr\")"
+				}
+				f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("The controller accepted it: %s logged the ISR updated to %s at %s%s.", e.Line.Node, brokers(e.ISR), c.at(e.Line.At), under), Lines: lines(e)})
 				break
 			}
 		}
@@ -171,7 +166,7 @@ func (c *runCtx) refusedRange(label string, p int32, ms []results.Message) Findi
 	}
 	if shrink != nil {
 		f.Cause, f.Visible = fmt.Sprintf("the ISR shrink of %s to %s by %s", partition, brokers(shrink.ISR), node(shrink.Node)), true
-		if fp := faultPhrase(c.faultsIn(c.run.Start, first.Intended)); fp != "" {
+		if fp := faultPhrase(c.inEffect(first.Intended)); fp != "" {
 			f.Cause += " after " + fp
 		}
 	}
@@ -197,7 +192,7 @@ func unapplied(c *runCtx, g results.Consumer) (Finding, bool) {
 			rec = &e
 		}
 	}
-	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("Group %s never applied %d records it committed past (%s).", g.Label, len(ids), idRange(ids))})
+	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("Group %s never applied %s it committed past (%s).", g.Label, plural(len(ids), "record"), idRange(ids))})
 	if rec == nil {
 		return f, true
 	}
@@ -214,8 +209,8 @@ func unapplied(c *runCtx, g results.Consumer) (Finding, bool) {
 	if commit == nil {
 		return f, true
 	}
-	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("Member %d committed offset %d at %s (commit %s), past it, before it was applied.", commit.Member, commit.Offset, c.at(commit.At), g.Commit)})
-	f.Cause, f.Visible = fmt.Sprintf("member %d's %s commit of offset %d", commit.Member, g.Commit, commit.Offset), true
+	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("Member %d committed offset %d at %s (--commit %s), past it, before it was applied.", commit.Member, commit.Offset, c.at(commit.At), g.Commit)})
+	f.Cause, f.Visible = fmt.Sprintf("member %d's commit of offset %d (--commit %s) before applying them", commit.Member, commit.Offset, g.Commit), true
 	for _, m := range g.Members {
 		if m.N == commit.Member && m.How != "" {
 			f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("Member %d then %s at %s (%s).", m.N, m.How, c.at(m.End), m.Reason)})
@@ -224,4 +219,12 @@ func unapplied(c *runCtx, g results.Consumer) (Finding, bool) {
 		}
 	}
 	return f, true
+}
+
+// plural is "1 record", "7 records".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

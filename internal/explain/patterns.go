@@ -49,6 +49,11 @@ const (
 	// ISRUpdated: "[Partition p-0 broker=2] ISR updated to 2,1 and version
 	// updated to 7": the controller accepted the change.
 	ISRUpdated Kind = "isr-updated"
+	// UnderMinISR: an ISR update that left fewer replicas than
+	// min.insync.replicas: "ISR updated to 1 (under-min-isr) and version
+	// updated to 1". The same line on every release; the published runs of
+	// 4.0.2, 4.1.0, 4.1.1 and 4.2.2 happen not to hold one.
+	UnderMinISR Kind = "under-min-isr"
 	// TruncateFetch: a follower's decision: "[ReplicaFetcher replicaId=1,
 	// leaderId=2, fetcherId=0] Truncating partition p-0 with
 	// TruncationState(offset=10, completed=true) due to leader epoch and
@@ -157,6 +162,10 @@ var patterns = []pattern{
 	}},
 	{ISRExpand, regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] Expanding ISR from ([\d,]+) to ([\d,]+)`), func(e *Event, m []string) {
 		e.Partition, e.Node, e.From, e.ISR = m[1], atoi32(m[2]), ids(m[3]), ids(m[4])
+		e.Leader = e.Node
+	}},
+	{UnderMinISR, regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] ISR updated to ([\d,]+) \(under-min-isr\)`), func(e *Event, m []string) {
+		e.Partition, e.Node, e.ISR = m[1], atoi32(m[2]), ids(m[3])
 		e.Leader = e.Node
 	}},
 	{ISRUpdated, regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] ISR updated to ([\d,]+)`), func(e *Event, m []string) {
