@@ -10,21 +10,24 @@ import (
 )
 
 // lost explains the lost messages of one final tally, one finding per
-// partition.
+// range of consecutive offsets of a partition.
 func (c *runCtx) lost(t results.Tally) []Finding {
-	byPart := map[int32][]results.Loss{}
-	var parts []int32
-	for _, l := range t.Lost {
-		if _, ok := byPart[l.Partition]; !ok {
-			parts = append(parts, l.Partition)
+	ls := append([]results.Loss(nil), t.Lost...)
+	sort.SliceStable(ls, func(i, j int) bool {
+		if ls[i].Partition != ls[j].Partition {
+			return ls[i].Partition < ls[j].Partition
 		}
-		byPart[l.Partition] = append(byPart[l.Partition], l)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+		return ls[i].Offset < ls[j].Offset
+	})
 	msgs := c.ledger(t.Label, t.LostIDs())
 	var out []Finding
-	for _, p := range parts {
-		out = append(out, c.lostRange(t.Label, p, byPart[p], msgs))
+	for from := 0; from < len(ls); {
+		to := from + 1
+		for to < len(ls) && ls[to].Partition == ls[from].Partition && (ls[to].Offset < 0 || ls[to].Offset == ls[to-1].Offset+1) {
+			to++
+		}
+		out = append(out, c.lostRange(t.Label, ls[from].Partition, ls[from:to], msgs))
+		from = to
 	}
 	return out
 }
@@ -121,6 +124,7 @@ func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs ma
 	faults := append(c.inEffect(s.sent), c.faultsIn(s.sent, end)...)
 	f.Steps = append(f.Steps, faultSteps(c, faults)...)
 	fence := c.fencing(s.acked, end)
+	f.Steps = append(f.Steps, c.controllerSteps(fence, s.acked)...)
 	if haveEl {
 		f.Steps = append(f.Steps, c.fencingSteps(fence, el.leader.Leader)...)
 		if u := c.unfenced(el.leader.Leader, s.acked, end); u != nil {
@@ -302,7 +306,7 @@ func (c *runCtx) fencingSteps(fence []Event, leader int32) []Statement {
 	var who []string
 	reasons := map[string]bool{}
 	for _, e := range fence {
-		who = append(who, fmt.Sprintf("broker %d (%s, by %s)", e.Node, c.at(e.Line.At), e.Line.Node))
+		who = append(who, fmt.Sprintf("broker %d (broker epoch %d, at %s, by %s)", e.Node, e.Epoch, c.at(e.Line.At), e.Line.Node))
 		reasons[e.Reason] = true
 	}
 	txt := "The controller fenced " + strings.Join(who, ", then ")
@@ -317,6 +321,26 @@ func (c *runCtx) fencingSteps(fence []Event, leader int32) []Statement {
 		txt += fmt.Sprintf(" %s, the new leader, was fenced last.", node(leader))
 	}
 	return []Statement{{Text: txt, Lines: lines(fence...)}}
+}
+
+// controllerSteps says since when the controller that fenced brokers had
+// been active, when it became so after from: the restarted controller of
+// a cluster that lost its quorum.
+func (c *runCtx) controllerSteps(fence []Event, from time.Time) []Statement {
+	if len(fence) == 0 {
+		return nil
+	}
+	var active *Event
+	for _, e := range c.ofKind(from, fence[0].Line.At, ControllerActive) {
+		if e.Line.Node == fence[0].Line.Node {
+			e := e
+			active = &e
+		}
+	}
+	if active == nil {
+		return nil
+	}
+	return []Statement{{Text: fmt.Sprintf("%s became the active controller at %s (controller epoch %d).", active.Line.Node, c.at(active.Line.At), active.Epoch), Lines: lines(*active)}}
 }
 
 // unfenced is a broker's last "has been unfenced" line in [from, to].
