@@ -103,70 +103,92 @@ func (s span) String() string {
 	return r
 }
 
-// lostRange explains the lost messages of one partition: the leader change
-// after they were acknowledged (the faults and fencing before it, the ISR
-// it was made from, its kind) and the truncations that removed them.
+// lostRange explains a range of lost messages of one partition: the
+// leader change after they were acknowledged (the faults and fencing
+// before it, the ISR it was made from, its kind) and the truncations that
+// removed them.
 func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs map[string]results.Message) Finding {
-	s := spanOf(losses, msgs)
-	partition := c.partitionName(label, p)
-	f := Finding{Kind: FindingLost, Topic: label, Partition: p, Range: s.String(), Count: s.count}
-	f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%d acknowledged messages of %s, %s, are gone; the last was acknowledged at %s, at leader epoch %d.", s.count, partition, s.String(), c.at(s.acked), s.epoch)})
-
-	el, haveEl := c.electionAfter(label, p, partition, s)
-	end := c.run.End
-	if haveEl {
-		end = el.leader.Line.At
+	st := lossStory{s: spanOf(losses, msgs), partition: c.partitionName(label, p), end: c.run.End}
+	st.el, st.haveEl = c.electionAfter(label, p, st.partition, st.s)
+	st.trunc = c.truncationsOf(st.partition, st.s, losses)
+	switch {
+	case st.haveEl:
+		st.end = st.el.leader.Line.At
+	case len(st.trunc) > 0:
+		st.end = st.trunc[0].at
 	}
-	trunc := c.truncationsOf(partition, s, losses)
-	if !haveEl && len(trunc) > 0 {
-		end = trunc[0].at
-	}
-	faults := append(c.inEffect(s.sent), c.faultsIn(s.sent, end)...)
-	f.Steps = append(f.Steps, faultSteps(c, faults)...)
-	fence := c.fencing(s.acked, end)
-	f.Steps = append(f.Steps, c.controllerSteps(fence, s.acked)...)
-	if haveEl {
-		f.Steps = append(f.Steps, c.fencingSteps(fence, el.leader.Leader)...)
-		if u := c.unfenced(el.leader.Leader, s.acked, end); u != nil {
-			f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s was unfenced at %s, before it became leader.", node(el.leader.Leader), c.at(u.Line.At)), Lines: lines(*u)})
-		}
-		f.Steps = append(f.Steps, c.electionSteps(el, s.lo)...)
-	} else {
-		f.Steps = append(f.Steps, c.fencingSteps(fence, -1)...)
-		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("No new leader of %s after leader epoch %d is in the evidence.", partition, s.epoch)})
-	}
-	for _, t := range trunc {
-		f.Steps = append(f.Steps, t.statement(c))
-	}
-
-	explains := len(trunc) > 0 || (haveEl && s.lo >= 0 && el.leader.Offset <= s.lo)
-	if !explains {
-		f.Cause, f.Short = NotVisible, NotVisible
-		return f
-	}
-	var cause []string
-	if haveEl {
-		f.Short = electionPhrase(el)
-		ph := electionPhrase(el)
-		if s.lo >= 0 && el.leader.Offset <= s.lo {
-			ph += fmt.Sprintf(" with its log ending at offset %d", el.leader.Offset)
-		}
-		cause = append(cause, ph)
-	} else {
-		cause = append(cause, "the election before it not in the evidence")
-	}
-	if fp := faultPhrase(faults); fp != "" {
-		cause[0] += " after " + fp
-		f.Short += " after " + fp
-	}
-	if !haveEl {
-		f.Short = truncPhrase(trunc)
-	}
-	if len(trunc) > 0 {
-		cause = append(cause, truncPhrase(trunc))
-	}
-	f.Cause, f.Visible = strings.Join(cause, "; "), true
+	st.faults = append(c.inEffect(st.s.sent), c.faultsIn(st.s.sent, st.end)...)
+	f := Finding{Kind: FindingLost, Topic: label, Partition: p, Range: st.s.String(), Count: st.s.count, Steps: c.lostSteps(st)}
+	f.Cause, f.Short, f.Visible = st.cause()
 	return f
+}
+
+// lossStory is what the records show about one lost range.
+type lossStory struct {
+	s         span
+	partition string
+	el        election
+	haveEl    bool
+	trunc     []truncation
+	faults    []results.Fault
+	end       time.Time // the election, else the first truncation, else the run's end
+}
+
+// lostSteps are the statements of a lost range, in the order things
+// happened.
+func (c *runCtx) lostSteps(st lossStory) []Statement {
+	s := st.s
+	acked := "their acknowledgement times are not in the ledger"
+	if !s.acked.IsZero() {
+		acked = fmt.Sprintf("the last was acknowledged at %s, at leader epoch %d", c.at(s.acked), s.epoch)
+	}
+	out := []Statement{{Text: fmt.Sprintf("%d acknowledged messages of %s, %s, are gone; %s.", s.count, st.partition, s.String(), acked)}}
+	out = append(out, faultSteps(c, st.faults)...)
+	fence := c.fencing(s.acked, st.end)
+	out = append(out, c.controllerSteps(fence, s.acked)...)
+	if !st.haveEl {
+		out = append(out, c.fencingSteps(fence, -1)...)
+		out = append(out, Statement{Text: fmt.Sprintf("No new leader of %s after leader epoch %d is in the evidence.", st.partition, s.epoch)})
+	} else {
+		lead := st.el.leader.Leader
+		out = append(out, c.fencingSteps(fence, lead)...)
+		if u := c.unfenced(lead, s.acked, st.end); u != nil {
+			out = append(out, Statement{Text: fmt.Sprintf("%s was unfenced at %s, before it became leader.", node(lead), c.at(u.Line.At)), Lines: lines(*u)})
+		}
+		out = append(out, c.electionSteps(st.el, s.lo)...)
+	}
+	for _, t := range st.trunc {
+		out = append(out, t.statement(c))
+	}
+	return out
+}
+
+// cause says a lost range's cause in a sentence and in a few words. The
+// records show one when a replica truncated the range away or when the
+// new leader's log ended before it.
+func (st lossStory) cause() (cause, short string, visible bool) {
+	logEnded := st.haveEl && st.s.lo >= 0 && st.el.leader.Offset <= st.s.lo
+	if len(st.trunc) == 0 && !logEnded {
+		return NotVisible, NotVisible, false
+	}
+	after := ""
+	if fp := faultPhrase(st.faults); fp != "" {
+		after = " after " + fp
+	}
+	if !st.haveEl {
+		short = truncPhrase(st.trunc) + after
+		return short + " (no election in the evidence)", short, true
+	}
+	short = electionPhrase(st.el) + after
+	cause = electionPhrase(st.el)
+	if logEnded {
+		cause += fmt.Sprintf(" with its log ending at offset %d", st.el.leader.Offset)
+	}
+	cause += after
+	if len(st.trunc) > 0 {
+		cause += "; " + truncPhrase(st.trunc)
+	}
+	return cause, short, true
 }
 
 // electionAfter is the leader change that lost a span: the first new
