@@ -149,8 +149,8 @@ func (c *runCtx) electionSteps(el election, lo int64) []Statement {
 		default:
 			txt = "No ISR before the election and no controller line about it are in the evidence: its kind is not visible"
 		}
-		if len(c.searched) > 0 && el.kind != ElectionUnknown {
-			txt += fmt.Sprintf(" (the logs of %s, searched for unclean elections, hold none for this partition)", strings.Join(sortedKeys(c.searched), ", "))
+		if ns := c.searchedAfter(el.leader.Line.At); len(ns) > 0 && el.kind != ElectionUnknown {
+			txt += fmt.Sprintf(" (the logs of %s, searched for unclean elections after it, hold none for this partition)", strings.Join(ns, ", "))
 		}
 		out = append(out, Statement{Text: txt + "."})
 	}
@@ -181,10 +181,14 @@ func electionPhrase(el election) string {
 	return "election of " + n + " (kind not visible)"
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// searchedAfter are the nodes whose logs a `logs` step searched for
+// unclean elections after t, sorted.
+func (c *runCtx) searchedAfter(t time.Time) []string {
+	var out []string
+	for n, at := range c.searched {
+		if at.After(t) {
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -115,21 +115,21 @@ type runCtx struct {
 	run   results.Run
 	evs   []Event
 	names map[string]string // topic label → real name
-	// searched are the nodes whose whole log since the run began a `logs`
-	// step searched for unclean elections: on them, no such line means
-	// none was logged.
-	searched map[string]bool
+	// searched are the nodes whose log since the run began a `logs` step
+	// searched for unclean elections, and when: on them, no such line
+	// before that moment means none was logged.
+	searched map[string]time.Time
 }
 
 func newRunCtx(run results.Run) *runCtx {
-	c := &runCtx{run: run, evs: Events(run), names: map[string]string{}, searched: map[string]bool{}}
+	c := &runCtx{run: run, evs: Events(run), names: map[string]string{}, searched: map[string]time.Time{}}
 	for _, t := range run.Topics {
 		c.names[t.Label] = t.Name
 	}
 	for _, s := range run.Steps {
 		if strings.HasPrefix(s.Text, "logs ") && strings.Contains(s.Text, "unclean election") && s.Error == "" {
 			if f := strings.Fields(s.Text); len(f) > 1 {
-				c.searched[f[1]] = true
+				c.searched[f[1]] = s.Start
 			}
 		}
 	}
