@@ -57,7 +57,7 @@ func (c *runCtx) ledger(label string, ids []string) map[string]results.Message {
 type span struct {
 	first, last string
 	lo, hi      int64 // offsets; -1 when unknown
-	epoch       int32 // highest leader epoch acknowledged at; -1 when unknown
+	epoch       int32 // lowest leader epoch the client knew when they were acknowledged; -1 when unknown
 	sent, acked time.Time
 	count       int
 }
@@ -77,7 +77,9 @@ func spanOf(losses []results.Loss, msgs map[string]results.Message) span {
 		if !ok {
 			continue
 		}
-		s.epoch = max(s.epoch, m.LeaderEpoch)
+		if m.LeaderEpoch >= 0 && (s.epoch < 0 || m.LeaderEpoch < s.epoch) {
+			s.epoch = m.LeaderEpoch
+		}
 		if s.sent.IsZero() || m.Intended.Before(s.sent) {
 			s.sent = m.Intended
 		}
@@ -140,19 +142,19 @@ func (c *runCtx) lostSteps(st lossStory) []Statement {
 	s := st.s
 	acked := "their acknowledgement times are not in the ledger"
 	if !s.acked.IsZero() {
-		acked = fmt.Sprintf("the last was acknowledged at %s, at leader epoch %d", c.at(s.acked), s.epoch)
+		acked = fmt.Sprintf("the first was sent at %s, the last acknowledged at %s; the client knew leader epoch %d or later for them", c.at(s.sent), c.at(s.acked), s.epoch)
 	}
 	out := []Statement{{Text: fmt.Sprintf("%d acknowledged messages of %s, %s, are gone; %s.", s.count, st.partition, s.String(), acked)}}
 	out = append(out, faultSteps(c, st.faults)...)
-	fence := c.fencing(s.acked, st.end)
-	out = append(out, c.controllerSteps(fence, s.acked)...)
+	fence := c.fencing(s.sent, st.end)
+	out = append(out, c.controllerSteps(fence, s.sent)...)
 	if !st.haveEl {
 		out = append(out, c.fencingSteps(fence, -1)...)
-		out = append(out, Statement{Text: fmt.Sprintf("No new leader of %s after leader epoch %d is in the evidence.", st.partition, s.epoch)})
+		out = append(out, Statement{Text: fmt.Sprintf("No new leader of %s after leader epoch %d and after %s is in the evidence.", st.partition, s.epoch, c.at(s.sent))})
 	} else {
 		lead := st.el.leader.Leader
 		out = append(out, c.fencingSteps(fence, lead)...)
-		if u := c.unfenced(lead, s.acked, st.end); u != nil {
+		if u := c.unfenced(lead, s.sent, st.end); u != nil {
 			out = append(out, Statement{Text: fmt.Sprintf("%s was unfenced at %s, before it became leader.", node(lead), c.at(u.Line.At)), Lines: lines(*u)})
 		}
 		out = append(out, c.electionSteps(st.el, s.lo)...)
@@ -192,12 +194,16 @@ func (st lossStory) cause() (cause, short string, visible bool) {
 }
 
 // electionAfter is the leader change that lost a span: the first new
-// leader after the epoch the span was acknowledged at whose log ended at or
-// before its first offset, else the first new leader after that epoch.
+// leader after its first send, at a later epoch than the client knew for
+// it, whose log ended at or before its first offset; else the first new
+// leader after the first send. A zombie leader acknowledges after its
+// successor was elected, so the first send, not the last answer, bounds
+// the search; the client's epoch keeps out a restarted leader logging its
+// old epoch again.
 func (c *runCtx) electionAfter(label string, p int32, partition string, s span) (election, bool) {
 	var first *Event
 	for _, e := range c.leaderChanges(partition) {
-		if s.epoch >= 0 && e.Epoch <= s.epoch || s.epoch < 0 && !e.Line.At.After(s.acked) {
+		if e.Epoch <= s.epoch || !e.Line.At.After(s.sent) {
 			continue
 		}
 		if first == nil {
@@ -398,7 +404,7 @@ func (c *runCtx) truncationsOf(partition string, s span, losses []results.Loss) 
 	fetches := c.of(partition, TruncateFetch)
 	var out []truncation
 	for _, e := range c.of(partition, Truncated) {
-		if e.Line.At.Before(s.acked) || e.Offset > s.hi {
+		if e.Line.At.Before(s.sent) || e.Offset > s.hi {
 			continue
 		}
 		t := truncation{node: e.Line.Node, at: e.Line.At, offset: e.Offset, log: e}
