@@ -167,3 +167,13 @@ func TestOtherFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestZombieLeader: k1, cut off from k2 and k3, went on acknowledging
+// after k2 had been elected; the explanation finds k2's election although
+// it came before the last acknowledgement.
+func TestZombieLeader(t *testing.T) {
+	fs := findings(t, "zombie-leader-4.1.2")
+	if len(fs) != 1 || !strings.HasPrefix(fs[0].Cause, "clean election of k2") || !strings.HasSuffix(fs[0].Cause, "k1 truncated to offset 10") {
+		t.Errorf("findings %+v; want one loss by the clean election of k2, k1 truncated to offset 10", fs)
+	}
+}

@@ -34,6 +34,7 @@ var testRuns = map[string]string{
 	"min-insync-4.4.0":    "min-insync/kafka-4.4.0/20261130T084149Z",
 	"idempotence-4.4.0":   "producer-idempotence/kafka-4.4.0/20261130T084448Z",
 	"consumer-4.4.0":      "consumer-commits/kafka-4.4.0/20261130T083900Z",
+	"zombie-leader-4.1.2": "zombie-leader/kafka-4.1.2/20261130T085312Z",
 }
 
 func TestTestdata(t *testing.T) {
