@@ -165,7 +165,7 @@ func (c *runCtx) refusedRange(label string, p int32, ms []results.Message) Findi
 		f.Steps = append(f.Steps, Statement{Text: fmt.Sprintf("%s logged %d append errors on %s meanwhile (the exception's name is on the next line of its log, which the evidence does not keep).", errs[0].Line.Node, len(errs), partition), Lines: lines(show...)})
 	}
 	if shrink != nil {
-		f.Cause, f.Visible = fmt.Sprintf("the ISR shrink of %s to %s by %s", partition, brokers(shrink.ISR), node(shrink.Node)), true
+		f.Cause, f.Visible = fmt.Sprintf("the ISR shrink of partition %d to %s by %s", p, brokers(shrink.ISR), node(shrink.Node)), true
 		if fp := faultPhrase(c.inEffect(first.Intended)); fp != "" {
 			f.Cause += " after " + fp
 		}
