@@ -1,0 +1,323 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// claim is one number the prose states about the cited runs, in the
+// marker's small language (see doc.go):
+//
+//	runs=5                        the cited directories hold 5 runs
+//	held=5                        in 5 of them every expectation held
+//	runs(lost(plast)==1000)=5     in 5 of them lost(plast) was 1000
+//	lost(acks1)=10 per run        every run lost 10
+//	duplicates(acksall)=40 total  summed over the runs
+//	lost(acks1)=10,10,20,20       run by run, directories in the order cited
+//	failed(retries3)=121..155     the smallest and the largest run
+//	unapplied(greedy)={m-004..m-010} per run
+//
+// The measures are results.Measures, the functions of `expect`: a claim
+// means what the same expression means in a runbook.
+type claim struct {
+	Text string // as written
+
+	Kind    string // "runs", "held", "count" (runs(...)) or "measure"
+	Measure *results.Measure
+	Label   string
+	Cond    *cond // of a "count": which runs to count
+
+	Op    string // ==, !=, <, <=, >, >=
+	Want  []int64
+	Range bool     // Want is [smallest, largest] over the runs
+	Set   []string // an id set, compared run by run; nil when not a set
+	Scope string   // "per run", "total", "list" or "" (runs, held, count)
+}
+
+// cond is the comparison inside runs(...): a measure of one run against a
+// number, as an expect expression.
+type cond struct {
+	Measure *results.Measure
+	Label   string
+	Op      string
+	Want    int64
+}
+
+var (
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\))\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|\d+\.\.\d+|\d+(?:\s*,\s*\d+)*)\s*(per run|total)?$`)
+	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
+	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
+)
+
+const claimForms = "write runs=N, held=N, runs(lost(t)==N)=N, or a measure such as lost(t)=N per run, lost(t)=N total, lost(t)=A,B,C, lost(t)=A..B or lost(t)={m-001..m-010} per run"
+
+// parseClaim reads one claim of a marker.
+func parseClaim(s string) (claim, error) {
+	c := claim{Text: s}
+	g := claimRe.FindStringSubmatch(s)
+	if g == nil {
+		return c, fmt.Errorf("cannot read claim %q: %s", s, claimForms)
+	}
+	lhs, rhs := g[1], g[3]
+	c.Op, c.Scope = normOp(g[2]), g[4]
+	switch {
+	case lhs == "runs" || lhs == "held":
+		c.Kind = lhs
+	case strings.HasPrefix(lhs, "runs("):
+		cg := condRe.FindStringSubmatch(lhs)
+		if cg == nil {
+			return c, fmt.Errorf("cannot read %q: count runs as runs(lost(t)==N)", lhs)
+		}
+		m, err := findMeasure(cg[1])
+		if err != nil {
+			return c, err
+		}
+		want, _ := strconv.ParseInt(cg[4], 10, 64)
+		c.Kind, c.Cond = "count", &cond{Measure: m, Label: cg[2], Op: normOp(cg[3]), Want: want}
+	default:
+		cg := callRe.FindStringSubmatch(lhs)
+		if cg == nil {
+			return c, fmt.Errorf("cannot read %q: a measure is written name(topic), like lost(acks1)", lhs)
+		}
+		m, err := findMeasure(cg[1])
+		if err != nil {
+			return c, err
+		}
+		c.Kind, c.Measure, c.Label = "measure", m, cg[2]
+	}
+	if err := c.setValue(rhs); err != nil {
+		return c, fmt.Errorf("claim %q: %w", s, err)
+	}
+	return c, nil
+}
+
+// setValue reads the right side and checks that it fits the left side and
+// the scope.
+func (c *claim) setValue(rhs string) error {
+	if c.Kind != "measure" {
+		if c.Scope != "" || strings.ContainsAny(rhs, "{,.") {
+			return fmt.Errorf("a count of runs is one number, without per run or total")
+		}
+		n, _ := strconv.ParseInt(rhs, 10, 64)
+		c.Want = []int64{n}
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(rhs, "{"):
+		if c.Measure.IDs == nil {
+			return fmt.Errorf("%s counts no ids, so it does not compare with a set", c.Measure.Name)
+		}
+		ids, err := results.ParseIDSet(rhs)
+		if err != nil {
+			return err
+		}
+		if c.Op != "==" && c.Op != "!=" {
+			return fmt.Errorf("a set compares with = or != only")
+		}
+		if c.Scope != "per run" {
+			return fmt.Errorf("say per run after a set: the ids are compared run by run")
+		}
+		c.Set = ids
+	case strings.Contains(rhs, ".."):
+		a, b, _ := strings.Cut(rhs, "..")
+		lo, _ := strconv.ParseInt(a, 10, 64)
+		hi, _ := strconv.ParseInt(b, 10, 64)
+		if c.Op != "==" || c.Scope != "" {
+			return fmt.Errorf("a range A..B states the smallest and largest run: write it with = and no scope")
+		}
+		c.Want, c.Range = []int64{lo, hi}, true
+	case strings.Contains(rhs, ","):
+		if c.Op != "==" || c.Scope != "" {
+			return fmt.Errorf("a list A,B,C states each run in order: write it with = and no scope")
+		}
+		for _, f := range strings.Split(rhs, ",") {
+			n, _ := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			c.Want = append(c.Want, n)
+		}
+		c.Scope = "list"
+	default:
+		if c.Scope == "" {
+			return fmt.Errorf("say per run or total after %s", rhs)
+		}
+		n, _ := strconv.ParseInt(rhs, 10, 64)
+		c.Want = []int64{n}
+	}
+	if c.Measure.Duration {
+		return fmt.Errorf("%s is a latency; this check compares counts only", c.Measure.Name)
+	}
+	return nil
+}
+
+func normOp(op string) string {
+	if op == "=" {
+		return "=="
+	}
+	return op
+}
+
+func findMeasure(name string) (*results.Measure, error) {
+	if m := results.FindMeasure(name); m != nil {
+		return m, nil
+	}
+	var names []string
+	for _, m := range results.Measures {
+		names = append(names, m.Name)
+	}
+	return nil, fmt.Errorf("unknown measure %s: use one of %s", name, strings.Join(names, ", "))
+}
+
+// citedRun is one run of a cited directory.
+type citedRun struct {
+	Dir string
+	Run results.Run
+}
+
+// check compares the claim with the runs; it returns what the evidence
+// says and whether that matches. An error means the claim cannot be
+// evaluated on these runs (a topic they do not have).
+func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
+	switch c.Kind {
+	case "runs":
+		n := int64(len(runs))
+		return fmt.Sprint(n), compare(n, c.Op, c.Want[0]), nil
+	case "held":
+		var n int64
+		for _, r := range runs {
+			if r.Run.Held() {
+				n++
+			}
+		}
+		return fmt.Sprint(n), compare(n, c.Op, c.Want[0]), nil
+	case "count":
+		vals, err := values(c.Cond.Measure, c.Cond.Label, runs)
+		if err != nil {
+			return "", false, err
+		}
+		var n int64
+		for _, v := range vals {
+			if compare(v, c.Cond.Op, c.Cond.Want) {
+				n++
+			}
+		}
+		return fmt.Sprintf("%d (%s(%s) run by run: %s)", n, c.Cond.Measure.Name, c.Cond.Label, showValues(vals)), compare(n, c.Op, c.Want[0]), nil
+	}
+	if c.Set != nil {
+		return c.checkSet(runs)
+	}
+	vals, err := values(c.Measure, c.Label, runs)
+	if err != nil {
+		return "", false, err
+	}
+	shown := showValues(vals)
+	switch {
+	case c.Range:
+		lo, hi := slices.Min(vals), slices.Max(vals)
+		return fmt.Sprintf("%d..%d (%s)", lo, hi, shown), lo == c.Want[0] && hi == c.Want[1], nil
+	case c.Scope == "list":
+		return shown, slices.Equal(vals, c.Want), nil
+	case c.Scope == "total":
+		var sum int64
+		for _, v := range vals {
+			sum += v
+		}
+		return fmt.Sprintf("%d (%s)", sum, shown), compare(sum, c.Op, c.Want[0]), nil
+	}
+	for _, v := range vals {
+		if !compare(v, c.Op, c.Want[0]) {
+			return shown, false, nil
+		}
+	}
+	return shown, true, nil
+}
+
+// checkSet compares the ids the measure counts, run by run, with the set.
+func (c claim) checkSet(runs []citedRun) (string, bool, error) {
+	var shown []string
+	ok := true
+	for _, r := range runs {
+		ids, has := c.Measure.IDs(r.Run, c.Label)
+		if !has {
+			return "", false, noValue(c.Measure, c.Label, r)
+		}
+		shown = append(shown, results.FormatIDSet(ids))
+		if slices.Equal(ids, c.Set) != (c.Op == "==") {
+			ok = false
+		}
+	}
+	return compact(shown), ok, nil
+}
+
+// values evaluates the measure on every run, in order.
+func values(m *results.Measure, label string, runs []citedRun) ([]int64, error) {
+	var out []int64
+	for _, r := range runs {
+		if !hasLabel(r.Run, m, label) {
+			return nil, noValue(m, label, r)
+		}
+		v, ok := m.Of(r.Run, label)
+		if !ok {
+			return nil, noValue(m, label, r)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// hasLabel reports whether the run knows label as a topic (or, for group
+// measures, a consumer group): a misspelt topic must not read as zero.
+func hasLabel(r results.Run, m *results.Measure, label string) bool {
+	if m.Group {
+		_, ok := r.Consumer(label)
+		return ok
+	}
+	for _, t := range r.Topics {
+		if t.Label == label {
+			return true
+		}
+	}
+	return false
+}
+
+func noValue(m *results.Measure, label string, r citedRun) error {
+	return fmt.Errorf("%s(%s) has no value in run %d of %s: no such topic or group there, or nothing read", m.Name, label, r.Run.Number, r.Dir)
+}
+
+func compare(got int64, op string, want int64) bool {
+	switch op {
+	case "==":
+		return got == want
+	case "!=":
+		return got != want
+	case "<":
+		return got < want
+	case "<=":
+		return got <= want
+	case ">":
+		return got > want
+	case ">=":
+		return got >= want
+	}
+	return false
+}
+
+// showValues writes per-run values as the reports do: "10 ×4" when all
+// agree, else "10, 10, 20, 20".
+func showValues(vals []int64) string {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		s[i] = fmt.Sprint(v)
+	}
+	return compact(s)
+}
+
+func compact(s []string) string {
+	if len(s) > 1 && len(slices.Compact(slices.Clone(s))) == 1 {
+		return fmt.Sprintf("%s ×%d", s[0], len(s))
+	}
+	return strings.Join(s, ", ")
+}

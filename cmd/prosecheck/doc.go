@@ -1,0 +1,25 @@
+// Command prosecheck checks that the numbers the prose states about
+// published runs match the evidence it cites.
+//
+// An example (examples/*.md) or an ADR states counts such as "lost 10 of
+// 20 in every run" or "in 5 of 11 runs". Each such sentence carries, right
+// after it and on the same line as its end, an HTML comment naming the run
+// directories (relative to output/, timestamped, never a `latest` copy)
+// and the claims, in the language of claim's doc comment:
+//
+//	... 10 of 20 acknowledged messages lost in every run. <!-- evidence: producer-acks/kafka-4.3.1/20261130T055237Z lost(acks1)=10 per run; acked(acks1)=20 per run -->
+//
+// A marker never starts a line inside a paragraph: a line that begins with
+// an HTML comment ends the paragraph in CommonMark. GitHub and the report
+// pages omit the comments, so readers see the prose alone.
+//
+// Usage:
+//
+//	prosecheck [-output DIR] FILE.md...
+//
+// It loads each cited results.json with the results package (any schema
+// version it reads), evaluates each claim with results.Measures (the
+// functions of `expect`), prints file:line: marker: want X, evidence says
+// Y for every claim that does not match, and exits 1 when one did not or a
+// marker could not be read.
+package main

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+func main() {
+	output := flag.String("output", "output", "the directory the markers' run directories are relative to")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: prosecheck [-output DIR] FILE.md...\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if !check(os.Stdout, *output, flag.Args()) {
+		os.Exit(1)
+	}
+}
+
+// check checks every marker of files against the runs under output,
+// printing each mismatch and error to w, then a summary. It reports
+// whether every claim matched.
+func check(w io.Writer, output string, files []string) bool {
+	l := loader{output: output, cache: map[string]*results.Results{}}
+	good := true
+	var markers, claims int
+	for _, f := range files {
+		ms, errs := readMarkers(f)
+		for _, err := range errs {
+			fmt.Fprintln(w, err)
+			good = false
+		}
+		for _, m := range ms {
+			markers++
+			claims += len(m.Claims)
+			if !l.checkMarker(w, m) {
+				good = false
+			}
+		}
+	}
+	verdict := "all match the evidence"
+	if !good {
+		verdict = "SOME DO NOT MATCH"
+	}
+	fmt.Fprintf(w, "prosecheck: %d claims in %d markers of %d files: %s\n", claims, markers, len(files), verdict)
+	return good
+}
+
+// loader loads each cited run directory once.
+type loader struct {
+	output string
+	cache  map[string]*results.Results
+}
+
+func (l *loader) load(dir string) (*results.Results, error) {
+	if r, ok := l.cache[dir]; ok {
+		return r, nil
+	}
+	r, err := results.Load(filepath.Join(l.output, dir))
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s (under %s): %w", dir, l.output, err)
+	}
+	l.cache[dir] = r
+	return r, nil
+}
+
+// checkMarker checks the claims of one marker and reports whether all
+// matched.
+func (l *loader) checkMarker(w io.Writer, m marker) bool {
+	var runs []citedRun
+	for _, d := range m.Dirs {
+		r, err := l.load(d)
+		if err != nil {
+			fmt.Fprintf(w, "%s: %s: %v\n", m.Pos, m.Text, err)
+			return false
+		}
+		for _, run := range r.Runs {
+			runs = append(runs, citedRun{Dir: d, Run: run})
+		}
+	}
+	good := true
+	for _, c := range m.Claims {
+		got, ok, err := c.check(runs)
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "%s: %s: %v\n", m.Pos, m.Text, err)
+			good = false
+		case !ok:
+			fmt.Fprintf(w, "%s: %s: want %s, evidence says %s\n", m.Pos, m.Text, c.Text, got)
+			good = false
+		}
+	}
+	return good
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+const fixtures = "testdata/output"
+
+// TestRightCounts: every form of claim, stated as the fixture has it,
+// passes.
+func TestRightCounts(t *testing.T) {
+	var out bytes.Buffer
+	if !check(&out, fixtures, []string{"testdata/right.md"}) {
+		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
+	}
+	if want := "12 claims in 4 markers of 1 files: all match"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary: got %q, want it to contain %q", out.String(), want)
+	}
+}
+
+// TestWrongCountFails: a count the evidence contradicts fails the check,
+// at the marker's line, with what the evidence says instead.
+func TestWrongCountFails(t *testing.T) {
+	var out bytes.Buffer
+	if check(&out, fixtures, []string{"testdata/wrong.md"}) {
+		t.Fatalf("a wrong count passed:\n%s", out.String())
+	}
+	want := "testdata/wrong.md:3: evidence: demo/kafka-9.9.9/20260101T000000Z lost(t)=1 per run: want lost(t)=1 per run, evidence says 1, 2"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant a line\n%s", out.String(), want)
+	}
+}
+
+// TestBadMarkers: a marker the check cannot evaluate fails it, with the
+// reason, rather than being skipped.
+func TestBadMarkers(t *testing.T) {
+	var out bytes.Buffer
+	if check(&out, fixtures, []string{"testdata/bad.md"}) {
+		t.Fatalf("bad markers passed:\n%s", out.String())
+	}
+	for _, want := range []string{
+		"bad.md:3: evidence: demo/kafka-9.9.9/latest runs=2: run directory demo/kafka-9.9.9/latest is a `latest` copy",
+		"bad.md:4: evidence: demo/kafka-9.9.9/20260101T000000Z lost(t)=2: claim \"lost(t)=2\": say per run or total",
+		"bad.md:5: evidence: demo/kafka-9.9.9/20260101T000000Z lost(nosuch)=0 per run: lost(nosuch) has no value in run 1",
+		"bad.md:6: evidence: demo/kafka-9.9.9/20260101T000000Z lots(t)=0 per run: unknown measure lots",
+		"bad.md:7: evidence: demo/kafka-9.9.9/20991231T000000Z runs=1: run directory demo/kafka-9.9.9/20991231T000000Z (under testdata/output)",
+		"bad.md:8: evidence: lost(t)=1 per run: no run directory",
+		"bad.md:9: evidence marker not closed on its line",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no line %q in\n%s", want, out.String())
+		}
+	}
+}
