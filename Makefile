@@ -12,6 +12,7 @@ example: deps build
 # briefly.
 test: deps
 	$(GO) vet ./...
+	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
 
