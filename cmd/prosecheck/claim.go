@@ -17,6 +17,7 @@ import (
 //	held=5                        in 5 of them every expectation held
 //	runs(lost(plast)==1000)=5     in 5 of them lost(plast) was 1000
 //	lost(acks1)=10 per run        every run lost 10
+//	acked(t)+failed(t)=200 per run  measures of one kind summed per run
 //	duplicates(acksall)=40 total  summed over the runs
 //	lost(acks1)=10,10,20,20       run by run, directories in the order cited
 //	failed(retries3)=121..155     the smallest and the largest run
@@ -27,10 +28,9 @@ import (
 type claim struct {
 	Text string // as written
 
-	Kind    string // "runs", "held", "count" (runs(...)) or "measure"
-	Measure *results.Measure
-	Label   string
-	Cond    *cond // of a "count": which runs to count
+	Kind  string // "runs", "held", "count" (runs(...)) or "measure"
+	Terms []term // of a "measure": summed run by run
+	Cond  *cond  // of a "count": which runs to count
 
 	Op    string // ==, !=, <, <=, >, >=
 	Want  []int64
@@ -39,17 +39,24 @@ type claim struct {
 	Scope string   // "per run", "total", "list" or "" (runs, held, count)
 }
 
+// term is one measure of a topic or group, as expect writes it: lost(acks1).
+type term struct {
+	Measure *results.Measure
+	Label   string
+}
+
+func (t term) String() string { return t.Measure.Name + "(" + t.Label + ")" }
+
 // cond is the comparison inside runs(...): a measure of one run against a
 // number, as an expect expression.
 type cond struct {
-	Measure *results.Measure
-	Label   string
-	Op      string
-	Want    int64
+	term
+	Op   string
+	Want int64
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\))\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|\d+\.\.\d+|\d+(?:\s*,\s*\d+)*)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|\d+\.\.\d+|\d+(?:\s*,\s*\d+)*)\s*(per run|total)?$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
 )
@@ -78,22 +85,37 @@ func parseClaim(s string) (claim, error) {
 			return c, err
 		}
 		want, _ := strconv.ParseInt(cg[4], 10, 64)
-		c.Kind, c.Cond = "count", &cond{Measure: m, Label: cg[2], Op: normOp(cg[3]), Want: want}
+		c.Kind, c.Cond = "count", &cond{term: term{m, cg[2]}, Op: normOp(cg[3]), Want: want}
 	default:
-		cg := callRe.FindStringSubmatch(lhs)
-		if cg == nil {
-			return c, fmt.Errorf("cannot read %q: a measure is written name(topic), like lost(acks1)", lhs)
+		c.Kind = "measure"
+		for _, call := range strings.Split(lhs, "+") {
+			t, err := parseTerm(strings.TrimSpace(call))
+			if err != nil {
+				return c, err
+			}
+			if len(c.Terms) > 0 && (t.Measure.Group != c.Terms[0].Measure.Group || t.Measure.Duration != c.Terms[0].Measure.Duration) {
+				return c, fmt.Errorf("cannot add %s to %s: a sum takes measures of one kind", t, c.Terms[0])
+			}
+			c.Terms = append(c.Terms, t)
 		}
-		m, err := findMeasure(cg[1])
-		if err != nil {
-			return c, err
-		}
-		c.Kind, c.Measure, c.Label = "measure", m, cg[2]
 	}
 	if err := c.setValue(rhs); err != nil {
 		return c, fmt.Errorf("claim %q: %w", s, err)
 	}
 	return c, nil
+}
+
+// parseTerm reads one measure, name(topic).
+func parseTerm(s string) (term, error) {
+	g := callRe.FindStringSubmatch(s)
+	if g == nil {
+		return term{}, fmt.Errorf("cannot read %q: a measure is written name(topic), like lost(acks1)", s)
+	}
+	m, err := findMeasure(g[1])
+	if err != nil {
+		return term{}, err
+	}
+	return term{m, g[2]}, nil
 }
 
 // setValue reads the right side and checks that it fits the left side and
@@ -107,10 +129,11 @@ func (c *claim) setValue(rhs string) error {
 		c.Want = []int64{n}
 		return nil
 	}
+	first := c.Terms[0].Measure
 	switch {
 	case strings.HasPrefix(rhs, "{"):
-		if c.Measure.IDs == nil {
-			return fmt.Errorf("%s counts no ids, so it does not compare with a set", c.Measure.Name)
+		if len(c.Terms) > 1 || first.IDs == nil {
+			return fmt.Errorf("%s counts no ids, so it does not compare with a set", c.lhs())
 		}
 		ids, err := results.ParseIDSet(rhs)
 		if err != nil {
@@ -147,10 +170,19 @@ func (c *claim) setValue(rhs string) error {
 		n, _ := strconv.ParseInt(rhs, 10, 64)
 		c.Want = []int64{n}
 	}
-	if c.Measure.Duration {
-		return fmt.Errorf("%s is a latency; this check compares counts only", c.Measure.Name)
+	if first.Duration {
+		return fmt.Errorf("%s is a latency; this check compares counts only", first.Name)
 	}
 	return nil
+}
+
+// lhs writes the claim's summed measures: acked(t)+failed(t).
+func (c claim) lhs() string {
+	s := make([]string, len(c.Terms))
+	for i, t := range c.Terms {
+		s[i] = t.String()
+	}
+	return strings.Join(s, "+")
 }
 
 func normOp(op string) string {
@@ -194,7 +226,7 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 		}
 		return fmt.Sprint(n), compare(n, c.Op, c.Want[0]), nil
 	case "count":
-		vals, err := values(c.Cond.Measure, c.Cond.Label, runs)
+		vals, err := values([]term{c.Cond.term}, runs)
 		if err != nil {
 			return "", false, err
 		}
@@ -204,12 +236,12 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 				n++
 			}
 		}
-		return fmt.Sprintf("%d (%s(%s) run by run: %s)", n, c.Cond.Measure.Name, c.Cond.Label, showValues(vals)), compare(n, c.Op, c.Want[0]), nil
+		return fmt.Sprintf("%d (%s run by run: %s)", n, c.Cond.term, showValues(vals)), compare(n, c.Op, c.Want[0]), nil
 	}
 	if c.Set != nil {
 		return c.checkSet(runs)
 	}
-	vals, err := values(c.Measure, c.Label, runs)
+	vals, err := values(c.Terms, runs)
 	if err != nil {
 		return "", false, err
 	}
@@ -239,10 +271,11 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 func (c claim) checkSet(runs []citedRun) (string, bool, error) {
 	var shown []string
 	ok := true
+	t := c.Terms[0]
 	for _, r := range runs {
-		ids, has := c.Measure.IDs(r.Run, c.Label)
-		if !has {
-			return "", false, noValue(c.Measure, c.Label, r)
+		ids, has := t.Measure.IDs(r.Run, t.Label)
+		if !has || !hasLabel(r.Run, t) {
+			return "", false, noValue(t, r)
 		}
 		shown = append(shown, results.FormatIDSet(ids))
 		if slices.Equal(ids, c.Set) != (c.Op == "==") {
@@ -252,39 +285,40 @@ func (c claim) checkSet(runs []citedRun) (string, bool, error) {
 	return compact(shown), ok, nil
 }
 
-// values evaluates the measure on every run, in order.
-func values(m *results.Measure, label string, runs []citedRun) ([]int64, error) {
+// values evaluates the sum of the terms on every run, in order.
+func values(terms []term, runs []citedRun) ([]int64, error) {
 	var out []int64
 	for _, r := range runs {
-		if !hasLabel(r.Run, m, label) {
-			return nil, noValue(m, label, r)
+		var sum int64
+		for _, t := range terms {
+			v, ok := t.Measure.Of(r.Run, t.Label)
+			if !ok || !hasLabel(r.Run, t) {
+				return nil, noValue(t, r)
+			}
+			sum += v
 		}
-		v, ok := m.Of(r.Run, label)
-		if !ok {
-			return nil, noValue(m, label, r)
-		}
-		out = append(out, v)
+		out = append(out, sum)
 	}
 	return out, nil
 }
 
 // hasLabel reports whether the run knows label as a topic (or, for group
 // measures, a consumer group): a misspelt topic must not read as zero.
-func hasLabel(r results.Run, m *results.Measure, label string) bool {
-	if m.Group {
-		_, ok := r.Consumer(label)
+func hasLabel(r results.Run, t term) bool {
+	if t.Measure.Group {
+		_, ok := r.Consumer(t.Label)
 		return ok
 	}
-	for _, t := range r.Topics {
-		if t.Label == label {
+	for _, tp := range r.Topics {
+		if tp.Label == t.Label {
 			return true
 		}
 	}
 	return false
 }
 
-func noValue(m *results.Measure, label string, r citedRun) error {
-	return fmt.Errorf("%s(%s) has no value in run %d of %s: no such topic or group there, or nothing read", m.Name, label, r.Run.Number, r.Dir)
+func noValue(t term, r citedRun) error {
+	return fmt.Errorf("%s has no value in run %d of %s: no such topic or group there, or nothing read", t, r.Run.Number, r.Dir)
 }
 
 func compare(got int64, op string, want int64) bool {

@@ -15,7 +15,7 @@ func TestRightCounts(t *testing.T) {
 	if !check(&out, fixtures, []string{"testdata/right.md"}) {
 		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
 	}
-	if want := "12 claims in 4 markers of 1 files: all match"; !strings.Contains(out.String(), want) {
+	if want := "13 claims in 4 markers of 1 files: all match"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary: got %q, want it to contain %q", out.String(), want)
 	}
 }
@@ -48,6 +48,7 @@ func TestBadMarkers(t *testing.T) {
 		"bad.md:7: evidence: demo/kafka-9.9.9/20991231T000000Z runs=1: run directory demo/kafka-9.9.9/20991231T000000Z (under testdata/output)",
 		"bad.md:8: evidence: lost(t)=1 per run: no run directory",
 		"bad.md:9: evidence marker not closed on its line",
+		"bad.md:10: evidence: demo/kafka-9.9.9/20260101T000000Z acked(t)+failed(t)={m-001} per run: claim \"acked(t)+failed(t)={m-001} per run\": acked(t)+failed(t) counts no ids",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no line %q in\n%s", want, out.String())
