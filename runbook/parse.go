@@ -14,6 +14,7 @@ import (
 type checker struct {
 	d     *Doc
 	run   int
+	caps  Capabilities // what the machine can do, as the caller said
 	errs  ErrorList
 	warns ErrorList // things that will go wrong when the runbook runs as written
 
