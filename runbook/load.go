@@ -323,78 +323,94 @@ func applyOverrides(d *Doc, ov Overrides, declared, used map[string]bool) ErrorL
 // splitMarkdown cuts the body (from 0-based line body on) into prose and
 // code blocks. Only fenced blocks at the top level of the document are
 // blocks of their own; a kafka or sh block nested in a list or a quote is an
-// error, since it would silently not run.
+// error, since it would silently not run, and so is a fence never closed.
 func splitMarkdown(s *source, masked []byte, body int) ([]Block, string, ErrorList) {
-	var (
-		blocks []Block
-		errs   ErrorList
-		title  string
-	)
 	root := goldmark.DefaultParser().Parse(text.NewReader(masked))
-
-	prose := func(from, to int) {
-		for from < to && strings.TrimSpace(s.line(from)) == "" {
-			from++
-		}
-		for to > from && strings.TrimSpace(s.line(to-1)) == "" {
-			to--
-		}
-		if from < to {
-			blocks = append(blocks, Block{
-				Kind: Prose,
-				Pos:  s.pos(from, 0),
-				Text: strings.Join(s.lineRange(from, to), "\n") + "\n",
-			})
-		}
-	}
-
-	next := body // first line not yet in a block
+	sp := &splitter{s: s, masked: masked, next: body}
+	title := ""
 	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
 		if h, ok := n.(*ast.Heading); ok && title == "" && h.Level == 1 && h.Lines().Len() > 0 {
 			title = strings.TrimSpace(string(h.Lines().Value(masked)))
 		}
-		fc, ok := n.(*ast.FencedCodeBlock)
-		if !ok {
-			continue
+		if fc, ok := n.(*ast.FencedCodeBlock); ok {
+			sp.fenced(fc)
 		}
-		off := fenceOffset(fc, s)
-		if off < 0 {
-			continue
-		}
-		open := s.lineOf(off)
-		if open < next {
-			continue
-		}
-		prose(next, open)
-		fence := s.line(open)[off-s.starts[open]:]
-		fenceLen := len(fence) - len(strings.TrimLeft(fence, fence[:1]))
-		last := open + fc.Lines().Len() // last content line
-		next = last + 1
-		if next < s.lines() && isClosingFence(s.line(next), fence[0], fenceLen) {
-			next++
-		}
-		info := ""
-		if fc.Info != nil {
-			info = strings.TrimSpace(string(fc.Info.Segment.Value(masked)))
-		}
-		kind := Code
-		switch string(fc.Language(masked)) {
-		case "kafka":
-			kind = Kafka
-		case "sh":
-			kind = Shell
-		}
-		blocks = append(blocks, Block{
-			Kind:  kind,
-			Pos:   s.pos(open, off-s.starts[open]),
-			Info:  info,
-			Text:  string(fc.Lines().Value(masked)),
-			lines: fc.Lines().Len(),
+	}
+	sp.prose(sp.next, s.lines())
+	return sp.blocks, title, append(sp.errs, nestedBlocks(root, s, masked)...)
+}
+
+// splitter collects the blocks of a document in file order.
+type splitter struct {
+	s      *source
+	masked []byte
+	blocks []Block
+	errs   ErrorList
+	next   int // first line not yet in a block
+}
+
+// prose adds lines [from, to) as a prose block, blank lines around trimmed.
+func (sp *splitter) prose(from, to int) {
+	s := sp.s
+	for from < to && strings.TrimSpace(s.line(from)) == "" {
+		from++
+	}
+	for to > from && strings.TrimSpace(s.line(to-1)) == "" {
+		to--
+	}
+	if from < to {
+		sp.blocks = append(sp.blocks, Block{
+			Kind: Prose,
+			Pos:  s.pos(from, 0),
+			Text: strings.Join(s.lineRange(from, to), "\n") + "\n",
 		})
 	}
-	prose(next, s.lines())
+}
 
-	// Nested step blocks.
+// fenced adds a top-level fenced code block, after the prose before it.
+func (sp *splitter) fenced(fc *ast.FencedCodeBlock) {
+	s, masked := sp.s, sp.masked
+	off := fenceOffset(fc, s)
+	if off < 0 {
+		return
+	}
+	open := s.lineOf(off)
+	if open < sp.next {
+		return
+	}
+	sp.prose(sp.next, open)
+	fence := s.line(open)[off-s.starts[open]:]
+	fenceLen := len(fence) - len(strings.TrimLeft(fence, fence[:1]))
+	sp.next = open + fc.Lines().Len() + 1 // after the last content line
+	if sp.next < s.lines() && isClosingFence(s.line(sp.next), fence[0], fenceLen) {
+		sp.next++
+	} else {
+		sp.errs = append(sp.errs, &Error{Pos: s.pos(open, off-s.starts[open]),
+			Msg: fmt.Sprintf("this code block is never closed: it runs to the end of the file; end it with a %s line", fence[:fenceLen])})
+	}
+	info := ""
+	if fc.Info != nil {
+		info = strings.TrimSpace(string(fc.Info.Segment.Value(masked)))
+	}
+	kind := Code
+	switch string(fc.Language(masked)) {
+	case "kafka":
+		kind = Kafka
+	case "sh":
+		kind = Shell
+	}
+	sp.blocks = append(sp.blocks, Block{
+		Kind:  kind,
+		Pos:   s.pos(open, off-s.starts[open]),
+		Info:  info,
+		Text:  string(fc.Lines().Value(masked)),
+		lines: fc.Lines().Len(),
+	})
+}
+
+// nestedBlocks reports kafka and sh blocks below the top level.
+func nestedBlocks(root ast.Node, s *source, masked []byte) ErrorList {
+	var errs ErrorList
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		fc, ok := n.(*ast.FencedCodeBlock)
 		if !entering || !ok || n.Parent() == root {
@@ -402,16 +418,13 @@ func splitMarkdown(s *source, masked []byte, body int) ([]Block, string, ErrorLi
 		}
 		lang := string(fc.Language(masked))
 		if lang == "kafka" || lang == "sh" {
-			off := fenceOffset(fc, s)
-			if off < 0 {
-				off = 0
-			}
+			off := max(fenceOffset(fc, s), 0)
 			errs = append(errs, &Error{Pos: s.offPos(off),
 				Msg: fmt.Sprintf("%s block inside a list or quote: it would not run; move it to the top level", lang)})
 		}
 		return ast.WalkContinue, nil
 	})
-	return blocks, title, errs
+	return errs
 }
 
 // fenceOffset returns the byte offset of the opening fence of fc.

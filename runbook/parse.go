@@ -272,6 +272,9 @@ func (c *checker) step(raw Step) Step {
 		if f.Kind == KindWord {
 			c.checkChoice(f, fv)
 		}
+		if f.Kind == KindKeyValue {
+			c.checkTopicConfig(fv)
+		}
 	}
 
 	// Positional arguments, in registry order.
