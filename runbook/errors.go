@@ -18,9 +18,22 @@ type Error struct {
 }
 
 // Error formats e as "file:line:col: msg", with control characters in
-// msg (which may quote the runbook) shown escaped.
+// msg (which may quote the runbook) shown escaped and a long msg cut.
 func (e *Error) Error() string {
-	return e.Pos.String() + ": " + escapeControls(e.Msg)
+	return e.Pos.String() + ": " + escapeControls(shorten(e.Msg))
+}
+
+// maxMsg is the longest message Error shows whole; a longer one quotes
+// something long from the runbook, and keeps its start and its end.
+const maxMsg = 400
+
+// shorten cuts the middle out of a message longer than maxMsg bytes.
+func shorten(msg string) string {
+	if len(msg) <= maxMsg {
+		return msg
+	}
+	head, tail := msg[:maxMsg*5/8], msg[len(msg)-maxMsg*3/8:]
+	return strings.ToValidUTF8(head, "") + "…" + strings.ToValidUTF8(tail, "")
 }
 
 // escapeControls returns s with what cells escapes escaped.

@@ -20,10 +20,15 @@ const maxCheckedRuns = 20
 const (
 	MaxRunbookBytes = 256 << 10 // the whole file
 	MaxStepBytes    = 4096      // one line of a kafka block
-	// manyErrors is how many errors make Load stop checking further runs:
-	// what they would add is more of the same.
+	// manyErrors is how many errors make Load stop: what more would add
+	// is more of the same, at a cost that grows with the input.
 	manyErrors = 1000
 )
+
+// stopped is the error that says Load stopped checking at p.
+func stopped(p Pos) *Error {
+	return &Error{Pos: p, Msg: fmt.Sprintf("too many errors: checking stopped here, after %d", manyErrors)}
+}
 
 // bom is the UTF-8 byte order mark some editors put at the top of a file.
 const bom = "\xEF\xBB\xBF"
@@ -80,6 +85,7 @@ type loader struct {
 	declared map[string]bool // parameters declared under params:
 	used     map[string]bool // parameters referred to by steps
 	refs     []piece         // every ${ref}, with its position
+	stopped  bool            // too many errors: the rest is not lexed
 }
 
 // frontMatter parses the front matter. It returns the source with the
@@ -147,6 +153,13 @@ func (l *loader) steps(b *Block) {
 	s := l.s
 	first := b.Pos.Line // the fence line, 1-based: content starts on the next line
 	for li := first; li < first+b.lines; li++ {
+		if len(l.errs) >= manyErrors {
+			if !l.stopped {
+				l.errs = append(l.errs, stopped(s.pos(li, 0)))
+				l.stopped = true
+			}
+			return
+		}
 		line := s.line(li)
 		if len(line) > MaxStepBytes {
 			l.errs = append(l.errs, &Error{Pos: s.pos(li, 0), Msg: fmt.Sprintf("step line is %d bytes long: a step is at most %d", len(line), MaxStepBytes)})
@@ -200,6 +213,9 @@ func (l *loader) undefinedRefs() {
 // a later run gets wrong with the run number. The Doc keeps run 1's steps.
 func (l *loader) checkRuns() {
 	d := l.d
+	if l.stopped {
+		return // too many errors already
+	}
 	runs := []int{1}
 	if d.usesRun {
 		for r := 2; r <= min(d.Meta.Repeat, maxCheckedRuns); r++ {

@@ -126,7 +126,7 @@ func Known(release string) error {
 	if catalogs[release] != nil {
 		return nil
 	}
-	return fmt.Errorf("Kafka %s is not a release kafkabook knows: use one of %s", release, strings.Join(releases, ", "))
+	return fmt.Errorf("release %s is not one kafkabook knows: use one of %s", release, strings.Join(releases, ", "))
 }
 
 // Names returns the sorted names of a release's catalogue of kind, for

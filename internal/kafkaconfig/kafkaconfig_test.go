@@ -67,7 +67,7 @@ func TestCheck(t *testing.T) {
 	if err := CheckTopic("4.3.1", "min.insync", "2"); !errors.Is(err, ErrUnknown) {
 		t.Errorf("unknown topic setting: %v, want ErrUnknown", err)
 	}
-	if err := CheckTopic("3.0.0", "min.insync.replicas", "2"); err == nil || !strings.Contains(err.Error(), "not a release") {
+	if err := CheckTopic("3.0.0", "min.insync.replicas", "2"); err == nil || !strings.Contains(err.Error(), "not one kafkabook knows") {
 		t.Errorf("unknown release: %v", err)
 	}
 }
