@@ -3,6 +3,7 @@ package runbook
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
@@ -29,16 +30,13 @@ func releaseError(v string) string {
 // checkBroker checks the broker: settings against every release.
 func checkBroker(settings []metaSetting, releases []string) ErrorList {
 	var errs ErrorList
-	for _, r := range releases {
-		for _, s := range settings {
-			err := kafkaconfig.CheckBroker(r, s.name, s.value)
-			if msg, onName := settingError(err, r, kafkaconfig.Broker, s.name); msg != "" {
-				p := s.valuePos
-				if onName {
-					p = s.namePos
-				}
-				errs = append(errs, &Error{Pos: p, Msg: "broker: " + msg})
+	for _, s := range settings {
+		for _, m := range settingErrors(kafkaconfig.Broker, s.name, s.value, releases) {
+			p := s.valuePos
+			if m.onName {
+				p = s.namePos
 			}
+			errs = append(errs, &Error{Pos: p, Msg: "broker: " + m.text})
 		}
 	}
 	return errs
@@ -51,29 +49,56 @@ func (c *checker) checkTopicConfig(v value) {
 	if v.bad || !ok || name == "" {
 		return // already reported
 	}
-	for _, r := range c.d.Meta.Kafka {
-		err := kafkaconfig.CheckTopic(r, name, val)
-		if msg, onName := settingError(err, r, kafkaconfig.Topic, name); msg != "" {
-			p := v.at(len(name) + 1)
-			if onName {
-				p = v.at(0)
-			}
-			c.errorf(p, "--config: %s", msg)
+	for _, m := range settingErrors(kafkaconfig.Topic, name, val, c.d.Meta.Kafka) {
+		p := v.at(len(name) + 1)
+		if m.onName {
+			p = v.at(0)
 		}
+		c.errorf(p, "--config: %s", m.text)
 	}
 }
 
-// settingError turns what kafkaconfig said about a setting into a message,
-// with a suggestion for a misspelt name, and says whether it is about the
-// name rather than the value. An unknown release was reported already.
-func settingError(err error, release string, kind kafkaconfig.Kind, name string) (string, bool) {
-	switch {
-	case err == nil || kafkaconfig.Known(release) != nil:
-		return "", false
-	case errors.Is(err, kafkaconfig.ErrUnknown):
-		return err.Error() + didYouMean(name, kafkaconfig.Names(release, kind)), true
-	case errors.Is(err, kafkaconfig.ErrOwned):
-		return err.Error(), true
+// settingMsg is one problem with a setting, about its name or its value.
+type settingMsg struct {
+	text   string
+	onName bool
+}
+
+// settingErrors checks one setting against every known release. A name
+// some releases lack is one message naming them, with a suggestion; the
+// same problem on several releases is one message.
+func settingErrors(kind kafkaconfig.Kind, name, value string, releases []string) []settingMsg {
+	var (
+		out     []settingMsg
+		seen    = map[string]bool{}
+		lacking []string
+		known   []string
+	)
+	for _, r := range releases {
+		if kafkaconfig.Known(r) != nil {
+			continue // reported with the release
+		}
+		known = append(known, r)
+		err := kafkaconfig.Check(r, kind, name, value)
+		switch {
+		case err == nil || seen[err.Error()]:
+		case errors.Is(err, kafkaconfig.ErrUnknown):
+			lacking = append(lacking, r)
+		default:
+			seen[err.Error()] = true
+			out = append(out, settingMsg{err.Error(), errors.Is(err, kafkaconfig.ErrOwned)})
+		}
 	}
-	return err.Error(), false
+	if len(lacking) > 0 {
+		msg := (&kafkaconfig.UnknownError{Name: name, Releases: lacking, Kind: kind}).Error()
+		if having := slices.DeleteFunc(known, func(r string) bool { return slices.Contains(lacking, r) }); len(having) == 1 {
+			msg += fmt.Sprintf(" (%s has it)", having[0])
+		} else if len(having) > 1 {
+			msg += fmt.Sprintf(" (%s have it)", strings.Join(having, ", "))
+		} else {
+			msg += didYouMean(name, kafkaconfig.Names(lacking[0], kind))
+		}
+		out = append(out, settingMsg{msg, true})
+	}
+	return out
 }

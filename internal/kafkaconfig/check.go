@@ -13,21 +13,41 @@ import (
 // CheckBroker checks that a runbook may set the broker setting name to
 // value on release: the release has it, kafkabook does not own it, and the
 // value is one line of the setting's type within its range.
-func CheckBroker(release, name, value string) error { return check(release, Broker, name, value) }
+func CheckBroker(release, name, value string) error { return Check(release, Broker, name, value) }
 
 // CheckTopic is CheckBroker for a topic configuration (topic create --config).
-func CheckTopic(release, name, value string) error { return check(release, Topic, name, value) }
+func CheckTopic(release, name, value string) error { return Check(release, Topic, name, value) }
 
-func check(release string, kind Kind, name, value string) error {
+// UnknownError is the error for a name the catalogues of some releases
+// do not hold; it matches ErrUnknown.
+type UnknownError struct {
+	Name     string
+	Releases []string // the releases that lack it
+	Kind     Kind
+}
+
+func (e *UnknownError) Error() string {
+	verb := "has"
+	if len(e.Releases) > 1 {
+		verb = "have"
+	}
+	return fmt.Sprintf("unknown setting %q: Kafka %s %s no %s setting of that name", e.Name, strings.Join(e.Releases, ", "), verb, e.Kind)
+}
+
+// Is makes errors.Is(err, ErrUnknown) hold.
+func (e *UnknownError) Is(target error) bool { return target == ErrUnknown }
+
+// Check is CheckBroker or CheckTopic, by kind.
+func Check(release string, kind Kind, name, value string) error {
 	if err := Known(release); err != nil {
 		return err
 	}
 	s, ok := Lookup(release, kind, name)
 	if !ok {
-		return fmt.Errorf("%w %q: Kafka %s has no %s setting of that name", ErrUnknown, name, release, kind)
+		return &UnknownError{Name: name, Releases: []string{release}, Kind: kind}
 	}
 	if why := Owned(s); why != "" {
-		return fmt.Errorf("%s is %s: %w", name, why, ErrOwned)
+		return fmt.Errorf("%s %s: %w", name, why, ErrOwned)
 	}
 	if msg := badText(value); msg != "" {
 		return fmt.Errorf("%s: the value %s", name, msg)

@@ -37,7 +37,7 @@ func TestCheck(t *testing.T) {
 		{Broker, "replica.lag.time.max.ms", "3000\\", "backslash"},
 		{Broker, "replica.lag.time.max.ms", "\xff", "not valid UTF-8"},
 		{Broker, "replica.lag.time.max.ms", "3s", "want a whole number (LONG, 64 bits)"},
-		{Broker, "log.dirs", "/", "a host directory"},
+		{Broker, "log.dirs", "/", "names a host directory"},
 		{Broker, "listeners", "PLAINTEXT://:1", "listeners"},
 		{Broker, "node.id", "1", "identity"},
 		{Broker, "config.providers", "file", "config provider"},
@@ -56,7 +56,7 @@ func TestCheck(t *testing.T) {
 		{Topic, "cleanup.policy", "compact,delete", ""},
 	}
 	for _, c := range cases {
-		err := check("4.3.1", c.kind, c.name, c.value)
+		err := Check("4.3.1", c.kind, c.name, c.value)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s %s=%q: %v, want no error", c.kind, c.name, c.value, err)
