@@ -36,6 +36,12 @@ func shorten(msg string) string {
 	return strings.ToValidUTF8(head, "") + "…" + strings.ToValidUTF8(tail, "")
 }
 
+// Warning formats e as a warning, "file:line:col: warning: msg" escaped
+// and cut like Error, followed by its caret.
+func (e *Error) Warning() string {
+	return e.Pos.String() + ": warning: " + escapeControls(shorten(e.Msg)) + "\n" + e.Caret()
+}
+
 // escapeControls returns s with what cells escapes escaped.
 func escapeControls(s string) string {
 	var b strings.Builder

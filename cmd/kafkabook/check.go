@@ -52,7 +52,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		return nil, &exitError{exitUsage, fmt.Errorf("%s: %d error(s); nothing was run", path, n)}
 	}
 	for _, w := range doc.Warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n%s", w.Pos, w.Msg, w.Caret())
+		fmt.Fprint(stderr, w.Warning())
 	}
 	return doc, nil
 }

@@ -86,3 +86,29 @@ func TestParseRange(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnedEveryRelease: in every release, every CLASS-typed setting and
+// every setting kafkabook writes for a node is refused, and the settings
+// the examples use are not.
+func TestOwnedEveryRelease(t *testing.T) {
+	writes := []string{"process.roles", "node.id", "controller.quorum.voters", "listeners", "advertised.listeners",
+		"controller.listener.names", "inter.broker.listener.name", "listener.security.protocol.map", "log.dirs"}
+	for _, r := range Releases() {
+		for _, n := range Names(r, Broker) {
+			s, _ := Lookup(r, Broker, n)
+			if s.Type == "CLASS" && Owned(s) == "" {
+				t.Errorf("Kafka %s: %s is a CLASS setting a runbook may set", r, n)
+			}
+		}
+		for _, n := range writes {
+			if err := CheckBroker(r, n, "x"); !errors.Is(err, ErrOwned) {
+				t.Errorf("Kafka %s: %s: %v, want it refused as kafkabook's", r, n, err)
+			}
+		}
+		for _, n := range []string{"replica.lag.time.max.ms", "unclean.leader.election.enable", "min.insync.replicas"} {
+			if s, ok := Lookup(r, Broker, n); !ok || Owned(s) != "" {
+				t.Errorf("Kafka %s: %s: present %v, refused because it %s", r, n, ok, Owned(s))
+			}
+		}
+	}
+}
