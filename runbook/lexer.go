@@ -169,10 +169,8 @@ func (lx *lineLexer) word(i int) int {
 	for ok && i < len(line) && !isBlank(line[i]) {
 		c := line[i]
 		switch {
-		case c == '"':
-			i, ok = lx.doubleQuoted(i)
-		case c == '\'':
-			i, ok = lx.singleQuoted(i)
+		case c == '"' || c == '\'':
+			i, ok = lx.quoted(i)
 		case c == '$' && i+1 < len(line) && line[i+1] == '{':
 			i = lx.ref(i)
 		case c == '&' && restIsEmpty(line, i+1):
@@ -193,45 +191,34 @@ func (lx *lineLexer) word(i int) int {
 	return i
 }
 
-// doubleQuoted lexes "..." at i, where \" \\ and \$ escape and ${}
-// refers. It returns the index after it, and false when it is not closed.
-func (lx *lineLexer) doubleQuoted(q int) (int, bool) {
-	line := lx.line
+// quoted lexes a quoted part at q: in "...", \" \\ and \$ escape and
+// ${} refers; '...' is taken literally. It returns the index after it, and
+// false when it is not closed.
+func (lx *lineLexer) quoted(q int) (int, bool) {
+	line, quote := lx.line, lx.line[q]
 	lx.tok.quoted = true
 	i := q + 1
-	for i < len(line) && line[i] != '"' {
+	for i < len(line) && line[i] != quote {
 		switch {
-		case line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`, line[i+1]) >= 0:
+		case quote == '"' && line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`, line[i+1]) >= 0:
 			lx.addLit(i + 1)
 			i += 2
-		case line[i] == '$' && i+1 < len(line) && line[i+1] == '{':
+		case quote == '"' && line[i] == '$' && i+1 < len(line) && line[i+1] == '{':
 			i = lx.ref(i)
 		default:
 			lx.addLit(i)
 			i++
 		}
 	}
-	if i >= len(line) {
+	if i < len(line) {
+		return i + 1, true
+	}
+	if quote == '"' {
 		lx.errorAt(q, "unclosed double quote")
-		return i, false
-	}
-	return i + 1, true
-}
-
-// singleQuoted lexes '...' at q, taken literally.
-func (lx *lineLexer) singleQuoted(q int) (int, bool) {
-	line := lx.line
-	lx.tok.quoted = true
-	i := q + 1
-	for i < len(line) && line[i] != '\'' {
-		lx.addLit(i)
-		i++
-	}
-	if i >= len(line) {
+	} else {
 		lx.errorAt(q, "unclosed single quote")
-		return i, false
 	}
-	return i + 1, true
+	return i, false
 }
 
 // ref lexes ${name} at i and returns the index after it.
