@@ -1,18 +1,17 @@
 package runbook
 
-import "github.com/kafkabook/kafkabook/internal/powerfs"
-
-// checkPowerloss refuses a power loss that this machine, or the backend
-// the runbook asks for, cannot inject truthfully: it needs the local
-// backend, root and FUSE, and is never stood in for by a plain kill. The
-// nodes it takes down stay down until a start, as after kill.
+// checkPowerloss refuses a power loss that the machine (as the caller's
+// Capabilities say) or the backend the runbook asks for cannot inject
+// truthfully: it needs the local backend, root and FUSE, and is never
+// stood in for by a plain kill. The nodes it takes down stay down until a
+// start, as after kill.
 func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
 	var msg string
 	switch {
 	case c.d.Meta.Backend == "docker":
 		msg = "powerloss needs the local backend (backend: docker cannot drop a container's unsynced writes)"
-	case powerfsMissing() != "":
-		msg = "powerloss needs a FUSE file system under each node's data, and this machine lacks " + powerfsMissing() +
+	case c.caps.PowerLossMissing != "":
+		msg = "powerloss needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
 			"; kafkabook does not fake a power loss with something weaker"
 	}
 	if msg != "" && !c.said(msg) {
@@ -24,10 +23,6 @@ func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
 		}
 	}
 }
-
-// powerfsMissing says what the machine lacks for the power-loss layer; a
-// variable so that tests can pretend.
-var powerfsMissing = powerfs.Missing
 
 // said reports whether the checker already reported msg, so that a
 // machine's shortcoming is told once, at the first step it stops.

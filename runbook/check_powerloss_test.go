@@ -14,16 +14,14 @@ start k1 k2
 wait healthy
 ` + "```\n"
 
-// TestCheckPowerloss: check refuses powerloss, once, where the machine
-// cannot mount the layer or the runbook asks for the docker backend, and
+// TestCheckPowerloss: check refuses powerloss, once, where the caller says
+// the machine cannot mount the layer or the runbook asks for the docker backend, and
 // otherwise takes the nodes for down until a start, as after kill.
 func TestCheckPowerloss(t *testing.T) {
 	load := func(backend, missing string) error {
 		t.Helper()
-		old := powerfsMissing
-		powerfsMissing = func() string { return missing }
-		defer func() { powerfsMissing = old }()
-		doc, err := Load("pl.md", []byte(strings.Replace(powerlossRunbook, "BACKEND", backend, 1)), Overrides{})
+		src := []byte(strings.Replace(powerlossRunbook, "BACKEND", backend, 1))
+		doc, err := LoadFor("pl.md", src, Overrides{}, Capabilities{PowerLossMissing: missing})
 		if err == nil {
 			if !doc.Uses(OpPowerloss) || doc.Uses(OpConsume) {
 				t.Errorf("Uses: powerloss %v, consume %v", doc.Uses(OpPowerloss), doc.Uses(OpConsume))

@@ -35,114 +35,182 @@ func frontMatter(s *source) (open, close int, ok bool, err *Error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// Front matter limits: what the backends can start and what a run can be
+// asked to repeat. MaxNodes is the local backend's limit
+// (internal/cluster/local), which the docker backend shares.
+const (
+	MaxNodes  = 9
+	MaxRepeat = 1000
+)
+
+// metaSetting is one entry of the broker: map with the positions of its
+// name and value, checked once the Kafka releases are final.
+type metaSetting struct {
+	name, value string
+	namePos     Pos
+	valuePos    Pos
+}
+
+// metaParser decodes the front matter's YAML nodes into a Meta, collecting
+// every error with the file position of its node.
+type metaParser struct {
+	s      *source
+	first  int // 0-based file line of YAML line 1
+	m      *Meta
+	broker []metaSetting
+	errs   ErrorList
+}
+
+func (p *metaParser) at(n *yaml.Node) Pos {
+	return Pos{p.s.path, p.first + n.Line, n.Column}
+}
+
+func (p *metaParser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, &Error{Pos: p.at(n), Msg: fmt.Sprintf(format, args...)})
+}
+
 // parseMeta decodes the front matter between lines open and close into m.
-func parseMeta(s *source, open, close int, m *Meta) ErrorList {
-	var errs ErrorList
-	first := open + 1 // 0-based file line of YAML line 1
-	at := func(n *yaml.Node) Pos {
-		return Pos{s.path, first + n.Line, n.Column}
-	}
-	errorf := func(n *yaml.Node, format string, args ...any) {
-		errs = append(errs, &Error{Pos: at(n), Msg: fmt.Sprintf(format, args...)})
-	}
-	text := strings.Join(s.lineRange(first, close), "\n")
+// It returns the broker settings with their positions, for checkBroker.
+func parseMeta(s *source, open, close int, m *Meta) ([]metaSetting, ErrorList) {
+	p := &metaParser{s: s, first: open + 1, m: m}
+	text := strings.Join(s.lineRange(p.first, close), "\n")
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := first + 1
-		if sm := yamlLine.FindStringSubmatch(err.Error()); sm != nil {
-			n, _ := strconv.Atoi(sm[1])
-			msg = sm[2]
-			// yaml.v3 counts lines from 1 for scanner errors but from 0
-			// for parser errors, which all start like this.
-			if strings.HasPrefix(msg, "did not find expected") {
-				n++
-			}
-			line = min(first+n, close+1)
-		}
-		return ErrorList{{Pos: Pos{s.path, line, 1}, Msg: "front matter: " + msg}}
+		return nil, ErrorList{yamlError(s, err, p.first, close)}
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
-		return nil // empty front matter
+		return nil, nil // empty front matter
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
-		return nil
+		return nil, nil
 	}
 	if doc.Kind != yaml.MappingNode {
-		errorf(doc, "front matter must be a mapping of keys (%s)", strings.Join(metaKeys, ", "))
-		return errs
+		p.errorf(doc, "front matter must be a mapping of keys (%s)", strings.Join(metaKeys, ", "))
+		return nil, p.errs
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		if seen[k.Value] {
-			errorf(k, "front matter key %q given twice", k.Value)
+			p.errorf(k, "front matter key %q given twice", k.Value)
 			continue
 		}
 		seen[k.Value] = true
-		switch k.Value {
-		case "title":
-			if v.Kind != yaml.ScalarNode {
-				errorf(v, "title must be text")
-				continue
-			}
-			m.Title = v.Value
-		case "kafka":
-			m.Kafka = nil
-			var items []*yaml.Node
-			switch v.Kind {
-			case yaml.ScalarNode:
-				items = []*yaml.Node{v}
-			case yaml.SequenceNode:
-				items = v.Content
-				if len(items) == 0 {
-					errorf(v, "kafka: the list of versions is empty")
-				}
-			default:
-				errorf(v, "kafka must be a version like %s or a list of versions", DefaultKafka)
-			}
-			for _, it := range items {
-				if it.Kind != yaml.ScalarNode || !validVersion(it.Value) {
-					errorf(it, "kafka: bad version %q: want a release like %s", it.Value, DefaultKafka)
-					continue
-				}
-				m.Kafka = append(m.Kafka, it.Value)
-			}
-		case "backend":
-			if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" {
-				errorf(v, "backend %q: use local or docker", v.Value)
-				continue
-			}
-			m.Backend = v.Value
-		case "nodes":
-			if n, ok := yamlInt(v); !ok || n < 1 {
-				errorf(v, "nodes must be a positive number, not %q", v.Value)
-			} else {
-				m.Nodes = n
-			}
-		case "repeat":
-			if n, ok := yamlInt(v); !ok || n < 1 {
-				errorf(v, "repeat must be a positive number, not %q", v.Value)
-			} else {
-				m.Repeat = n
-			}
-		case "broker":
-			m.Broker = scalarMap(v, "broker", errorf, func(*yaml.Node) {})
-		case "params":
-			m.Params = scalarMap(v, "params", errorf, func(k *yaml.Node) {
-				switch {
-				case k.Value == "run":
-					errorf(k, "params: %q is reserved for the run number ${run}", k.Value)
-				case !validParam(k.Value):
-					errorf(k, "params: bad name %q: use letters, digits, _ . -", k.Value)
-				}
-			})
-		default:
-			errorf(k, "unknown front matter key %q%s", k.Value, didYouMean(k.Value, metaKeys))
-		}
+		p.key(k, v)
 	}
-	return errs
+	return p.broker, p.errs
+}
+
+// yamlError positions a YAML syntax error on its file line.
+func yamlError(s *source, err error, first, close int) *Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := first + 1
+	if sm := yamlLine.FindStringSubmatch(err.Error()); sm != nil {
+		n, _ := strconv.Atoi(sm[1])
+		msg = sm[2]
+		// yaml.v3 counts lines from 1 for scanner errors but from 0
+		// for parser errors, which all start like this.
+		if strings.HasPrefix(msg, "did not find expected") {
+			n++
+		}
+		line = min(first+n, close+1)
+	}
+	return &Error{Pos: Pos{s.path, line, 1}, Msg: "front matter: " + msg}
+}
+
+// key decodes one front matter key k with value v.
+func (p *metaParser) key(k, v *yaml.Node) {
+	m := p.m
+	switch k.Value {
+	case "title":
+		if v.Kind != yaml.ScalarNode {
+			p.errorf(v, "title must be text")
+			return
+		}
+		m.Title = v.Value
+	case "kafka":
+		p.kafka(v)
+	case "backend":
+		if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" {
+			p.errorf(v, "backend %q: use local or docker", v.Value)
+			return
+		}
+		m.Backend = v.Value
+	case "nodes":
+		if n, ok := p.count(v, "nodes", MaxNodes, "the most nodes a cluster has"); ok {
+			m.Nodes = n
+		}
+	case "repeat":
+		if n, ok := p.count(v, "repeat", MaxRepeat, "the most runs of one runbook"); ok {
+			m.Repeat = n
+		}
+	case "broker":
+		var pairs [][2]*yaml.Node
+		m.Broker, pairs = scalarMap(v, "broker", p.errorf, func(*yaml.Node) {})
+		for _, kv := range pairs {
+			p.broker = append(p.broker, metaSetting{name: kv[0].Value, value: kv[1].Value, namePos: p.at(kv[0]), valuePos: p.at(kv[1])})
+		}
+	case "params":
+		m.Params, _ = scalarMap(v, "params", p.errorf, func(k *yaml.Node) {
+			switch {
+			case k.Value == "run":
+				p.errorf(k, "params: %q is reserved for the run number ${run}", k.Value)
+			case !validParam(k.Value):
+				p.errorf(k, "params: bad name %q: use letters, digits, _ . -", k.Value)
+			}
+		})
+	default:
+		p.errorf(k, "unknown front matter key %q%s", k.Value, didYouMean(k.Value, metaKeys))
+	}
+}
+
+// kafka decodes the kafka: key, one release or a list of them.
+func (p *metaParser) kafka(v *yaml.Node) {
+	p.m.Kafka = nil
+	var items []*yaml.Node
+	switch v.Kind {
+	case yaml.ScalarNode:
+		items = []*yaml.Node{v}
+	case yaml.SequenceNode:
+		items = v.Content
+		if len(items) == 0 {
+			p.errorf(v, "kafka: the list of versions is empty")
+		}
+	default:
+		p.errorf(v, "kafka must be a version like %s or a list of versions", DefaultKafka)
+	}
+	for _, it := range items {
+		if msg := releaseError(it.Value); it.Kind != yaml.ScalarNode || msg != "" {
+			if it.Kind != yaml.ScalarNode {
+				msg = fmt.Sprintf("bad version %q: want a release like %s", it.Value, DefaultKafka)
+			}
+			p.errorf(it, "kafka: %s", msg)
+			continue
+		}
+		p.m.Kafka = append(p.m.Kafka, it.Value)
+	}
+}
+
+// count decodes a whole number from 1 to max; why says what max is.
+func (p *metaParser) count(v *yaml.Node, key string, max int, why string) (int, bool) {
+	n, ok := yamlInt(v)
+	switch {
+	case !ok && v.Kind == yaml.ScalarNode && wholeNumber(v.Value):
+		p.errorf(v, "%s %s is too large: at most %d (%s)", key, v.Value, max, why)
+	case !ok || n < 1:
+		p.errorf(v, "%s must be a positive number, not %q", key, v.Value)
+	case n > max:
+		p.errorf(v, "%s %d is too large: at most %d (%s)", key, n, max, why)
+	default:
+		return n, true
+	}
+	return 0, false
+}
+
+// wholeNumber reports whether s is written as digits only.
+func wholeNumber(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 func yamlInt(v *yaml.Node) (int, bool) {
@@ -154,14 +222,16 @@ func yamlInt(v *yaml.Node) (int, bool) {
 }
 
 // scalarMap decodes a mapping of scalars, keeping values as written.
-func scalarMap(v *yaml.Node, what string, errorf func(*yaml.Node, string, ...any), checkKey func(*yaml.Node)) map[string]string {
+// It also returns the name and value nodes of each entry, in file order.
+func scalarMap(v *yaml.Node, what string, errorf func(*yaml.Node, string, ...any), checkKey func(*yaml.Node)) (map[string]string, [][2]*yaml.Node) {
 	out := map[string]string{}
+	var pairs [][2]*yaml.Node
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
-		return out
+		return out, nil
 	}
 	if v.Kind != yaml.MappingNode {
 		errorf(v, "%s must be a mapping of names to values", what)
-		return out
+		return out, nil
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
@@ -179,8 +249,9 @@ func scalarMap(v *yaml.Node, what string, errorf func(*yaml.Node, string, ...any
 			continue
 		}
 		out[k.Value] = val.Value
+		pairs = append(pairs, [2]*yaml.Node{k, val})
 	}
-	return out
+	return out, pairs
 }
 
 var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?([-.][0-9A-Za-z.-]+)?$`)

@@ -94,12 +94,8 @@ func validParam(name string) bool {
 // lexLine splits one file line (without its newline) into tokens. Columns
 // are 1-based byte offsets into line.
 func lexLine(file string, lineNo int, line string) (lexed, ErrorList) {
-	var (
-		out  lexed
-		errs ErrorList
-	)
-	at := func(i int) Pos { return Pos{file, lineNo, i + 1} }
-	out.start = -1
+	lx := &lineLexer{file: file, lineNo: lineNo, line: line}
+	lx.out.start = -1
 	i := 0
 	for i < len(line) {
 		for i < len(line) && isBlank(line[i]) {
@@ -109,113 +105,138 @@ func lexLine(file string, lineNo int, line string) (lexed, ErrorList) {
 			break
 		}
 		if line[i] == '&' && restIsEmpty(line, i+1) {
-			out.background, out.bgCol = true, i+1
-			out.end = i + 1
+			lx.out.background, lx.out.bgCol = true, i+1
+			lx.out.end = i + 1
 			break
 		}
-		if out.start < 0 {
-			out.start = i
+		if lx.out.start < 0 {
+			lx.out.start = i
 		}
-		tok := token{pos: at(i)}
-		start := i
-		var (
-			cur piece
-			buf []byte
-		)
-		flush := func() {
-			if len(cur.cols) > 0 {
-				cur.lit = string(buf)
-				tok.pieces = append(tok.pieces, cur)
-			}
-			cur, buf = piece{}, nil
-		}
-		// addLit adds byte line[i] to the current literal.
-		addLit := func(i int) {
-			buf = append(buf, line[i])
-			cur.cols = append(cur.cols, i+1)
-		}
-		// ref lexes ${name} at i and returns the index after it.
-		ref := func(i int) int {
-			j := strings.IndexByte(line[i+2:], '}')
-			if j < 0 {
-				errs = append(errs, &Error{Pos: at(i), Msg: `unclosed "${": missing "}"`})
-				tok.bad = true
-				return len(line)
-			}
-			name := line[i+2 : i+2+j]
-			if !validParam(name) {
-				errs = append(errs, &Error{Pos: at(i), Msg: `bad parameter reference "${` + name + `}": want ${name} with letters, digits, _ . -`})
-				tok.bad = true
-			} else {
-				flush()
-				tok.pieces = append(tok.pieces, piece{ref: name, col: i + 1})
-			}
-			return i + 3 + j
-		}
-	word:
-		for i < len(line) && !isBlank(line[i]) {
-			c := line[i]
-			switch {
-			case c == '"':
-				tok.quoted = true
-				q := i
-				i++
-				for i < len(line) && line[i] != '"' {
-					switch {
-					case line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`, line[i+1]) >= 0:
-						addLit(i + 1)
-						i += 2
-					case line[i] == '$' && i+1 < len(line) && line[i+1] == '{':
-						i = ref(i)
-					default:
-						addLit(i)
-						i++
-					}
-				}
-				if i >= len(line) {
-					errs = append(errs, &Error{Pos: at(q), Msg: "unclosed double quote"})
-					break word
-				}
-				i++
-			case c == '\'':
-				tok.quoted = true
-				q := i
-				i++
-				for i < len(line) && line[i] != '\'' {
-					addLit(i)
-					i++
-				}
-				if i >= len(line) {
-					errs = append(errs, &Error{Pos: at(q), Msg: "unclosed single quote"})
-					break word
-				}
-				i++
-			case c == '$' && i+1 < len(line) && line[i+1] == '{':
-				i = ref(i)
-			case c == '&' && restIsEmpty(line, i+1):
-				break word
-			default:
-				addLit(i)
-				i++
-			}
-		}
-		flush()
-		if i > len(line) {
-			i = len(line)
-		}
-		tok.raw = line[start:i]
-		if len(tok.pieces) == 0 {
-			// "" or '' is an empty argument; keep it as one.
-			tok.pieces = []piece{{}}
-		}
-		out.toks = append(out.toks, tok)
-		out.end = i
+		i = lx.word(i)
+		lx.out.end = i
 	}
-	if out.start < 0 {
-		out.start = out.end
-		if out.background {
-			out.start = out.bgCol - 1
+	if lx.out.start < 0 {
+		lx.out.start = lx.out.end
+		if lx.out.background {
+			lx.out.start = lx.out.bgCol - 1
 		}
 	}
-	return out, errs
+	return lx.out, lx.errs
+}
+
+// lineLexer holds the state of lexing one line: what is lexed so far and
+// the token being lexed.
+type lineLexer struct {
+	file   string
+	lineNo int
+	line   string
+	out    lexed
+	errs   ErrorList
+
+	tok token  // the token being lexed
+	cur piece  // its literal run being lexed
+	buf []byte // the bytes of cur
+}
+
+func (lx *lineLexer) at(i int) Pos { return Pos{lx.file, lx.lineNo, i + 1} }
+
+func (lx *lineLexer) errorAt(i int, msg string) {
+	lx.errs = append(lx.errs, &Error{Pos: lx.at(i), Msg: msg})
+}
+
+// flush ends the current literal run of the token.
+func (lx *lineLexer) flush() {
+	if len(lx.cur.cols) > 0 {
+		lx.cur.lit = string(lx.buf)
+		lx.tok.pieces = append(lx.tok.pieces, lx.cur)
+	}
+	lx.cur, lx.buf = piece{}, nil
+}
+
+// addLit adds byte line[i] to the current literal.
+func (lx *lineLexer) addLit(i int) {
+	lx.buf = append(lx.buf, lx.line[i])
+	lx.cur.cols = append(lx.cur.cols, i+1)
+}
+
+// word lexes the token starting at i, adds it to the output and returns
+// the index after it.
+func (lx *lineLexer) word(i int) int {
+	line := lx.line
+	lx.tok = token{pos: lx.at(i)}
+	start := i
+	ok := true
+	for ok && i < len(line) && !isBlank(line[i]) {
+		c := line[i]
+		switch {
+		case c == '"' || c == '\'':
+			i, ok = lx.quoted(i)
+		case c == '$' && i+1 < len(line) && line[i+1] == '{':
+			i = lx.ref(i)
+		case c == '&' && restIsEmpty(line, i+1):
+			ok = false
+		default:
+			lx.addLit(i)
+			i++
+		}
+	}
+	lx.flush()
+	i = min(i, len(line))
+	lx.tok.raw = line[start:i]
+	if len(lx.tok.pieces) == 0 {
+		// "" or '' is an empty argument; keep it as one.
+		lx.tok.pieces = []piece{{}}
+	}
+	lx.out.toks = append(lx.out.toks, lx.tok)
+	return i
+}
+
+// quoted lexes a quoted part at q: in "...", \" \\ and \$ escape and
+// ${} refers; '...' is taken literally. It returns the index after it, and
+// false when it is not closed.
+func (lx *lineLexer) quoted(q int) (int, bool) {
+	line, quote := lx.line, lx.line[q]
+	lx.tok.quoted = true
+	i := q + 1
+	for i < len(line) && line[i] != quote {
+		switch {
+		case quote == '"' && line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`, line[i+1]) >= 0:
+			lx.addLit(i + 1)
+			i += 2
+		case quote == '"' && line[i] == '$' && i+1 < len(line) && line[i+1] == '{':
+			i = lx.ref(i)
+		default:
+			lx.addLit(i)
+			i++
+		}
+	}
+	if i < len(line) {
+		return i + 1, true
+	}
+	if quote == '"' {
+		lx.errorAt(q, "unclosed double quote")
+	} else {
+		lx.errorAt(q, "unclosed single quote")
+	}
+	return i, false
+}
+
+// ref lexes ${name} at i and returns the index after it.
+func (lx *lineLexer) ref(i int) int {
+	line := lx.line
+	j := strings.IndexByte(line[i+2:], '}')
+	if j < 0 {
+		lx.errorAt(i, `unclosed "${": missing "}"`)
+		lx.tok.bad = true
+		return len(line)
+	}
+	name := line[i+2 : i+2+j]
+	if !validParam(name) {
+		lx.errorAt(i, `bad parameter reference "${`+name+`}": want ${name} with letters, digits, _ . -`)
+		lx.tok.bad = true
+	} else {
+		lx.flush()
+		lx.tok.pieces = append(lx.tok.pieces, piece{ref: name, col: i + 1})
+	}
+	return i + 3 + j
 }

@@ -12,10 +12,12 @@ import (
 // are checked in file order, so "used before created" is a question about
 // the lines above.
 type checker struct {
-	d     *Doc
-	run   int
-	errs  ErrorList
-	warns ErrorList // things that will go wrong when the runbook runs as written
+	d       *Doc
+	run     int
+	caps    Capabilities // what the machine can do, as the caller said
+	stopped bool         // too many errors: the steps after are not checked
+	errs    ErrorList
+	warns   ErrorList // things that will go wrong when the runbook runs as written
 
 	created    map[string]Pos    // topics created so far
 	produced   map[string]bool   // topics produced to so far
@@ -64,6 +66,14 @@ func (c *checker) expandAll() []Block {
 		if b.Kind == Kafka {
 			steps := make([]Step, len(b.Steps))
 			for j, st := range b.Steps {
+				if !c.stopped && len(c.errs) >= manyErrors {
+					c.errs = append(c.errs, stopped(st.Pos))
+					c.stopped = true
+				}
+				if c.stopped {
+					steps[j] = st // not checked
+					continue
+				}
 				steps[j] = c.step(st)
 			}
 			b.Steps = steps
@@ -270,6 +280,9 @@ func (c *checker) step(raw Step) Step {
 		c.checkValue(f.Kind, fv, "--"+name)
 		if f.Kind == KindWord {
 			c.checkChoice(f, fv)
+		}
+		if f.Kind == KindKeyValue {
+			c.checkTopicConfig(fv)
 		}
 	}
 

@@ -10,11 +10,12 @@ import (
 type source struct {
 	path   string
 	src    []byte
-	starts []int // byte offset of each line
+	text   string // src as a string, once: lines are slices of it, not copies
+	starts []int  // byte offset of each line
 }
 
 func newSource(path string, src []byte) *source {
-	s := &source{path: path, src: src, starts: []int{0}}
+	s := &source{path: path, src: src, text: string(src), starts: []int{0}}
 	for i, c := range src {
 		if c == '\n' && i+1 < len(src) {
 			s.starts = append(s.starts, i+1)
@@ -33,11 +34,11 @@ func (s *source) line(i int) string {
 	if i < 0 || i >= len(s.starts) {
 		return ""
 	}
-	end := len(s.src)
+	end := len(s.text)
 	if i+1 < len(s.starts) {
 		end = s.starts[i+1]
 	}
-	return strings.TrimSuffix(string(s.src[s.starts[i]:end]), "\n")
+	return strings.TrimSuffix(s.text[s.starts[i]:end], "\n")
 }
 
 // lineRange returns lines [from, to) (0-based).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
 )
@@ -39,7 +40,9 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		}
 		ov.Params[k] = v
 	}
-	doc, err := runbook.Load(path, src, ov)
+	// runbook never probes the machine: what it can do is found out here.
+	caps := runbook.Capabilities{PowerLossMissing: powerfs.Missing()}
+	doc, err := runbook.LoadFor(path, src, ov, caps)
 	if err != nil {
 		fmt.Fprint(stderr, strings.TrimRight(err.Error(), "\n")+"\n")
 		n := 1
@@ -49,7 +52,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		return nil, &exitError{exitUsage, fmt.Errorf("%s: %d error(s); nothing was run", path, n)}
 	}
 	for _, w := range doc.Warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n%s", w.Pos, w.Msg, w.Caret())
+		fmt.Fprint(stderr, w.Warning())
 	}
 	return doc, nil
 }
