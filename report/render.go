@@ -293,11 +293,11 @@ func fileExists(p string) bool {
 // buildReport assembles the page model.
 func buildReport(r *results.Results, src source, h head) reportPage {
 	labels := r.Labels()
-	var doc *runbook.Doc
+	var doc runbook.Outline
 	if src.Text != nil {
-		doc = loadDoc(r, src.Text)
+		doc = layout(r, src.Text)
 	}
-	steps := newStepIndex(doc)
+	steps := newStepIndex(doc.Blocks)
 	p := reportPage{
 		Title:     r.Title,
 		Runbook:   r.Runbook,
@@ -322,7 +322,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 	tl := newTimeline(r, labels)
 	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), throughputChart(r, tl, steps), latencyChart(r, tl, steps),
 		distributionChart(r, labels), isrChart(r, steps)}
-	if doc != nil {
+	if src.Text != nil {
 		p.Cells = notebook(doc, r)
 	} else {
 		p.NoRunbook = src.Note
