@@ -136,7 +136,7 @@ func TestRenderFromResultsAlone(t *testing.T) {
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, IndexFile))
 	page := string(b)
-	for _, want := range []string{"could not be read", "produce acks1 --acks 1 --count ${count}", `id="chart-latency"`} {
+	for _, want := range []string{"is missing from this evidence", "produce acks1 --acks 1 --count ${count}", `id="chart-latency"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
