@@ -262,10 +262,10 @@ func TestNoMachinePaths(t *testing.T) {
 	forbidden = slices.Compact(forbidden)
 
 	pages := map[string]bool{ // report pages show the placeholder
-		filepath.Join(dir, IndexFile):    true,
+		filepath.Join(dir, IndexFile):     true,
 		filepath.Join(missing, IndexFile): true,
-		filepath.Join(single, IndexFile): true,
-		filepath.Join(site, IndexFile):   false,
+		filepath.Join(single, IndexFile):  true,
+		filepath.Join(site, IndexFile):    false,
 	}
 	for p, report := range pages {
 		page := mustRead(t, p)

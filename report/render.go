@@ -90,12 +90,12 @@ func tmpl() (*template.Template, error) {
 // Only the run's own files are read, never through a symbolic link, and
 // the stored runbook must be the one whose sha256 the results recorded. A
 // run whose evidence cannot be read gets no page: the error is returned
-// and a page left from an earlier render is removed.
+// as a *RunError, and a page left from an earlier render is removed.
 func Render(dir string, opts Options) error {
 	ev, err := readRun(dir)
 	if err != nil {
 		removePage(dir)
-		return err
+		return &RunError{Dir: dir, Err: err}
 	}
 	_, err = renderRun(dir, ev, opts)
 	return err
