@@ -7,6 +7,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"os"
@@ -36,11 +37,12 @@ type Options struct {
 	// Generator names the tool in page footers, e.g. "kafkabook v0.3.0".
 	// Empty means "kafkabook".
 	Generator string
-	// Warn, when set, receives from RenderSite every problem that concerns
-	// one run directory only (its results.json unreadable or of an unknown
-	// schema, its page not written), as a *RunError; the site is rendered
-	// without it and RenderSite does not fail for it. Without Warn those
-	// problems are part of RenderSite's error.
+	// Warn, when set, receives from RenderSite and UpdateSite every
+	// problem that concerns one other run directory only (its evidence
+	// unreadable, of an unknown schema or not its own, its page not
+	// written), as a *RunError; the site is rendered without that run and
+	// does not fail for it. Without Warn those problems are part of the
+	// error returned.
 	Warn func(error)
 	// Progress, when set, is told about slow one-time work: the first
 	// report on a machine fetches echarts into the cache.
@@ -94,8 +96,7 @@ func tmpl() (*template.Template, error) {
 func Render(dir string, opts Options) error {
 	ev, err := readRun(dir)
 	if err != nil {
-		removePage(dir)
-		return &RunError{Dir: dir, Err: err}
+		return &RunError{Dir: dir, Err: errors.Join(err, removePage(dir))}
 	}
 	_, err = renderRun(dir, ev, opts)
 	return err

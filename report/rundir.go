@@ -215,16 +215,21 @@ func (d *runDir) runbook(r *results.Results) (source, error) {
 
 // removePage takes a run's page and summary out of the site, for a run
 // whose evidence can no longer be read: no stale page stays published as
-// if it were valid. Only plain files of the directory are removed.
-func removePage(dir string) {
+// if it were valid. Only files and links of the directory itself are
+// removed (a link, not what it points at).
+func removePage(dir string) error {
 	d, err := openRunDir(dir)
 	if err != nil {
-		return
+		return err
 	}
 	defer d.Close()
+	var errs []error
 	for _, name := range []string{IndexFile, SummaryFile} {
-		if fi, err := d.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
-			d.root.Remove(name)
+		if fi, err := d.root.Lstat(name); err == nil && !fi.IsDir() {
+			if err := d.root.Remove(name); err != nil {
+				errs = append(errs, fmt.Errorf("report: the stale page could not be removed: %w", err))
+			}
 		}
 	}
+	return errors.Join(errs...)
 }

@@ -137,8 +137,8 @@ func siteRuns(out string, summary func(dir string) (sum runSummary, fresh bool, 
 		}
 		sum, fresh, err := summary(dir)
 		if err != nil {
-			removePage(dir)
-			errs = append(errs, &RunError{Dir: dir, Err: fmt.Errorf("report: %s left out of the site: %w", dir, err)})
+			err = fmt.Errorf("report: %s left out of the site: %w", dir, err)
+			errs = append(errs, &RunError{Dir: dir, Err: errors.Join(err, removePage(dir))})
 			return nil
 		}
 		rel, _ := filepath.Rel(out, dir)

@@ -1,5 +1,7 @@
 package report
 
+import "errors"
+
 // UpdateSite adds the run in dir to the site out, at the cost of that one
 // run: it renders the run's page and summary, rebuilds out/index.html from
 // the summaries every other run left beside its results (reading a run's
@@ -21,8 +23,7 @@ func UpdateSite(out, dir string, opts Options) error {
 	}
 	ev, err := readRun(dir)
 	if err != nil {
-		removePage(dir)
-		return &RunError{Dir: dir, Err: err}
+		return &RunError{Dir: dir, Err: errors.Join(err, removePage(dir))}
 	}
 	own, err := renderRun(dir, ev, opts)
 	if err != nil {
