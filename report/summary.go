@@ -30,7 +30,7 @@ type summaryFile struct {
 
 // writeSummary stores the summary of the run in dir.
 func writeSummary(dir string, from evidenceFile, s runSummary) error {
-	data, err := json.MarshalIndent(summaryFile{Version: summaryVersion, Evidence: from, Run: s}, "", " ")
+	data, err := json.Marshal(summaryFile{Version: summaryVersion, Evidence: from, Run: s})
 	if err != nil {
 		return fmt.Errorf("report: summary of %s: %w", dir, err)
 	}
