@@ -399,3 +399,53 @@ func TestBrowserConsumersHostile(t *testing.T) {
 		t.Errorf("the crash's tooltip: %q", pc.Eval)
 	}
 }
+
+// TestBrowserRefusesInlineScript plants an inline script in a rendered
+// page, as evidence that got past escaping would: Chromium refuses it
+// under the page's CSP and logs the refusal, while the page's own scripts,
+// allowed by their hashes, still draw every chart (echarts inline too, in
+// a single-file page).
+func TestBrowserRefusesInlineScript(t *testing.T) {
+	needChromium(t)
+	shared := acksDir(t)
+	if err := Render(shared, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	single := acksDir(t)
+	if err := Render(single, Options{SingleFile: true}); err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range map[string]string{"shared": shared, "single": single} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, IndexFile)
+			page := mustRead(t, p)
+			end := strings.LastIndex(page, "</body>")
+			if end < 0 {
+				t.Fatal("no </body> in the page")
+			}
+			planted := page[:end] + "<script>window.pwned = 9;</script>\n" + page[end:]
+			if err := os.WriteFile(p, []byte(planted), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pc := browse(t, p)
+			if pc.Charts.Pwned != "" {
+				t.Errorf("the planted script ran: window.pwned = %s", pc.Charts.Pwned)
+			}
+			refused := false
+			for _, e := range pc.Errors {
+				if strings.Contains(e, "Content Security Policy") && strings.Contains(e, "inline script") {
+					refused = true
+				} else {
+					t.Errorf("%s: %s", name, e)
+				}
+			}
+			if !refused {
+				t.Errorf("no refusal of the inline script was logged: %v", pc.Errors)
+			}
+			st := pc.Charts
+			if st.Drawn != pageCharts || len(st.Failed) > 0 {
+				t.Errorf("charts drawn=%d failed=%v, want %d", st.Drawn, st.Failed, pageCharts)
+			}
+		})
+	}
+}

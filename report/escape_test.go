@@ -61,9 +61,6 @@ func hostileRun(t *testing.T) string {
 	run.Expectations[0].Actual = payload
 	run.Expectations[0].Held = false
 	run.Faults[0].Nodes = []string{payload}
-	if err := r.Write(dir); err != nil {
-		t.Fatal(err)
-	}
 	prose := "\n\nProse " + payload + "\n\n<script>window.pwned=3</script>\n\n[click](javascript:window.pwned=4)\n\n<div onclick=\"window.pwned=5\">raw block</div>\n"
 	src, err := os.ReadFile(filepath.Join(dir, "runbook.md"))
 	if err != nil {
@@ -72,6 +69,10 @@ func hostileRun(t *testing.T) string {
 	src = []byte(strings.Replace(string(src), "\n## Experiment 1", prose+"\n## Experiment 1", 1))
 	src = append(src, []byte("\n```sh\necho '"+payload+"'\n```\n")...)
 	if err := os.WriteFile(filepath.Join(dir, "runbook.md"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Runbook.SHA256 = sha256Hex(string(src)) // the hostile runbook is the one that ran
+	if err := r.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -48,6 +50,12 @@ func newStepPos(path, src string) *stepPos {
 		}
 	}
 	return sp
+}
+
+// sha256Hex is the sha256 the engine records for a runbook source.
+func sha256Hex(src string) string {
+	h := sha256.Sum256([]byte(src))
+	return hex.EncodeToString(h[:])
 }
 
 func bare(text string) string {
@@ -201,7 +209,7 @@ func acksFixture(src string) *results.Results {
 	r := &results.Results{
 		Schema: results.SchemaVersion, Complete: true,
 		Title:   "Does acks=1 lose acknowledged messages?",
-		Runbook: results.Runbook{Name: "producer-acks", Path: "examples/producer-acks.md", SHA256: "3f1c0a6d9e2b7c4458a1f0e9d8c7b6a5f4e3d2c1b0a998877665544332211000", File: "runbook.md"},
+		Runbook: results.Runbook{Name: "producer-acks", Path: "examples/producer-acks.md", SHA256: sha256Hex(src), File: "runbook.md"},
 		Provenance: results.Provenance{Tool: "v0.1.0", Commit: "4e2a9c1", Kafka: "4.3.1", Backend: "local", Nodes: 3,
 			Broker: map[string]string{"replica.lag.time.max.ms": "3000"}, FranzGo: "v1.22.3",
 			Params: map[string]string{"count": "10"}, Host: "lab-1", GoVersion: "go1.26.8", Java: "17.0.13",

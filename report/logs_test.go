@@ -208,19 +208,28 @@ func TestLogGroups(t *testing.T) {
 // TestNoMachinePaths: a page shows what the evidence says about the
 // machine (placeholders such as $KAFKABOOK_STATE) and adds no path of its
 // own: not the site's directory, not the working directory, not the home
-// directory, not even when a runbook copy cannot be read.
+// directory, not even when a runbook copy is missing. A copy that cannot
+// be read as a file leaves the run out, with a message that names it.
 func TestNoMachinePaths(t *testing.T) {
 	site := t.TempDir()
 	dir := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213500Z")
-	broken := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213600Z")
+	missing := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213600Z")
+	if err := os.Remove(filepath.Join(missing, "runbook.md")); err != nil {
+		t.Fatal(err)
+	}
+	broken := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213700Z")
 	if err := os.Remove(filepath.Join(broken, "runbook.md")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(broken, "runbook.md"), 0o755); err != nil { // unreadable as a file
 		t.Fatal(err)
 	}
-	if err := RenderSite(site, Options{}); err != nil {
+	var warned []error
+	if err := RenderSite(site, Options{Warn: func(err error) { warned = append(warned, err) }}); err != nil {
 		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0].Error(), broken) || fileExists(filepath.Join(broken, IndexFile)) {
+		t.Errorf("a runbook.md that is a directory: warned %v, page written %v", warned, fileExists(filepath.Join(broken, IndexFile)))
 	}
 	single := filepath.Join(t.TempDir(), "single")
 	if err := os.MkdirAll(single, 0o755); err != nil {
@@ -253,10 +262,10 @@ func TestNoMachinePaths(t *testing.T) {
 	forbidden = slices.Compact(forbidden)
 
 	pages := map[string]bool{ // report pages show the placeholder
-		filepath.Join(dir, IndexFile):    true,
-		filepath.Join(broken, IndexFile): true,
-		filepath.Join(single, IndexFile): true,
-		filepath.Join(site, IndexFile):   false,
+		filepath.Join(dir, IndexFile):     true,
+		filepath.Join(missing, IndexFile): true,
+		filepath.Join(single, IndexFile):  true,
+		filepath.Join(site, IndexFile):    false,
 	}
 	for p, report := range pages {
 		page := mustRead(t, p)
@@ -269,8 +278,8 @@ func TestNoMachinePaths(t *testing.T) {
 			t.Errorf("%s does not show the state directory's placeholder", p)
 		}
 	}
-	if page := mustRead(t, filepath.Join(broken, IndexFile)); !strings.Contains(page, "The stored runbook runbook.md could not be read (is a directory)") {
-		t.Errorf("the unreadable runbook's note is not there, or names more than the file")
+	if page := mustRead(t, filepath.Join(missing, IndexFile)); !strings.Contains(page, "The stored runbook runbook.md is missing from this evidence;") {
+		t.Errorf("the missing runbook's note is not there, or names more than the file")
 	}
 	// The evidence the pages come from names no machine path either.
 	for _, f := range []string{"testdata/acks/results.json", "testdata/acks/runbook.md"} {

@@ -99,13 +99,13 @@ func BenchmarkRenderLarge(b *testing.B) {
 // results.json: the cost of the page itself.
 func BenchmarkRenderLargePage(b *testing.B) {
 	dir := writeRun(b, synthetic(100, 10000), syntheticRunbook)
-	r, err := results.Load(dir)
+	ev, err := readRun(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := renderRun(dir, r, Options{}); err != nil {
+		if _, err := renderRun(dir, ev, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

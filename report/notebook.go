@@ -53,30 +53,29 @@ const (
 	outputTail = 10
 )
 
-// loadDoc parses the stored runbook source with runbook.Load, under the path
-// the run was given, so that its steps' positions are the ones the engine
-// recorded. A runbook that no longer checks (the directive registry moved
-// on since it ran) still parses: its blocks and positions are all the
-// notebook needs.
-func loadDoc(r *results.Results, src []byte) *runbook.Doc {
+// layout lays the stored runbook source out with runbook.Layout, under the
+// path the run was given, so that its steps' positions are the ones the
+// engine recorded. Nothing is checked again: a runbook that no longer checks
+// (the directive registry moved on since it ran) is laid out all the same.
+func layout(r *results.Results, src []byte) runbook.Outline {
 	path := r.Runbook.Path
 	if path == "" {
 		path = r.Runbook.File
 	}
-	doc, _ := runbook.Load(path, src, runbook.Overrides{})
-	return doc
+	return runbook.Layout(path, src)
 }
 
-// notebook lays the runbook out in cells from its parsed Doc: the front
+// notebook lays the runbook out in cells from its Outline: the front
 // matter, prose as written (rendered, raw HTML omitted), other code blocks as
 // they are, and each kafka or sh block followed by what its steps printed in
 // every run. A step's output belongs to the block holding a step at its
-// position (StepOutput.Pos is the step's runbook.Pos); only when the Doc has
-// no step there does StepOutput.Block, an index into Doc.Blocks, place it.
+// position (StepOutput.Pos is the step's runbook.Pos); only when the Outline
+// has no step there does StepOutput.Block, an index into Doc.Blocks (the
+// same blocks), place it.
 // Outputs of no block, such as the final read, end the notebook.
-func notebook(doc *runbook.Doc, r *results.Results) []cell {
+func notebook(doc runbook.Outline, r *results.Results) []cell {
 	var cells []cell
-	if fm := frontMatter(doc); fm != "" {
+	if fm := doc.FrontMatter; fm != "" {
 		cells = append(cells, cell{Code: &codeCell{Lang: "yaml", Label: "front matter", Source: fm}})
 	}
 	owner := map[string]int{} // step position → index in doc.Blocks
@@ -131,12 +130,9 @@ func notebook(doc *runbook.Doc, r *results.Results) []cell {
 // for them (runbook.Pos.String()).
 type stepIndex map[string]runbook.Step
 
-func newStepIndex(doc *runbook.Doc) stepIndex {
+func newStepIndex(blocks []runbook.Block) stepIndex {
 	idx := stepIndex{}
-	if doc == nil {
-		return idx
-	}
-	for _, b := range doc.Blocks {
+	for _, b := range blocks {
 		for _, st := range b.Steps {
 			idx[st.Pos.String()] = st
 		}
@@ -174,27 +170,6 @@ func readPos(run results.Run, t results.Tally) string {
 }
 
 func isStepBlock(k runbook.BlockKind) bool { return k == runbook.Kafka || k == runbook.Shell }
-
-// frontMatter is the YAML front matter as written: the lines between the
-// opening --- and the closing one, before the first block.
-func frontMatter(doc *runbook.Doc) string {
-	src := string(doc.Source)
-	if !strings.HasPrefix(src, "---") {
-		return ""
-	}
-	head := src
-	if len(doc.Blocks) > 0 {
-		lines := strings.SplitAfter(src, "\n")
-		n := min(doc.Blocks[0].Pos.Line-1, len(lines))
-		head = strings.Join(lines[:n], "")
-	}
-	lines := strings.Split(strings.TrimRight(head, " \t\r\n"), "\n")
-	last := len(lines) - 1
-	if last < 1 || strings.TrimSpace(lines[last]) != "---" || strings.TrimSpace(lines[0]) != "---" {
-		return ""
-	}
-	return strings.TrimRight(strings.Join(lines[1:last], "\n"), "\r\n")
-}
 
 // notebookFromSteps stands in for the runbook when its stored copy is gone:
 // one cell per block, its source rebuilt from the steps as written.

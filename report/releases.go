@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,33 +68,50 @@ type releaseComparison struct {
 // comparePrefix names the comparison pages of a runbook's directory.
 const comparePrefix = "compare-"
 
+// comparisonsFile, in each out/<runbook>/ directory, lists the comparison
+// pages written there and the runs each compares, so that a site update
+// rewrites only the pages of the pairs that changed.
+const comparisonsFile = "comparisons.json"
+
+// storedComparison is an entry of comparisonsFile.
+type storedComparison struct {
+	Page    string `json:"page"`
+	FromRun string `json:"from_run"` // run directories, relative to the site
+	ToRun   string `json:"to_run"`
+	Changed int    `json:"changed"`
+}
+
 // writeComparisons writes out/<runbook>/compare-<a>-<b>.html for each
-// pair of consecutive releases (their newest run directories), removes
-// comparison pages no longer listed, and returns the list for the index.
-func writeComparisons(out, runbook string, newest []siteRun) ([]releaseComparison, error) {
+// pair of consecutive releases (their newest run directories) that fresh
+// says changed, or that has no page of these two runs yet; removes the
+// comparison pages no longer listed; and returns the list for the index.
+func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b siteRun) bool) ([]releaseComparison, error) {
 	dir := filepath.Join(out, runbook)
+	stored := map[string]storedComparison{}
+	if data, err := os.ReadFile(filepath.Join(dir, comparisonsFile)); err == nil {
+		var list []storedComparison
+		if json.Unmarshal(data, &list) == nil {
+			for _, c := range list {
+				stored[c.Page] = c
+			}
+		}
+	}
 	keep := map[string]bool{}
 	var list []releaseComparison
+	var index []storedComparison
 	for i := 1; i < len(newest); i++ {
 		a, b := newest[i-1], newest[i]
-		ra, err := loadRun(a.Dir)
-		if err != nil {
-			return nil, err
-		}
-		rb, err := loadRun(b.Dir)
-		if err != nil {
-			return nil, err
-		}
-		c := evidence.Compare(ra, rb, "Kafka "+a.Version+" ("+a.Stamp+")", "Kafka "+b.Version+" ("+b.Stamp+")")
-		var buf bytes.Buffer
-		if err := c.HTML(&buf); err != nil {
-			return nil, fmt.Errorf("report: comparing %s and %s: %w", a.Rel, b.Rel, err)
-		}
 		name := comparePrefix + safeName(a.Version) + "-" + safeName(b.Version) + ".html"
-		if err := writeFile(filepath.Join(dir, name), buf.Bytes()); err != nil {
-			return nil, err
+		c, ok := stored[name]
+		if !ok || c.FromRun != a.Rel || c.ToRun != b.Rel || fresh(a, b) || !lexists(filepath.Join(dir, name)) {
+			changed, err := writeComparison(filepath.Join(dir, name), a, b)
+			if err != nil {
+				return nil, err
+			}
+			c = storedComparison{Page: name, FromRun: a.Rel, ToRun: b.Rel, Changed: changed}
 		}
 		keep[name] = true
+		index = append(index, c)
 		list = append(list, releaseComparison{From: a.Version, To: b.Version, Link: runbook + "/" + name, Changed: c.Changed})
 	}
 	ents, _ := os.ReadDir(dir)
@@ -102,7 +120,38 @@ func writeComparisons(out, runbook string, newest []siteRun) ([]releaseCompariso
 			os.Remove(filepath.Join(dir, n))
 		}
 	}
-	return list, nil
+	if len(index) == 0 {
+		os.Remove(filepath.Join(dir, comparisonsFile))
+		return list, nil
+	}
+	data, err := json.MarshalIndent(index, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return list, writeFile(filepath.Join(dir, comparisonsFile), append(data, '\n'))
+}
+
+// writeComparison writes the page comparing the runs a and b, and returns
+// how many of its rows changed.
+func writeComparison(p string, a, b siteRun) (int, error) {
+	ra, err := loadRun(a.Dir)
+	if err != nil {
+		return 0, err
+	}
+	rb, err := loadRun(b.Dir)
+	if err != nil {
+		return 0, err
+	}
+	c := evidence.Compare(ra, rb, "Kafka "+a.Version+" ("+a.Stamp+")", "Kafka "+b.Version+" ("+b.Stamp+")")
+	var buf bytes.Buffer
+	if err := c.HTML(&buf); err != nil {
+		return 0, fmt.Errorf("report: comparing %s and %s: %w", a.Rel, b.Rel, err)
+	}
+	if err := writeFile(p, buf.Bytes()); err != nil {
+		return 0, err
+	}
+	rendered("comparison", p)
+	return c.Changed, nil
 }
 
 // safeName keeps a version string to characters safe in a file name.

@@ -7,11 +7,9 @@ package report
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -39,11 +37,12 @@ type Options struct {
 	// Generator names the tool in page footers, e.g. "kafkabook v0.3.0".
 	// Empty means "kafkabook".
 	Generator string
-	// Warn, when set, receives from RenderSite every problem that concerns
-	// one run directory only (its results.json unreadable or of an unknown
-	// schema, its page not written), as a *RunError; the site is rendered
-	// without it and RenderSite does not fail for it. Without Warn those
-	// problems are part of RenderSite's error.
+	// Warn, when set, receives from RenderSite and UpdateSite every
+	// problem that concerns one other run directory only (its evidence
+	// unreadable, of an unknown schema or not its own, its page not
+	// written), as a *RunError; the site is rendered without that run and
+	// does not fail for it. Without Warn those problems are part of the
+	// error returned.
 	Warn func(error)
 	// Progress, when set, is told about slow one-time work: the first
 	// report on a machine fetches echarts into the cache.
@@ -86,38 +85,56 @@ func tmpl() (*template.Template, error) {
 
 // Render writes dir/index.html from dir/results.json (or, for a run that
 // crashed before writing it, from dir/events.jsonl) and the stored copy of
-// the runbook. Unless opts.SingleFile, it also makes sure the site's
-// assets/ holds echarts with its LICENSE and NOTICE.
+// the runbook, and dir/summary.json for the site index. Unless
+// opts.SingleFile, it also makes sure the site's assets/ holds echarts
+// with its LICENSE and NOTICE.
+//
+// Only the run's own files are read, never through a symbolic link, and
+// the stored runbook must be the one whose sha256 the results recorded. A
+// run whose evidence cannot be read gets no page: the error is returned
+// as a *RunError, and a page left from an earlier render is removed.
 func Render(dir string, opts Options) error {
-	r, err := loadRun(dir)
+	ev, err := readRun(dir)
 	if err != nil {
-		return err
+		return &RunError{Dir: dir, Err: errors.Join(err, removePage(dir))}
 	}
-	return renderRun(dir, r, opts)
+	_, err = renderRun(dir, ev, opts)
+	return err
 }
 
-// renderRun writes dir/index.html for the evidence r.
-func renderRun(dir string, r *results.Results, opts Options) error {
+// rendered is told of every page written (kind "run", "index" or
+// "comparison"), so that tests can count what a site update rewrites.
+var rendered = func(kind, path string) {}
+
+// renderRun writes dir/index.html for the evidence ev and dir/summary.json,
+// and returns the summary.
+func renderRun(dir string, ev *runEvidence, opts Options) (runSummary, error) {
 	site := opts.Site
 	if site == "" {
 		site = siteOf(dir)
 	}
 	h, err := pageHead(dir, site, opts)
 	if err != nil {
-		return err
+		return runSummary{}, err
 	}
-	src := runbookSource(dir, r)
-	src.Schema = fileSchema(dir, r)
-	page := buildReport(r, src, h)
+	src := ev.src
+	src.Schema = ev.resultsV
+	page := buildReport(ev.r, src, h)
 	var buf bytes.Buffer
 	t, err := tmpl()
 	if err != nil {
-		return err
+		return runSummary{}, err
 	}
 	if err := t.ExecuteTemplate(&buf, "report.html.tmpl", page); err != nil {
-		return fmt.Errorf("report: %s: %w", dir, err)
+		return runSummary{}, fmt.Errorf("report: %s: %w", dir, err)
 	}
-	return writeFile(filepath.Join(dir, IndexFile), buf.Bytes())
+	p := filepath.Join(dir, IndexFile)
+	if err := writeFile(p, buf.Bytes()); err != nil {
+		return runSummary{}, err
+	}
+	rendered("run", p)
+	sum := summarize(ev.r)
+	return sum, writeSummary(dir, ev.from, sum)
 }
 
 // writeFile writes a page or an asset atomically and durably.
@@ -154,75 +171,31 @@ func siteOf(dir string) string {
 
 // isRunDir reports whether dir holds a run's evidence.
 func isRunDir(dir string) bool {
-	return fileExists(filepath.Join(dir, results.FileName)) || fileExists(filepath.Join(dir, results.EventsFileName))
+	return lexists(filepath.Join(dir, results.FileName)) || lexists(filepath.Join(dir, results.EventsFileName))
 }
 
-// loadRun reads a run directory's evidence: results.json, or a replay of
-// events.jsonl when only that survived.
+// lexists reports whether p names anything, a symbolic link included.
+func lexists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// loadRun reads a run directory's results (see runDir.loadResults).
 func loadRun(dir string) (*results.Results, error) {
-	r, err := results.Load(dir)
-	if err == nil {
-		return r, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
+	d, err := openRunDir(dir)
+	if err != nil {
 		return nil, err
 	}
-	ev := filepath.Join(dir, results.EventsFileName)
-	if _, serr := os.Stat(ev); serr != nil {
-		return nil, fmt.Errorf("report: %s holds neither %s nor %s", dir, results.FileName, results.EventsFileName)
-	}
-	return results.Replay(ev)
+	defer d.Close()
+	r, _, _, err := d.loadResults()
+	return r, err
 }
 
-// runbookSource is the stored runbook, or a note saying why there is none.
+// source is the stored runbook, or a note saying why there is none.
 type source struct {
 	Text   []byte
 	Note   string
-	Schema int // of results.json as written, when it matters (see fileSchema)
-}
-
-// fileSchema is the schema version results.json was written with, looked
-// up only when no run made a final read (results.Load upgrades version 1
-// files, and only the page's note needs to know).
-func fileSchema(dir string, r *results.Results) int {
-	for _, run := range r.Runs {
-		if len(run.Final) > 0 {
-			return r.Schema
-		}
-	}
-	f, err := os.Open(filepath.Join(dir, results.FileName))
-	if err != nil {
-		return r.Schema
-	}
-	defer f.Close()
-	var probe struct {
-		Schema int `json:"schema"`
-	}
-	if json.NewDecoder(f).Decode(&probe) != nil {
-		return r.Schema
-	}
-	return probe.Schema
-}
-
-func runbookSource(dir string, r *results.Results) source {
-	name := r.Runbook.File
-	if name == "" {
-		return source{Note: "The runbook's source was not stored with this evidence; its steps are shown as they ran."}
-	}
-	if !filepath.IsLocal(name) {
-		return source{Note: "The stored runbook path " + name + " is outside the run directory and was not read; the steps are shown as they ran."}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		// The reason without the path: a page never names the machine's
-		// directories.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return source{Note: "The stored runbook " + name + " could not be read (" + err.Error() + "); the steps are shown as they ran."}
-	}
-	return source{Text: b}
+	Schema int // of results.json as written, when it matters (see writtenSchema)
 }
 
 // pageHead prepares echarts for a page in dir: inline, or the relative URL
@@ -293,11 +266,11 @@ func fileExists(p string) bool {
 // buildReport assembles the page model.
 func buildReport(r *results.Results, src source, h head) reportPage {
 	labels := r.Labels()
-	var doc *runbook.Doc
+	var doc runbook.Outline
 	if src.Text != nil {
-		doc = loadDoc(r, src.Text)
+		doc = layout(r, src.Text)
 	}
-	steps := newStepIndex(doc)
+	steps := newStepIndex(doc.Blocks)
 	p := reportPage{
 		Title:     r.Title,
 		Runbook:   r.Runbook,
@@ -322,7 +295,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 	tl := newTimeline(r, labels)
 	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), throughputChart(r, tl, steps), latencyChart(r, tl, steps),
 		distributionChart(r, labels), isrChart(r, steps)}
-	if doc != nil {
+	if src.Text != nil {
 		p.Cells = notebook(doc, r)
 	} else {
 		p.NoRunbook = src.Note

@@ -136,7 +136,7 @@ func TestRenderFromResultsAlone(t *testing.T) {
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, IndexFile))
 	page := string(b)
-	for _, want := range []string{"could not be read", "produce acks1 --acks 1 --count ${count}", `id="chart-latency"`} {
+	for _, want := range []string{"is missing from this evidence", "produce acks1 --acks 1 --count ${count}", `id="chart-latency"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -316,7 +316,7 @@ func mustRead(t *testing.T, p string) string {
 	return string(b)
 }
 
-// TestNotebookFromDoc: the notebook comes from runbook.Load: front matter,
+// TestNotebookFromDoc: the notebook comes from runbook.Layout: front matter,
 // prose as written (rendered, raw HTML omitted), a plain code block, step
 // blocks with their outputs placed by position, and what ran after the
 // last block.
@@ -326,7 +326,7 @@ func TestNotebookFromDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := mustRead(t, "testdata/acks/runbook.md")
-	doc := loadDoc(r, []byte(src))
+	doc := layout(r, []byte(src))
 	cells := notebook(doc, r)
 	var kinds []string
 	for _, c := range cells {

@@ -12,12 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/kafkabook/kafkabook/internal/evidence"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -33,93 +31,67 @@ type siteRun struct {
 	Version string
 	Stamp   string
 	Sum     runSummary
-}
-
-// runSummary is what the site index needs of a run directory, so that the
-// site never holds every run's evidence in memory at once.
-type runSummary struct {
-	Title    string
-	Labels   []string
-	Lost     map[string][]int // per label, per run; -1 when not read
-	Unseen   map[string][]int // per label, per run, for runs judged by a snapshot; else 0
-	Snapshot map[string][]bool
-	Acked    map[string]int
-	Latency  map[string]results.Percentiles // over all runs
-	Verdict  verdict
-	Complete bool
-	Start    time.Time
-	// Consumer groups, by label: per run, the records lost in the consumer
-	// and the events applied twice; -1 when the run did not tally it.
-	Groups    []string
-	Unapplied map[string][]int
-	Twice     map[string][]int
-	Expects   []evidence.ExpectationVerdict // each expectation over the runs
-}
-
-func summarize(r *results.Results) runSummary {
-	s := runSummary{Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
-		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
-		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
-	for _, l := range s.Labels {
-		s.Lost[l] = r.LostPerRun(l)
-		for _, run := range r.Runs {
-			t, ok := run.Tally(l)
-			if ok {
-				s.Acked[l] += t.Acked
-			}
-			snap := ok && !t.Final
-			s.Snapshot[l] = append(s.Snapshot[l], snap)
-			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
-		}
-		s.Latency[l] = r.LatencyAll(l)
-	}
-	s.Expects = evidence.Expectations(r)
-	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
-	for _, g := range s.Groups {
-		for _, run := range r.Runs {
-			u, tw := -1, -1
-			if c, ok := run.Consumer(g); ok && c.Tally != nil {
-				u, tw = len(c.Tally.Unapplied), len(c.Tally.AppliedTwice)
-			}
-			s.Unapplied[g] = append(s.Unapplied[g], u)
-			s.Twice[g] = append(s.Twice[g], tw)
-		}
-	}
-	return s
+	Fresh   bool // Sum was made from the evidence in this pass, not read from summary.json
 }
 
 // RenderSite re-renders every report under out (every directory holding a
-// results.json, or only an events.jsonl from a crashed run), writes
-// out/index.html listing runbooks × Kafka versions, writes the shared
-// assets once, and points each out/<runbook>/kafka-<version>/latest at the
-// newest run directory (a relative symbolic link).
+// results.json, or only an events.jsonl from a crashed run) and its
+// summary, writes out/index.html listing runbooks × Kafka versions and the
+// comparisons of consecutive releases, writes the shared assets once, and
+// points each out/<runbook>/kafka-<version>/latest at the newest run
+// directory (a relative symbolic link).
 //
 // When out is itself a run directory, RenderSite renders its page only,
 // as Render does.
 //
 // A problem confined to one run directory (unreadable evidence, an unknown
-// schema, a page that could not be written) leaves that run out and goes to
-// opts.Warn as a *RunError; without opts.Warn such problems are returned,
-// joined, after everything else was rendered. The error returned otherwise
-// concerns the whole site: echarts unavailable, assets or the index not
-// written.
+// schema, a symbolic link or a changed runbook among its files, a page that
+// could not be written) leaves that run out of the index, removes its
+// page, and goes to opts.Warn as a *RunError; without opts.Warn such
+// problems are returned, joined, after everything else was rendered. The
+// error returned otherwise concerns the whole site: echarts unavailable,
+// assets or the index not written.
 func RenderSite(out string, opts Options) error {
 	if isRunDir(out) {
 		return Render(out, opts)
 	}
+	opts, err := siteOptions(out, opts)
+	if err != nil {
+		return err
+	}
+	runs, problems := siteRuns(out, func(dir string) (runSummary, bool, error) {
+		ev, err := readRun(dir)
+		if err != nil {
+			return runSummary{}, false, err
+		}
+		sum, err := renderRun(dir, ev, opts)
+		return sum, true, err
+	})
+	return finishSite(out, runs, problems, func(a, b siteRun) bool { return true }, opts)
+}
+
+// siteOptions prepares opts for pages of the site out, writing the shared
+// assets once.
+func siteOptions(out string, opts Options) (Options, error) {
 	opts.Site = out
 	opts.siteIndex = true
 	e, err := loadEcharts(opts)
 	if err != nil {
-		return err
+		return opts, err
 	}
 	if !opts.SingleFile {
 		if err := writeAssets(out, e); err != nil {
-			return err
+			return opts, err
 		}
 		opts.assetsWritten = true
 	}
-	runs, problems := renderRuns(out, opts)
+	return opts, nil
+}
+
+// finishSite points the latest links, hands the runs' problems to
+// opts.Warn (or returns them) and writes the index, recomputing the
+// comparisons of the pairs of runs that fresh says changed.
+func finishSite(out string, runs []siteRun, problems []error, fresh func(a, b siteRun) bool, opts Options) error {
 	problems = append(problems, linkLatest(out, runs)...)
 	var errs []error
 	for _, p := range problems {
@@ -129,16 +101,19 @@ func RenderSite(out string, opts Options) error {
 			errs = append(errs, p)
 		}
 	}
-	if err := writeIndex(out, runs, opts); err != nil {
+	if err := writeIndex(out, runs, fresh, opts); err != nil {
 		errs = append([]error{err}, errs...)
 	}
 	return errors.Join(errs...)
 }
 
-// renderRuns renders every run directory under out, one at a time, and
-// returns their summaries, sorted by runbook, version, and newest first,
-// and a *RunError for each directory it had to leave out.
-func renderRuns(out string, opts Options) ([]siteRun, []error) {
+// siteRuns finds every run directory under out and asks summary for what
+// the index shows of it (and whether that was read from its evidence just
+// now). It returns the runs sorted by runbook, version, and newest first,
+// and a *RunError for each directory it had to leave out; such a
+// directory's page is removed, so that the site never shows a run as valid
+// whose evidence cannot be read.
+func siteRuns(out string, summary func(dir string) (sum runSummary, fresh bool, err error)) ([]siteRun, []error) {
 	var runs []siteRun
 	var errs []error
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
@@ -157,24 +132,22 @@ func renderRuns(out string, opts Options) ([]siteRun, []error) {
 		}
 		name := d.Name()
 		dir := filepath.Dir(p)
-		if name != results.FileName && !(name == results.EventsFileName && !fileExists(filepath.Join(dir, results.FileName))) {
+		if name != results.FileName && !(name == results.EventsFileName && !lexists(filepath.Join(dir, results.FileName))) {
 			return nil
 		}
-		r, err := loadRun(dir)
+		sum, fresh, err := summary(dir)
 		if err != nil {
-			errs = append(errs, &RunError{Dir: dir, Err: fmt.Errorf("report: %s left out of the site: %w", dir, err)})
+			err = fmt.Errorf("report: %s left out of the site: %w", dir, err)
+			errs = append(errs, &RunError{Dir: dir, Err: errors.Join(err, removePage(dir))})
 			return nil
-		}
-		if err := renderRun(dir, r, opts); err != nil {
-			errs = append(errs, &RunError{Dir: dir, Err: err})
 		}
 		rel, _ := filepath.Rel(out, dir)
-		sr := siteRun{Dir: dir, Rel: filepath.ToSlash(rel), Sum: summarize(r)}
+		sr := siteRun{Dir: dir, Rel: filepath.ToSlash(rel), Sum: sum, Fresh: fresh}
 		parts := strings.Split(sr.Rel, "/")
 		if len(parts) == 3 && strings.HasPrefix(parts[1], "kafka-") {
 			sr.Runbook, sr.Version, sr.Stamp = parts[0], strings.TrimPrefix(parts[1], "kafka-"), parts[2]
 		} else {
-			sr.Runbook, sr.Version, sr.Stamp = r.Runbook.Name, r.Provenance.Kafka, r.Provenance.Start.UTC().Format("20060102T150405Z")
+			sr.Runbook, sr.Version, sr.Stamp = sum.Runbook, sum.Kafka, sum.Start.UTC().Format("20060102T150405Z")
 		}
 		runs = append(runs, sr)
 		return nil
@@ -353,8 +326,9 @@ func entry(sr siteRun, labels, groups []string) siteEntry {
 	return e
 }
 
-// writeIndex writes out/index.html.
-func writeIndex(out string, runs []siteRun, opts Options) error {
+// writeIndex writes out/index.html, and the comparison pages of the pairs
+// of runs that fresh says changed.
+func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts Options) error {
 	h, err := pageHead(out, out, opts)
 	if err != nil {
 		return err
@@ -405,7 +379,7 @@ func writeIndex(out string, runs []siteRun, opts Options) error {
 			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name])
 			rb.Differences = releaseDifferences(latest[rb.Name])
 		}
-		if rb.Comparisons, err = writeComparisons(out, rb.Name, latest[rb.Name]); err != nil {
+		if rb.Comparisons, err = writeComparisons(out, rb.Name, latest[rb.Name], fresh); err != nil {
 			return err
 		}
 	}
@@ -426,7 +400,12 @@ func writeIndex(out string, runs []siteRun, opts Options) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	return writeFile(filepath.Join(out, IndexFile), buf.Bytes())
+	p := filepath.Join(out, IndexFile)
+	if err := writeFile(p, buf.Bytes()); err != nil {
+		return err
+	}
+	rendered("index", p)
+	return nil
 }
 
 func contains(list []string, s string) bool {

@@ -122,10 +122,10 @@ func TestLessVersion(t *testing.T) {
 	}
 }
 
-// TestBrokenOlderRun: after a run, the site is rendered; an older run
+// TestBrokenOlderRun: after a run, the site is updated; an older run
 // directory whose evidence cannot be read (broken JSON, a schema from the
-// future) is a warning naming it, never a failure, and the new run's page
-// and the index are written.
+// future) is a warning naming it, never a failure, its page is removed,
+// and the new run's page and the index are written.
 func TestBrokenOlderRun(t *testing.T) {
 	site, dirs := fixtureSite(t)
 	broken := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261101T000000Z")
@@ -139,12 +139,17 @@ func TestBrokenOlderRun(t *testing.T) {
 	var warnings []error
 	opts := Options{Warn: func(err error) { warnings = append(warnings, err) }}
 	// What cmd/kafkabook does after a run: the new run's page (an error
-	// here fails the run), then the site.
-	if err := Render(dirs[1], opts); err != nil {
+	// here fails the run) and the site from the other runs' summaries. A
+	// stale page of the broken run is removed.
+	stale := filepath.Join(broken, IndexFile)
+	if err := os.WriteFile(stale, []byte("an old page"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := RenderSite(site, opts); err != nil {
-		t.Fatalf("RenderSite failed for older runs: %v", err)
+	if err := UpdateSite(site, dirs[1], opts); err != nil {
+		t.Fatalf("UpdateSite failed for older runs: %v", err)
+	}
+	if fileExists(stale) {
+		t.Errorf("the stale page of the broken run stays")
 	}
 	if len(warnings) != 2 {
 		t.Fatalf("warnings %v, want two", warnings)

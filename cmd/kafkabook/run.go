@@ -155,12 +155,15 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		Progress: func(m string) { fmt.Fprintf(o.stderr, "kafkabook: %s\n", m) },
 		Warn:     func(err error) { fmt.Fprintf(o.stderr, "kafkabook: warning: %v\n", err) },
 	}
-	if err := report.Render(dir, ropts); err != nil {
-		fmt.Fprintf(o.stderr, "kafkabook: writing the report: %v\n", err)
-		return exitRun, nil
-	}
-	if err := report.RenderSite(o.out, ropts); err != nil {
-		fmt.Fprintf(o.stderr, "kafkabook: writing the site index: %v\n", err)
+	// The site gets this run's page and an index from the other runs'
+	// summaries; no other run is rendered again.
+	if err := report.UpdateSite(o.out, dir, ropts); err != nil {
+		var re *report.RunError
+		if errors.As(err, &re) {
+			fmt.Fprintf(o.stderr, "kafkabook: writing the report: %v\n", err)
+		} else {
+			fmt.Fprintf(o.stderr, "kafkabook: writing the site index: %v\n", err)
+		}
 		return exitRun, nil
 	}
 	fmt.Fprintf(o.stdout, "report:   %s\n", filepath.Join(dir, report.IndexFile))

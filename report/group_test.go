@@ -88,7 +88,7 @@ func consumerFixture(src string) *results.Results {
 	r := &results.Results{
 		Schema: results.SchemaVersion, Complete: true,
 		Title:   "Do consumers lose or repeat what they were given?",
-		Runbook: results.Runbook{Name: "consumer-commits", Path: "examples/consumer-commits.md", SHA256: "9a1c0a6d9e2b7c4458a1f0e9d8c7b6a5f4e3d2c1b0a998877665544332211abc", File: "runbook.md"},
+		Runbook: results.Runbook{Name: "consumer-commits", Path: "examples/consumer-commits.md", SHA256: sha256Hex(src), File: "runbook.md"},
 		Provenance: results.Provenance{Tool: "v0.1.0", Commit: "4e2a9c1", Kafka: "4.3.1", Backend: "local", Nodes: 3,
 			Broker: map[string]string{}, FranzGo: "v1.22.3", Params: map[string]string{}, Host: "lab-1", GoVersion: "go1.26.8",
 			Java: "17.0.13", Start: fixtureStart, Repeat: 2},

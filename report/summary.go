@@ -1,0 +1,118 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/evidence"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// SummaryFile is the name of the summary a page render leaves beside a
+// run's results.json: what the site index shows of the run, so that a run
+// updates the index without reading any other run's evidence.
+const SummaryFile = "summary.json"
+
+// summaryVersion changes whenever runSummary does: a summary of another
+// version is not trusted, and the run's evidence is read again.
+const summaryVersion = 1
+
+// summaryFile is a summary as stored. It is a cache of what the report
+// derives from the evidence, not evidence: it names the file it was made
+// from by sha256, and `kafkabook render` rewrites it from the evidence.
+type summaryFile struct {
+	Version  int          `json:"version"`
+	Evidence evidenceFile `json:"evidence"`
+	Run      runSummary   `json:"run"`
+}
+
+// writeSummary stores the summary of the run in dir.
+func writeSummary(dir string, from evidenceFile, s runSummary) error {
+	data, err := json.Marshal(summaryFile{Version: summaryVersion, Evidence: from, Run: s})
+	if err != nil {
+		return fmt.Errorf("report: summary of %s: %w", dir, err)
+	}
+	return writeFile(filepath.Join(dir, SummaryFile), append(data, '\n'))
+}
+
+// storedSummary is the stored summary of the run in d, when there is one of
+// this version and it still describes the run's evidence file (same name,
+// same sha256: the file is hashed, not decoded).
+func (d *runDir) storedSummary() (runSummary, bool) {
+	data, _, err := d.read(SummaryFile)
+	if err != nil {
+		return runSummary{}, false
+	}
+	var sf summaryFile
+	if json.Unmarshal(data, &sf) != nil || sf.Version != summaryVersion || sf.Evidence.SHA256 == "" {
+		return runSummary{}, false
+	}
+	name := results.FileName
+	if !d.exists(name) {
+		name = results.EventsFileName
+	}
+	if sf.Evidence.Name != name {
+		return runSummary{}, false
+	}
+	if digest, err := d.hash(name); err != nil || digest != sf.Evidence.SHA256 {
+		return runSummary{}, false
+	}
+	return sf.Run, true
+}
+
+// runSummary is what the site index needs of a run directory, so that the
+// site never holds every run's evidence in memory at once.
+type runSummary struct {
+	Runbook  string // the runbook's name and Kafka version, for a run
+	Kafka    string // directory outside the <runbook>/kafka-<version>/ layout
+	Title    string
+	Labels   []string
+	Lost     map[string][]int // per label, per run; -1 when not read
+	Unseen   map[string][]int // per label, per run, for runs judged by a snapshot; else 0
+	Snapshot map[string][]bool
+	Acked    map[string]int
+	Latency  map[string]results.Percentiles // over all runs
+	Verdict  verdict
+	Complete bool
+	Start    time.Time
+	// Consumer groups, by label: per run, the records lost in the consumer
+	// and the events applied twice; -1 when the run did not tally it.
+	Groups    []string
+	Unapplied map[string][]int
+	Twice     map[string][]int
+	Expects   []evidence.ExpectationVerdict // each expectation over the runs
+}
+
+func summarize(r *results.Results) runSummary {
+	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
+		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
+	for _, l := range s.Labels {
+		s.Lost[l] = r.LostPerRun(l)
+		for _, run := range r.Runs {
+			t, ok := run.Tally(l)
+			if ok {
+				s.Acked[l] += t.Acked
+			}
+			snap := ok && !t.Final
+			s.Snapshot[l] = append(s.Snapshot[l], snap)
+			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
+		}
+		s.Latency[l] = r.LatencyAll(l)
+	}
+	s.Expects = evidence.Expectations(r)
+	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
+	for _, g := range s.Groups {
+		for _, run := range r.Runs {
+			u, tw := -1, -1
+			if c, ok := run.Consumer(g); ok && c.Tally != nil {
+				u, tw = len(c.Tally.Unapplied), len(c.Tally.AppliedTwice)
+			}
+			s.Unapplied[g] = append(s.Unapplied[g], u)
+			s.Twice[g] = append(s.Twice[g], tw)
+		}
+	}
+	return s
+}
