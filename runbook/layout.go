@@ -1,6 +1,9 @@
 package runbook
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Outline is a runbook laid out for reading: its front matter as written and
 // its blocks in file order, each step with the position the engine records
@@ -20,12 +23,13 @@ type Outline struct {
 // registry moved on since it ran) is laid out all the same, and laying out
 // costs no more than parsing the Markdown once.
 func Layout(path string, src []byte) Outline {
+	src = bytes.TrimPrefix(src, []byte(bom)) // positions count from after it, as in Load
 	s := newSource(path, src)
 	o := Outline{Path: path}
 	masked, body := src, 0
 	if open, close, ok, err := frontMatter(s); err == nil && ok {
 		o.FrontMatter = strings.TrimRight(strings.Join(s.lineRange(open+1, close), "\n"), "\r\n")
-		masked, body = maskLines(s, close), close+1
+		masked, body = maskLines(s, close+1), close+1
 	}
 	o.Blocks, o.Title, _ = splitMarkdown(s, masked, body)
 	for i := range o.Blocks {
@@ -47,20 +51,4 @@ func Layout(path string, src []byte) Outline {
 		}
 	}
 	return o
-}
-
-// maskLines blanks lines 0..last of s (0-based, inclusive) but keeps their
-// newlines, so that goldmark sees what follows at the same byte offsets.
-func maskLines(s *source, last int) []byte {
-	end := len(s.src)
-	if last+1 < s.lines() {
-		end = s.starts[last+1]
-	}
-	masked := append([]byte(nil), s.src...)
-	for i := 0; i < end; i++ {
-		if masked[i] != '\n' {
-			masked[i] = ' '
-		}
-	}
-	return masked
 }
