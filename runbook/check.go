@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // maxTopicLen leaves room under Kafka's 249 characters for the per-run
@@ -101,45 +103,15 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 			bad("a share of packets from 0% to 100%")
 		}
 	case KindTarget, KindNode, KindNodes:
-		t, ok := parseTarget(v.text)
-		switch {
-		case kind == KindNodes && (!ok || t.Node == ""):
-			bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
-		case kind == KindNode && (!ok || t.Followers != ""):
-			bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
-		case !ok:
-			bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
-		case t.Node != "" && t.ID() > c.d.Meta.Nodes:
-			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
-		case t.Node == "":
-			topic := t.Leader + t.Followers
-			tp := v.at(strings.IndexByte(v.text, '(') + 1)
-			if topic == "" {
-				c.errorf(tp, "%s names no topic: write %sTOPIC)", v.text, strings.TrimSuffix(v.text, ")"))
-			} else if msg := topicError(topic); msg != "" {
-				c.errorf(tp, "%s", msg)
-			} else {
-				c.useTopic(topic, tp)
-			}
-		}
+		c.checkTarget(kind, v, bad)
 	case KindInt:
 		if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
 			bad("a whole number")
 		}
 	case KindDuration:
-		d, err := time.ParseDuration(v.text)
-		switch {
-		case err != nil || d <= 0:
-			bad("a positive duration like 100ms, 5s or 1m30s")
-		case d > maxDuration:
-			subject := v.text
-			if strings.HasPrefix(what, "--") {
-				subject = what + " " + v.text
-			}
-			c.errorf(p, "%s is too long: at most %s", subject, maxDurationText)
-		}
+		c.checkDuration(v, what, bad)
 	case KindAcks:
-		if v.text != "0" && v.text != "1" && v.text != "all" {
+		if _, err := results.ParseAcks(v.text); err != nil {
 			bad("0, 1 or all")
 		}
 	case KindRegex:
@@ -171,6 +143,47 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if n, err := strconv.Atoi(v.text); v.text != "max" && (err != nil || n < 0) {
 			bad("a whole number, or max")
 		}
+	}
+}
+
+// checkTarget checks a node argument of the given kind: k1..kN, or
+// leader(TOPIC) or followers(TOPIC) of a topic created above.
+func (c *checker) checkTarget(kind Kind, v value, bad func(want string)) {
+	t, ok := parseTarget(v.text)
+	switch {
+	case kind == KindNodes && (!ok || t.Node == ""):
+		bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
+	case kind == KindNode && (!ok || t.Followers != ""):
+		bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
+	case !ok:
+		bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
+	case t.Node != "" && t.ID() > c.d.Meta.Nodes:
+		c.errorf(v.at(0), "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+	case t.Node == "":
+		topic := t.Leader + t.Followers
+		tp := v.at(strings.IndexByte(v.text, '(') + 1)
+		if topic == "" {
+			c.errorf(tp, "%s names no topic: write %sTOPIC)", v.text, strings.TrimSuffix(v.text, ")"))
+		} else if msg := topicError(topic); msg != "" {
+			c.errorf(tp, "%s", msg)
+		} else {
+			c.useTopic(topic, tp)
+		}
+	}
+}
+
+// checkDuration checks a duration: positive, and at most maxDuration.
+func (c *checker) checkDuration(v value, what string, bad func(want string)) {
+	d, err := time.ParseDuration(v.text)
+	switch {
+	case err != nil || d <= 0:
+		bad("a positive duration like 100ms, 5s or 1m30s")
+	case d > maxDuration:
+		subject := v.text
+		if strings.HasPrefix(what, "--") {
+			subject = what + " " + v.text
+		}
+		c.errorf(v.at(0), "%s is too long: at most %s", subject, maxDurationText)
 	}
 }
 

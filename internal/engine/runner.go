@@ -132,6 +132,28 @@ func (r *runner) run(ctx context.Context) (err error) {
 		r.ev.Emit(results.KindRunEnd, r.num, end)
 	}()
 
+	if err := r.blocks(ctx); err != nil {
+		return err
+	}
+	if err := r.waitBackground(ctx, 0, nil); err != nil {
+		return err
+	}
+	// Consumers stop before the final read: its sentinels are not theirs.
+	if err := r.stopMembers("stopped at the end of the run", false); err != nil {
+		return err
+	}
+	if err := r.final(ctx); err != nil {
+		return err
+	}
+	if err := r.tallyGroups(ctx); err != nil {
+		return err
+	}
+	return r.checkExpectations()
+}
+
+// blocks runs the steps and sh blocks of the runbook, expanded for this
+// run, in file order.
+func (r *runner) blocks(ctx context.Context) error {
 	blocks, err := r.opts.Doc.Expand(r.num)
 	if err != nil {
 		return err
@@ -153,20 +175,7 @@ func (r *runner) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	if err := r.waitBackground(ctx, 0, nil); err != nil {
-		return err
-	}
-	// Consumers stop before the final read: its sentinels are not theirs.
-	if err := r.stopMembers("stopped at the end of the run", false); err != nil {
-		return err
-	}
-	if err := r.final(ctx); err != nil {
-		return err
-	}
-	if err := r.tallyGroups(ctx); err != nil {
-		return err
-	}
-	return r.checkExpectations()
+	return nil
 }
 
 // step runs one step, in the background if it ends in &.
