@@ -6,7 +6,9 @@
 // Load parses and validates a runbook in one go and reports every problem it
 // finds at once as an ErrorList. The directive registry (Directives) is the
 // single description of the step language: the parser checks steps against
-// it, and the reference docs/runbook-language.md is generated from it.
+// it, each entry builds its step's typed Action (Produce, Fault, Consume,
+// ...), which is all the engine reads of a step, and the reference
+// docs/runbook-language.md is generated from it.
 // Block.HTML renders a block for a report page, so that this package is
 // the only one that parses Markdown.
 //
