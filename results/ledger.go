@@ -35,7 +35,7 @@ const (
 )
 
 var statusCodes = [...]Status{StatusOK, StatusFailed, StatusUnknown}
-var acksCodes = [...]string{"0", "1", "all", ""}
+var acksCodes = [...]string{AcksNone.String(), AcksLeader.String(), AcksAll.String(), ""}
 
 func statusCode(s Status) uint8 {
 	switch s {
@@ -47,14 +47,11 @@ func statusCode(s Status) uint8 {
 	return 2
 }
 
+// acksCode is the ledger code of an acks setting as written; 3 for one
+// that is not a setting (an entry without acks).
 func acksCode(a string) uint8 {
-	switch a {
-	case "0":
-		return 0
-	case "1":
-		return 1
-	case "all":
-		return 2
+	if k, err := ParseAcks(a); err == nil {
+		return uint8(k)
 	}
 	return 3
 }

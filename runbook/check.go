@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // maxTopicLen leaves room under Kafka's 249 characters for the per-run
@@ -31,29 +33,6 @@ func topicError(name string) string {
 		}
 	}
 	return ""
-}
-
-// parseTarget parses k1..kN, leader(TOPIC) or followers(TOPIC) without
-// checking that the node exists.
-func parseTarget(s string) (Target, bool) {
-	for _, fn := range []string{"leader", "followers"} {
-		if rest, ok := strings.CutPrefix(s, fn+"("); ok {
-			topic, ok := strings.CutSuffix(rest, ")")
-			if !ok {
-				return Target{}, false
-			}
-			if fn == "leader" {
-				return Target{Leader: topic}, true
-			}
-			return Target{Followers: topic}, true
-		}
-	}
-	if len(s) >= 2 && s[0] == 'k' && s[1] != '0' {
-		if _, err := strconv.Atoi(s[1:]); err == nil && s[1] != '+' && s[1] != '-' {
-			return Target{Node: s}, true
-		}
-	}
-	return Target{}, false
 }
 
 // parseReplicas parses a replica assignment such as 1:2:3 or 1:2,2:3. With
@@ -124,35 +103,15 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 			bad("a share of packets from 0% to 100%")
 		}
 	case KindTarget, KindNode, KindNodes:
-		t, ok := parseTarget(v.text)
-		switch {
-		case kind == KindNodes && (!ok || t.Node == ""):
-			bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
-		case kind == KindNode && (!ok || t.Followers != ""):
-			bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
-		case !ok:
-			bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
-		case t.Node != "" && t.ID() > c.d.Meta.Nodes:
-			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
-		case t.Leader != "" || t.Followers != "":
-			topic := t.Leader + t.Followers
-			tp := v.at(strings.IndexByte(v.text, '(') + 1)
-			if msg := topicError(topic); msg != "" {
-				c.errorf(tp, "%s", msg)
-			} else {
-				c.useTopic(topic, tp)
-			}
-		}
+		c.checkTarget(kind, v, bad)
 	case KindInt:
 		if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
 			bad("a whole number")
 		}
 	case KindDuration:
-		if d, err := time.ParseDuration(v.text); err != nil || d <= 0 {
-			bad("a positive duration like 100ms, 5s or 1m30s")
-		}
+		c.checkDuration(v, what, bad)
 	case KindAcks:
-		if v.text != "0" && v.text != "1" && v.text != "all" {
+		if _, err := results.ParseAcks(v.text); err != nil {
 			bad("0, 1 or all")
 		}
 	case KindRegex:
@@ -173,8 +132,8 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 			bad("true or false")
 		}
 	case KindRate:
-		if _, ok := ParseRate(v.text); !ok {
-			bad("messages per second like 500/s")
+		if _, msg := parseRate(v.text); msg != "" {
+			c.errorf(p, "bad %s %q: %s", what, v.text, msg)
 		}
 	case KindGroup:
 		if msg := topicError(v.text); msg != "" {
@@ -184,6 +143,47 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if n, err := strconv.Atoi(v.text); v.text != "max" && (err != nil || n < 0) {
 			bad("a whole number, or max")
 		}
+	}
+}
+
+// checkTarget checks a node argument of the given kind: k1..kN, or
+// leader(TOPIC) or followers(TOPIC) of a topic created above.
+func (c *checker) checkTarget(kind Kind, v value, bad func(want string)) {
+	t, ok := parseTarget(v.text)
+	switch {
+	case kind == KindNodes && (!ok || t.Node == ""):
+		bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
+	case kind == KindNode && (!ok || t.Followers != ""):
+		bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
+	case !ok:
+		bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
+	case t.Node != "" && t.ID() > c.d.Meta.Nodes:
+		c.errorf(v.at(0), "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+	case t.Node == "":
+		topic := t.Leader + t.Followers
+		tp := v.at(strings.IndexByte(v.text, '(') + 1)
+		if topic == "" {
+			c.errorf(tp, "%s names no topic: write %sTOPIC)", v.text, strings.TrimSuffix(v.text, ")"))
+		} else if msg := topicError(topic); msg != "" {
+			c.errorf(tp, "%s", msg)
+		} else {
+			c.useTopic(topic, tp)
+		}
+	}
+}
+
+// checkDuration checks a duration: positive, and at most maxDuration.
+func (c *checker) checkDuration(v value, what string, bad func(want string)) {
+	d, err := time.ParseDuration(v.text)
+	switch {
+	case err != nil || d <= 0:
+		bad("a positive duration like 100ms, 5s or 1m30s")
+	case d > maxDuration:
+		subject := v.text
+		if strings.HasPrefix(what, "--") {
+			subject = what + " " + v.text
+		}
+		c.errorf(v.at(0), "%s is too long: at most %s", subject, maxDurationText)
 	}
 }
 
@@ -209,24 +209,6 @@ func (c *checker) useTopic(topic string, p Pos) bool {
 	return false
 }
 
-// flagPos returns the position of a flag's value, or the step's.
-func flagPos(st *Step, name string) Pos {
-	if v := st.Flags[name]; len(v) > 0 {
-		return v[0].Pos
-	}
-	return st.Pos
-}
-
-// intFlag returns a flag's value if it was given and is a number.
-func intFlag(st *Step, name string) (int, bool) {
-	v := st.Flags[name]
-	if len(v) == 0 {
-		return 0, false
-	}
-	n, err := strconv.Atoi(v[len(v)-1].Text)
-	return n, err == nil
-}
-
 // semantics checks what a step means in its document: topics, node counts,
 // flag combinations, background steps.
 func (c *checker) semantics(st *Step) {
@@ -238,41 +220,60 @@ func (c *checker) semantics(st *Step) {
 		}
 	}
 	for _, f := range st.dir.Flags {
-		if f.Deprecated != "" && st.Has(f.Name) {
-			c.warnf(flagPos(st, f.Name), "--%s is now called --%s", f.Name, f.Deprecated)
-			if st.Has(f.Deprecated) {
-				c.errorf(flagPos(st, f.Name), "give --%s or --%s, not both: they are one setting", f.Deprecated, f.Name)
+		if f.Deprecated != "" && st.given(f.Name) {
+			c.warnf(st.flagPos(f.Name), "--%s is now called --%s", f.Name, f.Deprecated)
+			if st.given(f.Deprecated) {
+				c.errorf(st.flagPos(f.Name), "give --%s or --%s, not both: they are one setting", f.Deprecated, f.Name)
 			}
 		}
 	}
+	c.limits(st)
 	if st.dir.check != nil {
 		st.dir.check(c, st, topic, tp)
 	}
+	st.Action = st.dir.build(st)
 	c.trackNodes(st)
 	if topic != "" && st.Op != OpTopicCreate {
 		c.useTopic(topic, tp)
 	}
 }
 
+// limits refuses a whole number beyond what run can take, naming the
+// limit: the flag's own Max, else maxInt.
+func (c *checker) limits(st *Step) {
+	for _, f := range st.dir.Flags {
+		if f.Kind != KindInt {
+			continue
+		}
+		limit := f.Max
+		if limit == 0 {
+			limit = maxInt
+		}
+		if n, ok := st.givenInt(f.Name); ok && n > limit {
+			c.errorf(st.flagPos(f.Name), "--%s %d is more than kafkabook can run: at most %s", f.Name, n, limitText(limit))
+		}
+	}
+}
+
 // positive reports a flag given as 0 that must be at least 1.
 func (c *checker) positive(st *Step, name string) {
-	if n, ok := intFlag(st, name); ok && n == 0 {
-		c.errorf(flagPos(st, name), "--%s must be at least 1", name)
+	if n, ok := st.givenInt(name); ok && n == 0 {
+		c.errorf(st.flagPos(name), "--%s must be at least 1", name)
 	}
 }
 
 func checkTopicCreate(c *checker, st *Step, topic string, tp Pos) {
 	c.positive(st, "partitions")
-	rf, hasRF := intFlag(st, "replication-factor")
+	rf, hasRF := st.givenInt("replication-factor")
 	if hasRF && (rf < 1 || rf > c.d.Meta.Nodes) {
-		c.errorf(flagPos(st, "replication-factor"), "--replication-factor must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+		c.errorf(st.flagPos("replication-factor"), "--replication-factor must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
 	}
-	if st.Has("replicas") && st.Has("replication-factor") {
-		c.errorf(flagPos(st, "replication-factor"), "give --replicas or --replication-factor, not both")
+	if st.given("replicas") && st.given("replication-factor") {
+		c.errorf(st.flagPos("replication-factor"), "give --replicas or --replication-factor, not both")
 	}
-	if r, msg := parseReplicas(st.String("replicas"), c.d.Meta.Nodes); st.Has("replicas") && msg == "" {
-		if n, ok := intFlag(st, "partitions"); ok && n != len(r) {
-			c.errorf(flagPos(st, "partitions"), "--partitions %d does not match --replicas, which assigns %d partition(s)", n, len(r))
+	if r, msg := parseReplicas(st.flagStr("replicas"), c.d.Meta.Nodes); st.given("replicas") && msg == "" {
+		if n, ok := st.givenInt("partitions"); ok && n != len(r) {
+			c.errorf(st.flagPos("partitions"), "--partitions %d does not match --replicas, which assigns %d partition(s)", n, len(r))
 		}
 	}
 	if topic != "" {
@@ -291,34 +292,37 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	c.positive(st, "count")
 	c.positive(st, "from")
 	c.positive(st, "keys")
-	if st.Has("for") && !st.Has("rate") {
-		c.errorf(flagPos(st, "for"), "--for needs --rate: it says how long a scheduled producer keeps sending")
+	if st.given("for") && !st.given("rate") {
+		c.errorf(st.flagPos("for"), "--for needs --rate: it says how long a scheduled producer keeps sending")
 	}
-	if st.Has("for") && st.Has("count") {
-		c.errorf(flagPos(st, "count"), "give --count or --for, not both")
+	if st.given("for") && st.given("count") {
+		c.errorf(st.flagPos("count"), "give --count or --for, not both")
 	}
-	if r, ok := ParseRate(st.String("rate")); ok && st.Has("for") {
-		if n := r * st.Duration("for").Seconds(); n < 1 {
-			c.errorf(flagPos(st, "for"), "--rate %s for %s sends no message", st.String("rate"), st.String("for"))
+	if r, msg := parseRate(st.flagStr("rate")); msg == "" && st.given("for") {
+		switch n := forCount(r, st.flagDuration("for")); {
+		case n < 1:
+			c.errorf(st.flagPos("for"), "--rate %s for %s sends no message", st.flagStr("rate"), st.flagStr("for"))
+		case n > maxInt:
+			c.errorf(st.flagPos("for"), "--rate %s for %s sends %d messages: at most %s", st.flagStr("rate"), st.flagStr("for"), n, limitText(maxInt))
 		}
 	}
-	if st.Bool("idempotent") && st.String("acks") != "all" && st.Has("acks") {
-		c.errorf(flagPos(st, "idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
+	if st.flagBool("idempotent") && st.flagStr("acks") != "all" && st.given("acks") {
+		c.errorf(st.flagPos("idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
 	}
-	if st.Has("key") && st.Has("keys") {
-		c.errorf(flagPos(st, "key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
+	if st.given("key") && st.given("keys") {
+		c.errorf(st.flagPos("key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
 	}
 	for _, f := range []string{"key", "event-id"} {
-		if st.Has(f) && st.String(f) == "" {
-			c.errorf(flagPos(st, f), "--%s is empty: give a word, or leave the flag out", f)
+		if st.given(f) && st.flagStr(f) == "" {
+			c.errorf(st.flagPos(f), "--%s is empty: give a word, or leave the flag out", f)
 		}
 	}
-	if n, ok := intFlag(st, "max-in-flight"); ok {
+	if n, ok := st.givenInt("max-in-flight"); ok {
 		switch {
 		case n == 0:
-			c.errorf(flagPos(st, "max-in-flight"), "--max-in-flight 0 would never send: give 1 or more, or leave it out for franz-go's default (1 without idempotence)")
-		case st.Bool("idempotent") && n != idempotentInFlight:
-			c.errorf(flagPos(st, "max-in-flight"), "--max-in-flight %d with --idempotent: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number; leave --max-in-flight out (or give %d), or drop --idempotent", n, idempotentInFlight, idempotentInFlight)
+			c.errorf(st.flagPos("max-in-flight"), "--max-in-flight 0 would never send: give 1 or more, or leave it out for franz-go's default (1 without idempotence)")
+		case st.flagBool("idempotent") && n != idempotentInFlight:
+			c.errorf(st.flagPos("max-in-flight"), "--max-in-flight %d with --idempotent: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number; leave --max-in-flight out (or give %d), or drop --idempotent", n, idempotentInFlight, idempotentInFlight)
 		}
 	}
 	if topic != "" {
@@ -330,8 +334,8 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 }
 
 func checkWaitISR(c *checker, st *Step, topic string, tp Pos) {
-	if n, ok := intFlag(st, "size"); ok && (n < 1 || n > c.d.Meta.Nodes) {
-		c.errorf(flagPos(st, "size"), "--size must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
+	if n, ok := st.givenInt("size"); ok && (n < 1 || n > c.d.Meta.Nodes) {
+		c.errorf(st.flagPos("size"), "--size must be between 1 and %d, the number of nodes", c.d.Meta.Nodes)
 	}
 }
 
@@ -349,21 +353,21 @@ func checkConsume(c *checker, st *Step, topic string, tp Pos) {
 	if !st.Background {
 		c.errorf(st.Pos, "consume runs until crash consumer, stop consumer or the end of the run: end the step with &")
 	}
-	if mode := st.String("commit"); st.Has("auto-commit-interval") && mode != "auto" && mode != "greedy" {
-		c.errorf(flagPos(st, "auto-commit-interval"), "--auto-commit-interval needs --commit auto or greedy")
+	if mode := st.flagStr("commit"); st.given("auto-commit-interval") && mode != "auto" && mode != "greedy" {
+		c.errorf(st.flagPos("auto-commit-interval"), "--auto-commit-interval needs --commit auto or greedy")
 	}
-	if st.Has("crash-point") && !st.Has("crash-at") {
-		c.errorf(flagPos(st, "crash-point"), "--crash-point needs --crash-at N: the message to crash at")
+	if st.given("crash-point") && !st.given("crash-at") {
+		c.errorf(st.flagPos("crash-point"), "--crash-point needs --crash-at N: the message to crash at")
 	}
-	g := st.String("group")
+	g := st.flagStr("group")
 	if g == "" || topicError(g) != "" {
 		return
 	}
 	if p, dup := c.groups[g]; dup {
-		c.errorf(flagPos(st, "group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
+		c.errorf(st.flagPos("group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
 		return
 	}
-	c.groups[g] = flagPos(st, "group")
+	c.groups[g] = st.flagPos("group")
 	c.consumed[g] = topic
 }
 
@@ -430,7 +434,7 @@ func (c *checker) trackNodes(st *Step) {
 
 // checkPartition: one | with nodes on both sides, and no node on both.
 func checkPartition(c *checker, st *Step, topic string, tp Pos) {
-	left, right, ok := st.Sides()
+	left, right, ok := st.sides()
 	if !ok {
 		c.errorf(st.Pos, "partition needs two sides: NODE... | NODE..., like partition k1 | k2 k3")
 		return

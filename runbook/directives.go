@@ -47,7 +47,8 @@ type FlagSpec struct {
 	Required   bool
 	Many       bool     // may be repeated; every value is kept
 	Deprecated string   // the flag's new name: still accepted, with a warning, and left out of usage lines
-	Default    string   // used by the Step getters when the flag is absent
+	Default    string   // the value when the flag is absent: the one place defaults live
+	Max        int      // KindInt: the largest value; 0: maxInt
 	Choices    []string // the words a KindWord flag takes
 	Help       string   // one sentence for the reference
 }
@@ -104,6 +105,9 @@ type Directive struct {
 	// and the order of steps (a read before its topic was created). topic
 	// is the step's topic argument when it has a valid one.
 	check func(c *checker, st *Step, topic string, tp Pos)
+	// build turns the checked step into its typed Action, the value the
+	// engine runs; every directive has one.
+	build func(st *Step) Action
 }
 
 func (d *Directive) flag(name string) *FlagSpec {
@@ -134,15 +138,17 @@ var (
 func faultDirective(op Op, name, summary string) *Directive {
 	return &Directive{
 		Op:      op,
+		build:   buildFault,
 		Name:    name,
 		Summary: summary,
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
 	}
 }
 
-func groupDirective(op Op, name, summary string) *Directive {
+func groupDirective(op Op, name, summary string, build func(*Step) Action) *Directive {
 	return &Directive{
 		Op:      op,
+		build:   build,
 		check:   checkConsumerStep,
 		Name:    name,
 		Summary: summary,
@@ -156,6 +162,7 @@ func groupDirective(op Op, name, summary string) *Directive {
 var Directives = []*Directive{
 	{
 		Op:      OpTopicCreate,
+		build:   buildTopicCreate,
 		check:   checkTopicCreate,
 		Name:    "topic create",
 		Summary: "Create a topic, with an explicit replica assignment or a replication factor.",
@@ -173,6 +180,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:         OpProduce,
+		build:      buildProduce,
 		check:      checkProduce,
 		Name:       "produce",
 		Summary:    "Send numbered messages m-NNN, all at once or at a fixed rate, and record the result of each in the ledger.",
@@ -189,8 +197,8 @@ var Directives = []*Directive{
 				Help: "Send on a fixed schedule, N messages a second; without it every message is meant to be sent at once. Latency counts from each message's scheduled time, so a producer held back is charged for the wait."},
 			{Name: "for", Kind: KindDuration, Meta: "DUR",
 				Help: "With --rate: keep sending for this long (rate × DUR messages) instead of --count."},
-			{Name: "size", Kind: KindInt, Meta: "BYTES",
-				Help: "Value size: the message id, a blank, then filler up to BYTES (the id alone when BYTES is smaller)."},
+			{Name: "size", Kind: KindInt, Meta: "BYTES", Max: maxSize,
+				Help: "Value size: the message id, a blank, then filler up to BYTES (the id alone when BYTES is smaller); at most 1,000,000."},
 			{Name: "keys", Kind: KindInt, Meta: "N",
 				Help: "Give messages N distinct keys in turn, so they spread over the partitions by the key hash; default: no key."},
 			{Name: "key", Kind: KindText, Meta: "KEY",
@@ -212,6 +220,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpISR,
+		build:   buildInspect,
 		Name:    "isr",
 		Summary: "Show the leader, replicas and in-sync replicas of every partition, from fresh metadata.",
 		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
@@ -219,6 +228,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpRead,
+		build:   buildRead,
 		Name:    "read",
 		Summary: "Read every partition from the beginning to its high watermark and tally what was found against what was acked.",
 		Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
@@ -226,6 +236,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpWaitLeader,
+		build:   buildWaitLeader,
 		Name:    "wait leader",
 		Summary: "Wait until the leader of the topic's partitions is one of the given nodes.",
 		Args: []ArgSpec{
@@ -237,6 +248,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpWaitISR,
+		build:   buildWaitISR,
 		check:   checkWaitISR,
 		Name:    "wait isr",
 		Summary: "Wait until the ISR of the topic's partitions has exactly N members.",
@@ -249,6 +261,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpWaitProducers,
+		build:   buildWaitProducers,
 		check:   checkWaitProducers,
 		Name:    "wait producers",
 		Summary: "Wait until every background produce step started before it has finished.",
@@ -256,6 +269,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpWaitHealthy,
+		build:   buildWaitHealthy,
 		Name:    "wait healthy",
 		Summary: "Wait until every node is up and connected and every ISR is full.",
 		Flags:   []FlagSpec{waitTimeout},
@@ -269,12 +283,14 @@ var Directives = []*Directive{
 	faultDirective(OpRejoin, "rejoin", "Connect isolated nodes to the network again."),
 	{
 		Op:      OpSleep,
+		build:   buildSleep,
 		Name:    "sleep",
 		Summary: "Wait for a fixed time.",
 		Args:    []ArgSpec{{Name: "DUR", Kind: KindDuration}},
 	},
 	{
 		Op:      OpLogs,
+		build:   buildLogs,
 		Name:    "logs",
 		Summary: "Show the node's broker log lines since the run began.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
@@ -285,6 +301,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpExpect,
+		build:   buildExpect,
 		check:   checkExpect,
 		Name:    "expect",
 		Summary: "Assert something about a topic, checked in every run; a failed expectation fails the run.",
@@ -292,6 +309,7 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpPartition,
+		build:   buildPartition,
 		check:   checkPartition,
 		Name:    "partition",
 		Summary: "Cut the network between two groups of nodes, written NODE... | NODE...; clients still reach every node. Undone by heal.",
@@ -305,17 +323,20 @@ var Directives = []*Directive{
 	},
 	{
 		Op:      OpHeal,
+		build:   buildHeal,
 		Name:    "heal",
 		Summary: "Remove every partition and packet loss (not isolation: that is rejoin).",
 	},
 	{
 		Op:      OpLoss,
+		build:   buildLoss,
 		Name:    "loss",
 		Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
 	},
 	{
 		Op:         OpConsume,
+		build:      buildConsume,
 		check:      checkConsume,
 		Name:       "consume",
 		Summary:    "Start a consumer group member as a process of its own that reads the topic, applies each message's effect to the group's SQLite store (a like count per key, an applied count per event id) and commits offsets as --commit says; it runs until crash consumer, stop consumer or the end of the run, so it ends in &.",
@@ -340,20 +361,22 @@ var Directives = []*Directive{
 				Help: "work: during the message's processing, before its effect (after its commit with --commit before); effect: right after the effect, before the event_handled insert and the commit; handled: after the effect and the insert, before the commit."},
 		},
 	},
-	groupDirective(OpCrashConsumer, "crash consumer", "Kill the group's running member process with SIGKILL, as a server losing its process would: nothing is committed on the way out."),
-	groupDirective(OpStartConsumer, "start consumer", "Start a new member of the group with the settings of its consume step (without the crash): it resumes from the committed offsets."),
-	groupDirective(OpStopConsumer, "stop consumer", "Stop the group's member cleanly: it finishes the batch in hand, commits as its mode does and leaves the group."),
+	groupDirective(OpCrashConsumer, "crash consumer", "Kill the group's running member process with SIGKILL, as a server losing its process would: nothing is committed on the way out.", buildCrashConsumer),
+	groupDirective(OpStartConsumer, "start consumer", "Start a new member of the group with the settings of its consume step (without the crash): it resumes from the committed offsets.", buildStartConsumer),
+	groupDirective(OpStopConsumer, "stop consumer", "Stop the group's member cleanly: it finishes the batch in hand, commits as its mode does and leaves the group.", buildStopConsumer),
 	{
 		Op:      OpWaitConsumer,
+		build:   buildWaitConsumer,
 		check:   checkConsumerStep,
 		Name:    "wait consumer",
 		Summary: "Wait until the group's member has handled every message it was given and its committed offsets have reached the end of every partition of its topic, or until it crashed (a member started with --crash-at is waited for until it crashes).",
 		Args:    []ArgSpec{{Name: "G", Kind: KindGroup}},
 		Flags:   []FlagSpec{waitTimeout},
 	},
-	groupDirective(OpOffsets, "offsets", "Show the group's committed offset of every partition, asked of the cluster through the admin API (OffsetFetch), next to each partition's end offset."),
+	groupDirective(OpOffsets, "offsets", "Show the group's committed offset of every partition, asked of the cluster through the admin API (OffsetFetch), next to each partition's end offset.", buildOffsets),
 	{
 		Op:      OpPowerloss,
+		build:   buildPowerloss,
 		Name:    "powerloss",
 		Summary: "Kill the nodes with SIGKILL and throw away every write they had not fsynced, as losing power would; start brings them back on what was durable. Needs the local backend with FUSE and root.",
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
@@ -367,6 +390,9 @@ func init() {
 	for i, d := range Directives {
 		if d.Op != Op(i+1) {
 			panic(fmt.Sprintf("runbook: directive %q is entry %d of Directives but has Op %d", d.Name, i, d.Op))
+		}
+		if d.build == nil {
+			panic(fmt.Sprintf("runbook: directive %q has no build function", d.Name))
 		}
 		directiveByName[d.Name] = d
 		d.Usage = usage(d)

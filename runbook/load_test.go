@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kafkabook/kafkabook/results"
 )
 
 func loadFile(t *testing.T, path string, ov Overrides) *Doc {
@@ -108,35 +110,35 @@ func TestLoadAcks(t *testing.T) {
 	if got := p.Flags["count"][0]; got.Text != "10" || got.Pos.Col != 32 {
 		t.Errorf("--count ${count} = %+v, want 10 at column 32", got)
 	}
-	if p.Int("count") != 10 || p.String("acks") != "1" || p.Int("from") != 1 || p.Bool("idempotent") {
-		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.Int("count"), p.String("acks"), p.Int("from"), p.Bool("idempotent"))
+	if p.flagInt("count") != 10 || p.flagStr("acks") != "1" || p.flagInt("from") != 1 || p.flagBool("idempotent") {
+		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.flagInt("count"), p.flagStr("acks"), p.flagInt("from"), p.flagBool("idempotent"))
 	}
-	if p.Duration("delivery-timeout") != 120*time.Second {
-		t.Errorf("default produce delivery timeout = %v", p.Duration("delivery-timeout"))
+	if p.flagDuration("delivery-timeout") != 120*time.Second {
+		t.Errorf("default produce delivery timeout = %v", p.flagDuration("delivery-timeout"))
 	}
 	if a := steps[7].Args[2]; a.Pos.Col != 25 || a.Target() != (Target{Node: "k3"}) || a.Target().ID() != 3 {
 		t.Errorf("wait leader node k3 = %+v target %+v", a, a.Target())
 	}
-	if got := steps[11].Duration("timeout"); got != 90*time.Second {
+	if got := steps[11].flagDuration("timeout"); got != 90*time.Second {
 		t.Errorf("--timeout=90s = %v", got)
 	}
 	if got := steps[11].Flags["timeout"][0].Pos.Col; got != 35 {
 		t.Errorf("--timeout=90s value at column %d, want 35", got)
 	}
-	if got := steps[12].KeyValues("config"); !reflect.DeepEqual(got, map[string]string{"min.insync.replicas": "1"}) {
+	if got := steps[12].flagKeyValues("config"); !reflect.DeepEqual(got, map[string]string{"min.insync.replicas": "1"}) {
 		t.Errorf("--config = %v", got)
 	}
-	if got := steps[12].Replicas(); !reflect.DeepEqual(got, [][]int32{{1, 2, 3}}) {
+	if got := steps[12].Action.(TopicCreate).Replicas; !reflect.DeepEqual(got, [][]int32{{1, 2, 3}}) {
 		t.Errorf("--replicas = %v", got)
 	}
 	bg := steps[15]
-	if !bg.Background || bg.Duration("timeout") != 60*time.Second || bg.Int("from") != 11 {
+	if !bg.Background || bg.flagDuration("timeout") != 60*time.Second || bg.flagInt("from") != 11 {
 		t.Errorf("background produce = %+v", bg)
 	}
 	if got := steps[17].Args[0].Target(); got != (Target{Leader: "acksall"}) || got.String() != "leader(acksall)" {
 		t.Errorf("leader(acksall) = %+v", got)
 	}
-	if got := steps[19].Duration("timeout"); got != 60*time.Second {
+	if got := steps[19].flagDuration("timeout"); got != 60*time.Second {
 		t.Errorf("default wait timeout = %v", got)
 	}
 	e := steps[9].Expr
@@ -164,7 +166,7 @@ func TestOverrides(t *testing.T) {
 	if d.Meta.Repeat != 2 || d.Meta.Nodes != 5 || !reflect.DeepEqual(d.Meta.Kafka, []string{"4.2.0", "4.3.1"}) || d.Meta.Params["count"] != "20" {
 		t.Errorf("Meta = %+v", d.Meta)
 	}
-	if got := d.Blocks[1].Steps[1].Int("count"); got != 20 {
+	if got := d.Blocks[1].Steps[1].Action.(Produce).Count; got != 20 {
 		t.Errorf("count = %d, want 20", got)
 	}
 
@@ -196,8 +198,9 @@ func TestRunExpansion(t *testing.T) {
 		}
 		s := blocks[0].Steps[1]
 		topic := "t-" + string(rune('0'+run))
-		if s.Args[0].Text != topic || s.Int("from") != run*10+5 || s.Int("count") != 5 {
-			t.Errorf("run %d: %q from %d count %d", run, s.Args[0].Text, s.Int("from"), s.Int("count"))
+		p := s.Action.(Produce)
+		if s.Args[0].Text != topic || p.Topic != topic || p.From != run*10+5 || p.Count != 5 || p.Acks != results.AcksLeader {
+			t.Errorf("run %d: %q %+v", run, s.Args[0].Text, p)
 		}
 		if s.Text != "produce t-${run} --acks 1 --from ${run}${n} --count ${n}" {
 			t.Errorf("run %d: Text %q", run, s.Text)

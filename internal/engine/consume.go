@@ -25,8 +25,8 @@ import (
 type group struct {
 	label, name string
 	topic       *topicState
-	step        runbook.Step
-	store       string // the SQLite file, absolute
+	spec        runbook.Consume // the consume step
+	store       string          // the SQLite file, absolute
 
 	mu       sync.Mutex
 	members  []*member
@@ -43,35 +43,25 @@ type recordKey struct {
 	o int64
 }
 
-// memberStopWait bounds a clean stop: the member finishes the batch in
+// consume: consume TOPIC --group G --commit auto|greedy|after|before ... &
+//
 // The member runs as a process of its own (kafkabook consumer-member),
 // so that crash consumer is a real SIGKILL. The step returns once the
 // process runs; the & says that the member goes on.
-func consume(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.String("group")
-	t := r.topic(s.Args[0].Text)
+func consume(ctx context.Context, r *runner, s runbook.Step, c runbook.Consume, log *stepLog) error {
+	t := r.topic(c.Topic)
 	g := &group{
-		label: label, name: r.realName(label), topic: t, step: s,
-		store:  filepath.Join(r.opts.Dir, storeFile(label, r.num)),
+		label: c.Group, name: r.realName(c.Group), topic: t, spec: c,
+		store:  filepath.Join(r.opts.Dir, storeFile(c.Group, r.num)),
 		inHand: map[recordKey]bool{},
 	}
 	r.mu.Lock()
-	r.groups[label] = g
-	r.groupOrder = append(r.groupOrder, label)
+	r.groups[g.label] = g
+	r.groupOrder = append(r.groupOrder, g.label)
 	r.mu.Unlock()
-	settings := map[string]string{}
-	// The settings that shape the experiment: those given, and the
-	// defaults that apply (the batch always, the interval when the client
-	// commits on a timer).
-	for _, f := range []string{"batch", "work", "auto-commit-interval", "crash-at", "crash-point"} {
-		applies := s.Has(f) || f == "batch" || f == "auto-commit-interval" && autoCommits(s)
-		if v := s.String(f); applies && v != "" {
-			settings[f] = v
-		}
-	}
 	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
-		Group: g.name, Label: label, Topic: t.label, Commit: s.String("commit"), Dedup: s.String("dedup"),
-		Store: filepath.Base(g.store), Pos: s.Pos.String(), Settings: settings,
+		Group: g.name, Label: g.label, Topic: t.label, Commit: c.Commit, Dedup: c.Dedup,
+		Store: filepath.Base(g.store), Pos: s.Pos.String(), Settings: maps.Clone(c.Settings),
 		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
 	})
 	m, err := r.startMember(ctx, g, true)
@@ -79,28 +69,24 @@ func consume(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 		return err
 	}
 	log.line("member %d of group %s started (pid %d): commit %s, dedup %s, batch %d%s",
-		m.n, label, m.pid, s.String("commit"), s.String("dedup"), s.Int("batch"), workText(s))
+		m.n, g.label, m.pid, c.Commit, c.Dedup, c.Batch, workText(c))
 	return nil
 }
 
-func workText(s runbook.Step) string {
+// workText is what the consume step says of its settings beyond the
+// commit mode, dedup and batch, each as written.
+func workText(c runbook.Consume) string {
 	var b strings.Builder
-	if s.Has("work") {
-		fmt.Fprintf(&b, ", %s of work a message", s.String("work"))
+	if v, ok := c.Settings["work"]; ok {
+		fmt.Fprintf(&b, ", %s of work a message", v)
 	}
-	if autoCommits(s) {
-		fmt.Fprintf(&b, ", auto-commit every %s", s.String("auto-commit-interval"))
+	if c.AutoCommit > 0 {
+		fmt.Fprintf(&b, ", auto-commit every %s", c.Settings["auto-commit-interval"])
 	}
-	if s.Has("crash-at") {
-		fmt.Fprintf(&b, "; crashes at message %d (%s)", s.Int("crash-at"), s.String("crash-point"))
+	if c.CrashAt > 0 {
+		fmt.Fprintf(&b, "; crashes at message %d (%s)", c.CrashAt, c.CrashPoint)
 	}
 	return b.String()
-}
-
-// autoCommits reports whether the consume step's client commits on a timer.
-func autoCommits(s runbook.Step) bool {
-	c := s.String("commit")
-	return c == consumer.CommitAuto || c == consumer.CommitGreedy
 }
 
 // storeFile is the name of a group's store in the evidence directory.
@@ -108,9 +94,6 @@ func storeFile(label string, run int) string {
 	return fmt.Sprintf("consumer-%s-r%d.sqlite", label, run)
 }
 
-// startMember launches the next member of g; the consume step's member
-// memberCommand is the program that runs a member: this kafkabook binary
-// watchMember reads a member's reports until its output ends, then reaps
 // add takes one report of the running member.
 func (g *group) add(ev results.ConsumerEvent) {
 	g.mu.Lock()
@@ -182,8 +165,8 @@ func (r *runner) flushGroups() {
 
 // crashConsumer: crash consumer G — SIGKILL, then a check that the
 // process is gone.
-func crashConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	g, err := r.group(s.Args[0].Text)
+func crashConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.CrashConsumer, log *stepLog) error {
+	g, err := r.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -213,8 +196,8 @@ func crashConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog)
 
 // startConsumer: start consumer G — a new member that resumes from the
 // committed offsets.
-func startConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	g, err := r.group(s.Args[0].Text)
+func startConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.StartConsumer, log *stepLog) error {
+	g, err := r.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -229,8 +212,8 @@ func startConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog)
 
 // stopConsumer: stop consumer G — SIGTERM: the member finishes its batch,
 // commits as its mode does, and leaves the group.
-func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	g, err := r.group(s.Args[0].Text)
+func stopConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.StopConsumer, log *stepLog) error {
+	g, err := r.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -245,17 +228,16 @@ func stopConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) 
 	return nil
 }
 
-// stopMember stops g's running member cleanly, killing it when it does
 // waitConsumer: wait consumer G — until the group's member has caught up
 // (nothing unhandled in hand, committed offsets at the end of every
 // partition), or has crashed: a member started with --crash-at is waited
 // for until it crashes.
-func waitConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	g, err := r.group(s.Args[0].Text)
+func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitConsumer, log *stepLog) error {
+	g, err := r.group(w.Group)
 	if err != nil {
 		return err
 	}
-	return poll.Until(ctx, 200*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
+	return poll.Until(ctx, 200*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
 		g.mu.Lock()
 		m, inHand := g.running(), len(g.inHand)
 		var last *member
@@ -295,8 +277,8 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, log *stepLog) 
 }
 
 // offsets: offsets G — the committed offsets, asked of the cluster.
-func offsets(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	g, err := r.group(s.Args[0].Text)
+func offsets(ctx context.Context, r *runner, s runbook.Step, a runbook.Offsets, log *stepLog) error {
+	g, err := r.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -371,8 +353,6 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 	}
 }
 
-// stopMembers stops every running member, cleanly or, when the run
-// failed, at once with SIGKILL; and records each group's end offsets for
 // tallyGroups tallies every group once its members have stopped: their
 // reports, the store and the committed offsets, asked of the cluster.
 func (r *runner) tallyGroups(ctx context.Context) error {

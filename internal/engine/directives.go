@@ -3,42 +3,75 @@ package engine
 import (
 	"context"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// runFunc performs one step. It prints through log; an error ends the run.
-type runFunc func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
+// stepFunc performs one step. It prints through log; an error ends the run.
+type stepFunc func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
+
+// binder hands a step's Action to its runner: it returns the step function
+// when the action is of the type the runner takes, else nil.
+type binder func(a runbook.Action) stepFunc
+
+// typed makes the binder of a runner that takes the concrete Action type
+// A, so that a runner reads typed fields and never a flag by name.
+func typed[A runbook.Action](run func(ctx context.Context, r *runner, s runbook.Step, a A, log *stepLog) error) binder {
+	return func(a runbook.Action) stepFunc {
+		t, ok := a.(A)
+		if !ok {
+			return nil
+		}
+		return func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+			return run(ctx, r, s, t, log)
+		}
+	}
+}
 
 // runners holds the runner of every directive, indexed by the Op the
-// parser resolved. The syntax, usage, defaults and checks live in
-// runbook.Directives; a test checks that every Op has a runner.
-var runners = [runbook.NumOps]runFunc{
-	runbook.OpTopicCreate:   topicCreate,
-	runbook.OpProduce:       produce,
-	runbook.OpISR:           isr,
-	runbook.OpRead:          read,
-	runbook.OpLogs:          logs,
-	runbook.OpWaitLeader:    waitLeader,
-	runbook.OpWaitISR:       waitISR,
-	runbook.OpWaitProducers: waitProducers,
-	runbook.OpWaitHealthy:   waitHealthy,
-	runbook.OpKill:          fault,
-	runbook.OpStop:          fault,
-	runbook.OpStart:         fault,
-	runbook.OpPause:         fault,
-	runbook.OpResume:        fault,
-	runbook.OpIsolate:       fault,
-	runbook.OpRejoin:        fault,
-	runbook.OpSleep:         sleep,
-	runbook.OpExpect:        expect,
-	runbook.OpPartition:     partition,
-	runbook.OpHeal:          heal,
-	runbook.OpLoss:          loss,
-	runbook.OpConsume:       consume,
-	runbook.OpCrashConsumer: crashConsumer,
-	runbook.OpStartConsumer: startConsumer,
-	runbook.OpStopConsumer:  stopConsumer,
-	runbook.OpWaitConsumer:  waitConsumer,
-	runbook.OpOffsets:       offsets,
-	runbook.OpPowerloss:     powerloss,
+// parser resolved. The syntax, usage, defaults, checks and the typed
+// Action live in runbook.Directives; a test checks that every Op has a
+// runner that takes its Action.
+var runners = [runbook.NumOps]binder{
+	runbook.OpTopicCreate:   typed(topicCreate),
+	runbook.OpProduce:       typed(produce),
+	runbook.OpISR:           typed(isr),
+	runbook.OpRead:          typed(read),
+	runbook.OpLogs:          typed(logs),
+	runbook.OpWaitLeader:    typed(waitLeader),
+	runbook.OpWaitISR:       typed(waitISR),
+	runbook.OpWaitProducers: typed(waitProducers),
+	runbook.OpWaitHealthy:   typed(waitHealthy),
+	runbook.OpKill:          typed(fault),
+	runbook.OpStop:          typed(fault),
+	runbook.OpStart:         typed(fault),
+	runbook.OpPause:         typed(fault),
+	runbook.OpResume:        typed(fault),
+	runbook.OpIsolate:       typed(fault),
+	runbook.OpRejoin:        typed(fault),
+	runbook.OpSleep:         typed(sleep),
+	runbook.OpExpect:        typed(expect),
+	runbook.OpPartition:     typed(partition),
+	runbook.OpHeal:          typed(heal),
+	runbook.OpLoss:          typed(loss),
+	runbook.OpConsume:       typed(consume),
+	runbook.OpCrashConsumer: typed(crashConsumer),
+	runbook.OpStartConsumer: typed(startConsumer),
+	runbook.OpStopConsumer:  typed(stopConsumer),
+	runbook.OpWaitConsumer:  typed(waitConsumer),
+	runbook.OpOffsets:       typed(offsets),
+	runbook.OpPowerloss:     typed(powerloss),
+}
+
+// faultOps names the backend operation of each fault directive: the one
+// place where the runbook's spelling meets the backend's API. A test checks
+// it against the registry and against cluster.Ops.
+var faultOps = map[runbook.Op]cluster.Op{
+	runbook.OpKill:    cluster.Kill,
+	runbook.OpStop:    cluster.Stop,
+	runbook.OpStart:   cluster.Start,
+	runbook.OpPause:   cluster.Pause,
+	runbook.OpResume:  cluster.Resume,
+	runbook.OpIsolate: cluster.Isolate,
+	runbook.OpRejoin:  cluster.Rejoin,
 }

@@ -13,12 +13,18 @@ import (
 // lost() is only a proof after the final read on the healed cluster; so
 // every expectation is checked then, in the order written, and recorded.
 // A failed expectation fails the run's verdict, not the run.
-func expect(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func expect(ctx context.Context, r *runner, s runbook.Step, e runbook.Expect, log *stepLog) error {
 	r.mu.Lock()
-	r.expects = append(r.expects, s)
+	r.expects = append(r.expects, expectation{s, e.Expr})
 	r.mu.Unlock()
 	log.line("checked after the final read")
 	return nil
+}
+
+// expectation is an expect step, kept until the final read.
+type expectation struct {
+	step runbook.Step
+	expr *runbook.Expr
 }
 
 // checkExpectations checks the run's expectations against its evidence.
@@ -27,8 +33,8 @@ func (r *runner) checkExpectations() error {
 	if len(r.expects) > 0 {
 		r.con.printf("--- expectations ---\n")
 	}
-	for _, s := range r.expects {
-		e := s.Expr
+	for _, x := range r.expects {
+		s, e := x.step, x.expr
 		m := results.FindMeasure(e.Func)
 		if m == nil {
 			return fmt.Errorf("%s: unknown function %s", s.Pos, e.Func) // runbook.Load rejects it first

@@ -15,16 +15,19 @@ import (
 // fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
 // Targets are resolved when the step runs: leader(T) is partition 0's
 // leader at that moment.
-func fault(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func fault(ctx context.Context, r *runner, s runbook.Step, f runbook.Fault, log *stepLog) error {
+	op, ok := faultOps[f.Op]
+	if !ok {
+		return fmt.Errorf("%s is not a fault of the cluster backend", s.Name)
+	}
 	var nodes []string
-	for _, a := range s.Args {
-		ns, err := r.nodes(ctx, a.Target())
+	for _, t := range f.Targets {
+		ns, err := r.nodes(ctx, t)
 		if err != nil {
 			return err
 		}
 		nodes = append(nodes, ns...)
 	}
-	op := cluster.Op(s.Name)
 	at := time.Now().UTC()
 	if err := r.opts.Backend.Apply(ctx, op, nodes, log.progress); err != nil {
 		return err
@@ -59,13 +62,13 @@ func (r *runner) netFaults() (cluster.NetFaults, error) {
 // The fault event names the partition as written, flags included
 // ("k1 | k2 k3 --keep-quorum"), so that the report's shading says which
 // traffic was cut.
-func partition(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func partition(ctx context.Context, r *runner, s runbook.Step, p runbook.Partition, log *stepLog) error {
 	nf, err := r.netFaults()
 	if err != nil {
 		return err
 	}
-	left, right, _ := s.Sides() // checked by runbook.Load
-	cut := cluster.Cut{OneWay: s.Bool("one-way"), KeepQuorum: s.Bool("keep-quorum")}
+	left, right := p.Left, p.Right
+	cut := cluster.Cut{OneWay: p.OneWay, KeepQuorum: p.KeepQuorum}
 	at := time.Now().UTC()
 	if err := nf.Partition(ctx, left, right, cut); err != nil {
 		return err
@@ -87,7 +90,7 @@ func partition(ctx context.Context, r *runner, s runbook.Step, log *stepLog) err
 }
 
 // heal: heal — removes every partition and packet loss.
-func heal(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func heal(ctx context.Context, r *runner, s runbook.Step, _ runbook.Heal, log *stepLog) error {
 	nf, err := r.netFaults()
 	if err != nil {
 		return err
@@ -102,21 +105,21 @@ func heal(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
 }
 
 // loss: loss NODE PERCENT
-func loss(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func loss(ctx context.Context, r *runner, s runbook.Step, l runbook.Loss, log *stepLog) error {
 	nf, err := r.netFaults()
 	if err != nil {
 		return err
 	}
-	nodes, err := r.nodes(ctx, s.Args[0].Target())
+	nodes, err := r.nodes(ctx, l.Node)
 	if err != nil {
 		return err
 	}
-	pct := s.Args[1].Percent()
+	pct := l.Percent
 	at := time.Now().UTC()
 	if err := nf.Loss(ctx, nodes[0], pct); err != nil {
 		return err
 	}
-	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], s.Args[1].Text}, Pos: s.Pos.String()})
+	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], fmt.Sprintf("%d%%", pct)}, Pos: s.Pos.String()})
 	log.line("loss %s %d%%", nodes[0], pct)
 	return nil
 }

@@ -37,13 +37,13 @@ type member struct {
 	exitErr error
 }
 
+// memberStopWait bounds a clean stop: the member finishes the batch in
 // hand first.
-func memberStopWait(s runbook.Step) time.Duration {
-	return time.Duration(s.Int("batch"))*s.Duration("work") + 30*time.Second
+func memberStopWait(c runbook.Consume) time.Duration {
+	return time.Duration(c.Batch)*c.Work + 30*time.Second
 }
 
-// consume: consume TOPIC --group G --commit auto|after|before ... &
-//
+// startMember launches the next member of g; the consume step's member
 // carries the crash flags, members started later do not.
 func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member, error) {
 	g.mu.Lock()
@@ -55,17 +55,14 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	g.inHand = map[recordKey]bool{}
 	g.mu.Unlock()
 
-	s := g.step
+	c := g.spec
 	spec := consumer.Spec{
 		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
-		Commit: s.String("commit"), Batch: s.Int("batch"), Work: s.Duration("work"),
-		Dedup: s.String("dedup"), Store: g.store,
+		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
+		Dedup: c.Dedup, Store: g.store,
 	}
-	if autoCommits(s) {
-		spec.AutoCommit = s.Duration("auto-commit-interval")
-	}
-	if first && s.Has("crash-at") {
-		spec.CrashAt, spec.CrashPoint = s.Int("crash-at"), s.String("crash-point")
+	if first {
+		spec.CrashAt, spec.CrashPoint = c.CrashAt, c.CrashPoint
 	}
 	js, _ := json.Marshal(spec) // plain data: cannot fail
 	exe, err := r.memberCommand()
@@ -100,6 +97,7 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	return m, nil
 }
 
+// memberCommand is the program that runs a member: this kafkabook binary
 // (or a test binary that forwards the subcommand: see Options).
 func (r *runner) memberCommand() (string, error) {
 	if r.opts.MemberCommand != "" {
@@ -112,6 +110,7 @@ func (r *runner) memberCommand() (string, error) {
 	return exe, nil
 }
 
+// watchMember reads a member's reports until its output ends, then reaps
 // it and records how it ended.
 func (r *runner) watchMember(g *group, m *member, out interface{ Read([]byte) (int, error) }) {
 	sc := bufio.NewScanner(out)
@@ -155,6 +154,7 @@ func (m *member) how() (string, string) {
 	return results.MemberFailed, reason
 }
 
+// stopMember stops g's running member cleanly, killing it when it does
 // not stop in time (or at once with kill); nil when none ran.
 func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
 	g.mu.Lock()
@@ -172,7 +172,7 @@ func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
 		return m, nil
 	}
 	m.cmd.Process.Signal(syscall.SIGTERM)
-	wait := memberStopWait(g.step)
+	wait := memberStopWait(g.spec)
 	select {
 	case <-m.done:
 		return m, nil
@@ -206,6 +206,8 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
+// stopMembers stops every running member, cleanly or, when the run
+// failed, at once with SIGKILL; and records each group's end offsets for
 // its tally: after the run, the final read's sentinels move them.
 func (r *runner) stopMembers(why string, kill bool) error {
 	groups := r.groupList()

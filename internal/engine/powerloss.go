@@ -16,14 +16,14 @@ import (
 // moment: its broker is killed and what it had not fsynced is gone. The
 // step says how much that was, node by node. Like kill, it leaves the
 // nodes down until a start, and shades the report's timeline.
-func powerloss(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func powerloss(ctx context.Context, r *runner, s runbook.Step, p runbook.Powerloss, log *stepLog) error {
 	pl, ok := r.opts.Backend.(cluster.PowerLoss)
 	if !ok {
 		return fmt.Errorf("this cluster backend cannot cut a node's power: powerloss needs the local backend")
 	}
 	var nodes []string
-	for _, a := range s.Args {
-		ns, err := r.nodes(ctx, a.Target())
+	for _, t := range p.Targets {
+		ns, err := r.nodes(ctx, t)
 		if err != nil {
 			return err
 		}

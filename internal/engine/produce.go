@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,13 +34,13 @@ const progressEvery = time.Second
 //
 // A step of at most listLimit messages, or any step with Options.Verbose,
 // also lists each result as it arrives: "  0.1s m-011 ok offset=10".
-func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	t := r.topic(s.Args[0].Text)
-	seeds, _, err := r.seeds(ctx, s)
+func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, log *stepLog) error {
+	t := r.topic(p.Topic)
+	seeds, _, err := r.seeds(ctx, p.Via)
 	if err != nil {
 		return err
 	}
-	spec := produceSpec(t.name, s)
+	spec := produceSpec(t.name, p)
 	list := r.opts.Verbose || spec.Count <= listLimit
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
 	stopProgress := every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
@@ -68,8 +67,8 @@ func produce(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, spec.Count)
 	}
 	if stats.Behind {
-		log.line("could not keep up with %s: a message went out %s after its scheduled time (latency counts from the schedule)",
-			s.String("rate"), stats.MaxLag.Round(time.Millisecond))
+		log.line("could not keep up with %s/s: a message went out %s after its scheduled time (latency counts from the schedule)",
+			strconv.FormatFloat(p.Rate, 'f', -1, 64), stats.MaxLag.Round(time.Millisecond))
 	}
 	return nil
 }
@@ -148,30 +147,24 @@ func showDuration(d time.Duration) string {
 	return d.Round(time.Microsecond).String()
 }
 
-// produceSpec is the producer a produce step asks for.
-func produceSpec(topic string, s runbook.Step) kafka.ProduceSpec {
-	spec := kafka.ProduceSpec{
+// produceSpec is the producer a produce step asks for, writing to the
+// topic's name in the cluster.
+func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
+	return kafka.ProduceSpec{
 		Topic:       topic,
-		Acks:        s.String("acks"),
-		From:        s.Int("from"),
-		Count:       s.Int("count"),
-		Idempotent:  s.Bool("idempotent"),
-		Timeout:     s.Duration("delivery-timeout"),
-		Rate:        s.Rate("rate"),
-		Size:        s.Int("size"),
-		Keys:        s.Int("keys"),
-		Key:         s.String("key"),
-		EventID:     s.String("event-id"),
-		MaxInFlight: s.Int("max-in-flight"), // 0 when not given: franz-go's default
+		Acks:        p.Acks,
+		From:        p.From,
+		Count:       p.Count,
+		Idempotent:  p.Idempotent,
+		Timeout:     p.Timeout,
+		Rate:        p.Rate,
+		Size:        p.Size,
+		Keys:        p.Keys,
+		Key:         p.Key,
+		EventID:     p.EventID,
+		Retries:     p.Retries,
+		MaxInFlight: p.MaxInFlight, // 0 when not given: franz-go's default
 	}
-	if v := s.String("retries"); v != "max" {
-		n, _ := strconv.Atoi(v) // checked by runbook.Load
-		spec.Retries = &n
-	}
-	if spec.Rate > 0 && s.Has("for") {
-		spec.Count = int(math.Round(spec.Rate * s.Duration("for").Seconds()))
-	}
-	return spec
 }
 
 // resultLine is one produce result as the console shows it.

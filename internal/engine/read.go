@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,9 +23,9 @@ const (
 //
 //	high watermark=10, read 10 messages (m-001 .. m-010)
 //	acked 20: present 10, unseen 10 (m-011 ... m-020: acknowledged at or above the high watermark; the final read decides)
-func read(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.Args[0].Text
-	seeds, via, err := r.seeds(ctx, s)
+func read(ctx context.Context, r *runner, s runbook.Step, rd runbook.Read, log *stepLog) error {
+	label := rd.Topic
+	seeds, via, err := r.seeds(ctx, rd.Via)
 	if err != nil {
 		return err
 	}
@@ -131,17 +130,13 @@ func idList(ids []string) string {
 
 // logs: logs NODE [--grep REGEX] — the node's broker log lines since the
 // run began.
-func logs(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	nodes, err := r.nodes(ctx, s.Args[0].Target())
+func logs(ctx context.Context, r *runner, s runbook.Step, l runbook.Logs, log *stepLog) error {
+	nodes, err := r.nodes(ctx, l.Node)
 	if err != nil {
 		return err
 	}
-	var re *regexp.Regexp
-	if g := s.String("grep"); g != "" {
-		re = regexp.MustCompile(g) // checked by runbook.Load
-	}
 	for _, n := range nodes {
-		lines, err := r.nodeLines(ctx, n, r.start, re)
+		lines, err := r.nodeLines(ctx, n, r.start, l.Grep)
 		if err != nil {
 			return err
 		}

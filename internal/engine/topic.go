@@ -12,19 +12,19 @@ import (
 )
 
 // topicCreate: topic create NAME [--partitions N] [--replicas 1:2:3] [--replication-factor N] [--config K=V]...
-func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.Args[0].Text
+func topicCreate(ctx context.Context, r *runner, s runbook.Step, tc runbook.TopicCreate, log *stepLog) error {
+	label := tc.Topic
 	t := r.topic(label)
 	spec := kafka.TopicSpec{
 		Name:       t.name,
-		Partitions: int32(s.Int("partitions")),
-		Assignment: s.Replicas(),
-		Configs:    s.KeyValues("config"),
+		Partitions: tc.Partitions,
+		Assignment: tc.Replicas,
+		Configs:    tc.Config,
 	}
 	if len(spec.Assignment) == 0 {
-		spec.ReplicationFactor = int16(len(r.status.Nodes)) // every node, unless told
-		if s.Has("replication-factor") {
-			spec.ReplicationFactor = int16(s.Int("replication-factor"))
+		spec.ReplicationFactor = tc.ReplicationFactor
+		if spec.ReplicationFactor == 0 {
+			spec.ReplicationFactor = int16(len(r.status.Nodes)) // every node, unless told
 		}
 	}
 	if err := r.admin.CreateTopic(ctx, spec); err != nil {
@@ -65,11 +65,11 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 }
 
 // isr: isr TOPIC [--via NODE]
-func isr(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.Args[0].Text
+func isr(ctx context.Context, r *runner, s runbook.Step, in runbook.Inspect, log *stepLog) error {
+	label := in.Topic
 	partitions := r.partitions
-	if _, ok := s.Flags["via"]; ok {
-		seeds, _, err := r.seeds(ctx, s)
+	if in.Via != (runbook.Target{}) {
+		seeds, _, err := r.seeds(ctx, in.Via)
 		if err != nil {
 			return err
 		}

@@ -12,17 +12,17 @@ import (
 )
 
 // waitLeader: wait leader TOPIC in NODE,NODE [--timeout DUR]
-func waitLeader(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.Args[0].Text
+func waitLeader(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitLeader, log *stepLog) error {
+	label := w.Topic
 	var want []int32
 	var names []string
-	for _, a := range s.Args[1:] {
-		want = append(want, int32(a.Target().ID()))
-		names = append(names, a.Text)
+	for _, t := range w.In {
+		want = append(want, int32(t.ID()))
+		names = append(names, t.String())
 	}
 	start := time.Now()
 	var leader int32 = -1
-	err := poll.Until(ctx, 100*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
+	err := poll.Until(ctx, 100*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
 		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("leader of %s in %s: no metadata yet (%v)", label, strings.Join(names, ","), err), nil
@@ -38,11 +38,10 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, log *stepLog) er
 }
 
 // waitISR: wait isr TOPIC --size N [--timeout DUR]
-func waitISR(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	label := s.Args[0].Text
-	size := s.Int("size")
+func waitISR(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitISR, log *stepLog) error {
+	label, size := w.Topic, w.Size
 	start := time.Now()
-	err := poll.Until(ctx, 100*time.Millisecond, s.Duration("timeout"), log.progress, func(ctx context.Context) (bool, string, error) {
+	err := poll.Until(ctx, 100*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
 		parts, err := r.partitions(ctx, r.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("ISR of %s: no metadata yet (%v)", label, err), nil
@@ -62,9 +61,9 @@ func waitISR(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 }
 
 // waitProducers: wait producers [--timeout DUR]
-func waitProducers(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func waitProducers(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitProducers, log *stepLog) error {
 	start := time.Now()
-	if err := r.waitBackground(ctx, s.Duration("timeout"), log); err != nil {
+	if err := r.waitBackground(ctx, w.Timeout, log); err != nil {
 		return err
 	}
 	log.line("background producers done after %.1fs", time.Since(start).Seconds())
@@ -72,9 +71,9 @@ func waitProducers(ctx context.Context, r *runner, s runbook.Step, log *stepLog)
 }
 
 // waitHealthy: wait healthy [--timeout DUR]
-func waitHealthy(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
+func waitHealthy(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitHealthy, log *stepLog) error {
 	start := time.Now()
-	if err := r.waitHealthy(ctx, s.Duration("timeout"), log.progress); err != nil {
+	if err := r.waitHealthy(ctx, w.Timeout, log.progress); err != nil {
 		return err
 	}
 	log.line("healthy after %.1fs", time.Since(start).Seconds())
@@ -82,13 +81,9 @@ func waitHealthy(ctx context.Context, r *runner, s runbook.Step, log *stepLog) e
 }
 
 // sleep: sleep DUR
-func sleep(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-	d, err := time.ParseDuration(s.Args[0].Text)
-	if err != nil {
-		return err
-	}
+func sleep(ctx context.Context, r *runner, s runbook.Step, sl runbook.Sleep, log *stepLog) error {
 	select {
-	case <-time.After(d):
+	case <-time.After(sl.For):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

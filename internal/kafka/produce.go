@@ -17,8 +17,8 @@ import (
 // ProduceSpec is one `produce` step.
 type ProduceSpec struct {
 	Topic      string
-	Acks       string // "0", "1" or "all"
-	From       int    // first message number
+	Acks       results.Acks
+	From       int // first message number
 	Count      int
 	Idempotent bool
 	Timeout    time.Duration // delivery timeout per message
@@ -135,19 +135,19 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 		kgo.ProduceRequestTimeout(min(spec.Timeout, 10*time.Second)),
 	)
 	switch spec.Acks {
-	case "0":
+	case results.AcksNone:
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
-	case "1":
+	case results.AcksLeader:
 		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
-	case "all":
+	case results.AcksAll:
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
 	default:
-		return stats, fmt.Errorf("acks %q: want 0, 1 or all", spec.Acks)
+		return stats, fmt.Errorf("acks %v: want 0, 1 or all", spec.Acks)
 	}
-	if !spec.Idempotent && spec.Acks != "0" {
+	if !spec.Idempotent && spec.Acks != results.AcksNone {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
-	if spec.Idempotent && spec.Acks != "all" {
+	if spec.Idempotent && spec.Acks != results.AcksAll {
 		return stats, errors.New("--idempotent needs --acks all")
 	}
 	more, err := producerOpts(spec)
@@ -254,7 +254,7 @@ func result(n int, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err 
 		Status: results.StatusOK, Partition: r.Partition, Offset: r.Offset,
 	}
 	if err == nil {
-		if spec.Acks == "0" {
+		if spec.Acks == results.AcksNone {
 			m.Offset = -1 // no answer, no offset
 		}
 		return m

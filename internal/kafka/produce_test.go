@@ -24,11 +24,11 @@ func TestProduceRefusesWhatFranzGoCannotDo(t *testing.T) {
 		spec kafka.ProduceSpec
 		want string
 	}{
-		{kafka.ProduceSpec{Acks: "all", Idempotent: true, MaxInFlight: 1}, "franz-go always keeps 5"},
-		{kafka.ProduceSpec{Acks: "all", Idempotent: true, MaxInFlight: 10}, "franz-go always keeps 5"},
-		{kafka.ProduceSpec{Acks: "all", MaxInFlight: -1}, "want 1 or more"},
-		{kafka.ProduceSpec{Acks: "all", Retries: &minus}, "want 0 or more"},
-		{kafka.ProduceSpec{Acks: "all", Key: "p", Keys: 3}, "not both"},
+		{kafka.ProduceSpec{Acks: results.AcksAll, Idempotent: true, MaxInFlight: 1}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Acks: results.AcksAll, Idempotent: true, MaxInFlight: 10}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Acks: results.AcksAll, MaxInFlight: -1}, "want 1 or more"},
+		{kafka.ProduceSpec{Acks: results.AcksAll, Retries: &minus}, "want 0 or more"},
+		{kafka.ProduceSpec{Acks: results.AcksAll, Key: "p", Keys: 3}, "not both"},
 	} {
 		_, err := kafka.Produce(context.Background(), []string{"127.0.0.1:1"}, c.spec, func(kafka.Result) {
 			t.Errorf("%+v: a message was sent", c.spec)
@@ -59,7 +59,7 @@ func TestProduceSettings(t *testing.T) {
 		if err := admin.CreateTopic(ctx, kafka.TopicSpec{Name: "keyed", Partitions: 3, ReplicationFactor: 1}); err != nil {
 			t.Fatal(err)
 		}
-		got := produce(t, seeds, kafka.ProduceSpec{Topic: "keyed", Acks: "all", From: 1, Count: 6,
+		got := produce(t, seeds, kafka.ProduceSpec{Topic: "keyed", Acks: results.AcksAll, From: 1, Count: 6,
 			Timeout: 30 * time.Second, Key: "product-1", EventID: "like-42"})
 		for _, r := range got {
 			if r.Status != results.StatusOK {
@@ -120,7 +120,7 @@ func TestProduceSettings(t *testing.T) {
 		}
 		two := 2
 		for _, idem := range []bool{false, true} {
-			r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 1, Count: 1,
+			r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 1, Count: 1,
 				Timeout: 60 * time.Second, Retries: &two, Idempotent: idem})[0]
 			t.Logf("idempotent %v, retries 2: %s after %v: %s", idem, r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 			if r.Status != results.StatusFailed || !strings.Contains(r.Err, "NOT_ENOUGH_REPLICAS") {
@@ -130,7 +130,7 @@ func TestProduceSettings(t *testing.T) {
 				t.Errorf("idempotent %v, retries 2: failed after %v, long after three tries", idem, took)
 			}
 		}
-		r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 2, Count: 1, Timeout: 4 * time.Second})[0]
+		r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 2, Count: 1, Timeout: 4 * time.Second})[0]
 		t.Logf("retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 		if r.Status == results.StatusOK {
 			t.Fatalf("retries max: acknowledged at offset %d by a partition short of replicas", r.Offset)
@@ -143,7 +143,7 @@ func TestProduceSettings(t *testing.T) {
 		}
 		// With idempotence franz-go gives a record up only when it knows
 		// it was not written: then failed is the truth.
-		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: "all", From: 3, Count: 1, Timeout: 4 * time.Second, Idempotent: true})[0]
+		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 3, Count: 1, Timeout: 4 * time.Second, Idempotent: true})[0]
 		t.Logf("idempotent, retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 		if r.Status != results.StatusFailed {
 			t.Errorf("idempotent, delivery timeout 4s: %s %q, want failed", r.Status, r.Err)

@@ -59,7 +59,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	// write to k1 alone (acks=1), as the article did, so that k2 and k3
 	// fall behind. These messages are lost once k1 is killed.
 	var alone int
-	_, err = kafka.Produce(ctx, []string{addr("k1")}, kafka.ProduceSpec{Topic: topic, Acks: "1", From: 1001, Count: 5, Timeout: 20 * time.Second},
+	_, err = kafka.Produce(ctx, []string{addr("k1")}, kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1001, Count: 5, Timeout: 20 * time.Second},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				alone++
@@ -93,7 +93,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Pause, "k3")
 	WantState(t, b, map[string]cluster.State{"k3": cluster.Paused})
 	var acked int
-	_, err = kafka.Produce(ctx, st.Bootstrap(), kafka.ProduceSpec{Topic: topic, Acks: "1", From: 1, Count: 20, Timeout: 30 * time.Second},
+	_, err = kafka.Produce(ctx, st.Bootstrap(), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1, Count: 20, Timeout: 30 * time.Second},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				acked++

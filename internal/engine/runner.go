@@ -34,7 +34,7 @@ type runner struct {
 	seen      map[string]*results.Seen // by label: what reads found at each offset
 	snapshots map[string][]snapshot    // by label: the `read` steps' tallies
 	finals    map[string]results.Tally // by label: the final read's tallies
-	expects   []runbook.Step           // checked after the final read
+	expects   []expectation            // checked after the final read
 	downBy    map[string]runbook.Step  // nodes the runbook killed or stopped, by the step that did it
 	bg        []*background
 	flushMu   sync.Mutex      // serialises flushes
@@ -57,12 +57,12 @@ type topicState struct {
 
 // add records one produce result: the hot path of a producer, an append to
 // a few columns under the topic's lock; the flusher writes it out.
-func (t *topicState) add(res kafka.Result, acks string, idempotent bool, epoch int32) {
+func (t *topicState) add(res kafka.Result, acks results.Acks, idempotent bool, epoch int32) {
 	t.mu.Lock()
 	if t.pending == nil {
 		t.pending = &results.Ledger{}
 	}
-	t.pending.Add(int64(res.Num), acks, idempotent, res.Intended, res.Done, res.Status, res.Err, res.Partition, res.Offset, epoch)
+	t.pending.Add(int64(res.Num), acks.String(), idempotent, res.Intended, res.Done, res.Status, res.Err, res.Partition, res.Offset, epoch)
 	t.count++
 	t.mu.Unlock()
 }
@@ -132,6 +132,28 @@ func (r *runner) run(ctx context.Context) (err error) {
 		r.ev.Emit(results.KindRunEnd, r.num, end)
 	}()
 
+	if err := r.blocks(ctx); err != nil {
+		return err
+	}
+	if err := r.waitBackground(ctx, 0, nil); err != nil {
+		return err
+	}
+	// Consumers stop before the final read: its sentinels are not theirs.
+	if err := r.stopMembers("stopped at the end of the run", false); err != nil {
+		return err
+	}
+	if err := r.final(ctx); err != nil {
+		return err
+	}
+	if err := r.tallyGroups(ctx); err != nil {
+		return err
+	}
+	return r.checkExpectations()
+}
+
+// blocks runs the steps and sh blocks of the runbook, expanded for this
+// run, in file order.
+func (r *runner) blocks(ctx context.Context) error {
 	blocks, err := r.opts.Doc.Expand(r.num)
 	if err != nil {
 		return err
@@ -153,27 +175,17 @@ func (r *runner) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	if err := r.waitBackground(ctx, 0, nil); err != nil {
-		return err
-	}
-	// Consumers stop before the final read: its sentinels are not theirs.
-	if err := r.stopMembers("stopped at the end of the run", false); err != nil {
-		return err
-	}
-	if err := r.final(ctx); err != nil {
-		return err
-	}
-	if err := r.tallyGroups(ctx); err != nil {
-		return err
-	}
-	return r.checkExpectations()
+	return nil
 }
 
 // step runs one step, in the background if it ends in &.
 func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
-	run := runners[s.Op]
+	var run stepFunc
+	if bind := runners[s.Op]; bind != nil {
+		run = bind(s.Action)
+	}
 	if run == nil {
-		return fmt.Errorf("no runner for directive %q", s.Name)
+		return fmt.Errorf("no runner for directive %q taking %T", s.Name, s.Action)
 	}
 	r.con.printf("$ %s\n", s.Text)
 	log := newStepLog(r.con, s, block)
@@ -281,13 +293,13 @@ func (r *runner) addr(node string) (string, error) {
 	return n.Address, nil
 }
 
-// seeds is the bootstrap list for --via (all nodes when not given).
-func (r *runner) seeds(ctx context.Context, s runbook.Step) ([]string, string, error) {
-	via := s.Flags["via"]
-	if len(via) == 0 {
+// seeds is the bootstrap list for a --via node (the reachable nodes when
+// via is the zero Target), and the name of the node asked.
+func (r *runner) seeds(ctx context.Context, via runbook.Target) ([]string, string, error) {
+	if via == (runbook.Target{}) {
 		return r.reachable(ctx), "", nil
 	}
-	names, err := r.nodes(ctx, via[0].Target())
+	names, err := r.nodes(ctx, via)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,0 +1,44 @@
+package runbook
+
+// Doc is a parsed and checked runbook.
+type Doc struct {
+	Path   string
+	Source []byte
+	Meta   Meta
+	Blocks []Block // the whole file in order; steps expanded for run 1
+	// Warnings are problems that do not stop the runbook from running but
+	// will make it fail (a wait for health while a node is still down),
+	// shown like errors, with a caret.
+	Warnings ErrorList
+
+	usesRun bool // some step refers to ${run}
+}
+
+// ShellBlocks returns the sh blocks of d in file order. They run only when
+// the user allows shell blocks, so check tells the user they are there.
+func (d *Doc) ShellBlocks() []Block {
+	var out []Block
+	for _, b := range d.Blocks {
+		if b.Kind == Shell {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Expand returns the blocks of d with ${run} expanded for the given run
+// (1-based). Parameters were already expanded by Load. The steps of runs
+// 1..Meta.Repeat were validated by Load, so for those runs Expand does not
+// fail.
+func (d *Doc) Expand(run int) ([]Block, error) {
+	if !d.usesRun || run == 1 {
+		return d.Blocks, nil
+	}
+	c := newChecker(d, run)
+	blocks := c.expandAll()
+	if len(c.errs) > 0 {
+		c.errs.sort()
+		return blocks, c.errs
+	}
+	return blocks, nil
+}

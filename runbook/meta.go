@@ -1,0 +1,27 @@
+package runbook
+
+// Meta is the front matter of a runbook, with defaults filled in and the
+// command-line overrides applied.
+type Meta struct {
+	Title  string            // the title key, or else the first heading
+	Kafka  []string          // Kafka versions to run against; default ["4.3.1"]
+	Nodes  int               // number of nodes k1..kN; default 3
+	Broker map[string]string // server.properties overrides, values as written
+	Repeat int               // runs of the whole runbook; default 1
+	Params map[string]string // parameter values after -p overrides
+	// Backend is the cluster backend the runbook asks for: "local",
+	// "docker", or "" for kafkabook's choice; --backend wins.
+	Backend string
+}
+
+// DefaultKafka is the Kafka version used when the front matter names none.
+const DefaultKafka = "4.3.1"
+
+// Overrides are the command-line settings that take precedence over the
+// front matter. Zero values leave the front matter alone.
+type Overrides struct {
+	Params map[string]string // -p name=value
+	Repeat int               // --repeat
+	Kafka  []string          // --kafka
+	Nodes  int               // --nodes
+}

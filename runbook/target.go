@@ -1,0 +1,66 @@
+package runbook
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Target is a node, or the current leader or followers of a topic's
+// partition 0, as written in a step. Exactly one field is set; the zero
+// Target names no node (a --via that was not given).
+type Target struct {
+	Node      string // "k1".."kN"
+	Leader    string // topic of leader(TOPIC)
+	Followers string // topic of followers(TOPIC)
+}
+
+// ID returns the broker id of a plain node target (k2 → 2), or 0.
+func (t Target) ID() int {
+	if t.Node == "" {
+		return 0
+	}
+	n, _ := strconv.Atoi(t.Node[1:])
+	return n
+}
+
+func (t Target) String() string {
+	switch {
+	case t.Leader != "":
+		return "leader(" + t.Leader + ")"
+	case t.Followers != "":
+		return "followers(" + t.Followers + ")"
+	}
+	return t.Node
+}
+
+// Target parses a node argument: k1..kN, leader(TOPIC) or followers(TOPIC).
+// Arguments of node kinds were validated by Load; anything else gives a
+// zero Target.
+func (a Arg) Target() Target {
+	t, _ := parseTarget(a.Text)
+	return t
+}
+
+// parseTarget parses k1..kN, leader(TOPIC) or followers(TOPIC) without
+// checking that the node exists; the topic may be empty (leader()), which
+// the checker refuses.
+func parseTarget(s string) (Target, bool) {
+	for _, fn := range []string{"leader", "followers"} {
+		if rest, ok := strings.CutPrefix(s, fn+"("); ok {
+			topic, ok := strings.CutSuffix(rest, ")")
+			if !ok {
+				return Target{}, false
+			}
+			if fn == "leader" {
+				return Target{Leader: topic}, true
+			}
+			return Target{Followers: topic}, true
+		}
+	}
+	if len(s) >= 2 && s[0] == 'k' && s[1] != '0' {
+		if _, err := strconv.Atoi(s[1:]); err == nil && s[1] != '+' && s[1] != '-' {
+			return Target{Node: s}, true
+		}
+	}
+	return Target{}, false
+}
