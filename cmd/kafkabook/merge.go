@@ -115,7 +115,9 @@ func (m *merger) tree(src string) {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != src && (d.Name() == "assets" || strings.HasPrefix(d.Name(), ".")) {
+		// latest is a link to a run; a copy that followed it (a CI
+		// artifact) is that run again, never a run of its own.
+		if p != src && (d.Name() == "assets" || d.Name() == report.LatestLink || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
 		if !fileExists(filepath.Join(p, results.FileName)) && !fileExists(filepath.Join(p, results.EventsFileName)) {

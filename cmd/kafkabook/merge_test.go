@@ -108,6 +108,8 @@ func TestMerge(t *testing.T) {
 	// stays at the newest complete one.
 	fixtureRun(t, "acks", b, "producer-acks/kafka-4.3.1/20260104T000000Z", true)
 	fixtureRun(t, "acks", one, "producer-acks/kafka-4.3.1/20260104T000000Z", true)
+	// An artifact upload turns the latest link into a copy of the run.
+	fixtureRun(t, "acks", a, "producer-acks/kafka-4.3.1/latest", false)
 
 	out, err := kafkabook(t, "merge", a, b, "--into", into)
 	if err != nil {
