@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,8 @@ func parseCellID(id string) (prefix, kafka string, repeat int, err error) {
 	if dot < 0 {
 		return bad()
 	}
-	if _, err := fmt.Sscanf(id[dot+2:], "%d", &repeat); err != nil || repeat < 1 || fmt.Sprint(repeat) != id[dot+2:] {
+	repeat, err = strconv.Atoi(id[dot+2:])
+	if err != nil || repeat < 1 || strconv.Itoa(repeat) != id[dot+2:] {
 		return bad()
 	}
 	k := strings.LastIndex(id[:dot], ".kafka-")
