@@ -1,7 +1,11 @@
 # The two entry points of README.md. Both need root (network namespaces).
 GO ?= go
 
-.PHONY: example test deps build release
+.PHONY: example test deps build release lint-workflows
+
+# ACTIONLINT checks the GitHub workflows; a pinned version through the Go
+# module proxy, so a fresh machine needs nothing installed beforehand.
+ACTIONLINT ?= $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 # example runs the acks article's runbook end to end on a local three-node
 # cluster and writes its evidence and report under output/.
@@ -10,11 +14,14 @@ example: deps build
 
 # test runs every test against real Kafka, then fuzzes the runbook parser
 # briefly.
-test: deps
+test: deps lint-workflows
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
+
+lint-workflows:
+	$(ACTIONLINT)
 
 deps:
 	./scripts/install-deps.sh

@@ -53,6 +53,10 @@ type Provenance struct {
 	End           time.Time         `json:"end"`
 	Repeat        int               `json:"repeat"`
 	ClusterReused bool              `json:"cluster_reused"`
+	// Cell and Batch name the matrix cell the run was (kafkabook plan,
+	// run --cell) and the batch of cells it belongs to; empty otherwise.
+	Cell  string `json:"cell,omitempty"`
+	Batch string `json:"batch,omitempty"`
 }
 
 // Run is one pass through the whole runbook. All times inside a run are

@@ -61,3 +61,8 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suggest returns the candidate closest to word, or "" when none is close
+// enough to be a likely typo: the same rule as the parser's "did you
+// mean", for the command line's (kafkabook help prodce).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }

@@ -21,9 +21,16 @@ type backendFlags struct {
 func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
 	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root) or docker (containers from compose.yaml); default: local where it can run, else docker, or the backend of the named cluster")
 	if starts {
-		fs.StringVar(&f.image, "image", "", "docker: the image to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from `kafkabook image build`)")
-		fs.StringVar(&f.compose, "compose", "", "docker: a compose file to read instead of the compose.yaml built into kafkabook")
+		f.registerDocker(fs)
 	}
+}
+
+// registerDocker registers --image and --compose. A backticked word in a
+// usage is the flag's value name to pflag (--image IMAGE), so commands are
+// quoted with ' there.
+func (f *backendFlags) registerDocker(fs *pflag.FlagSet) {
+	fs.StringVar(&f.image, "image", "", "docker: the `IMAGE` to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from 'kafkabook image build')")
+	fs.StringVar(&f.compose, "compose", "", "docker: a compose `FILE` to read instead of the compose.yaml built into kafkabook")
 }
 
 // check rejects flags that do not fit the backend; it returns the backend

@@ -60,34 +60,57 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 func checkCmd() *cobra.Command {
 	var f runbookFlags
 	c := &cobra.Command{
-		Use:   "check RUNBOOK.md",
-		Short: "Validate a runbook without touching a cluster; every error with file:line:col and a caret",
-		Args:  exactArgs(1),
+		Use:   "check RUNBOOK.md...",
+		Short: "Validate runbooks without touching a cluster; every error with file:line:col and a caret",
+		Long: `Check validates each runbook without touching a cluster and reports every
+problem in it, each with file:line:col, the line and a caret. It exits 3
+when any runbook is bad, after checking all of them.`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc, err := f.load(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			steps := 0
-			for _, b := range doc.Blocks {
-				steps += len(b.Steps)
-			}
-			fmt.Fprintf(out, "%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", args[0], steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
-			if sh := doc.ShellBlocks(); len(sh) > 0 {
-				fmt.Fprintf(out, "%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", args[0], len(sh))
-			}
-			if len(doc.Meta.Params) > 0 {
-				keys := slicesSorted(maps.Keys(doc.Meta.Params))
-				var kv []string
-				for _, k := range keys {
-					kv = append(kv, k+"="+doc.Meta.Params[k])
+			var bad []error
+			for _, path := range args {
+				err := checkOne(cmd, &f, path)
+				if err != nil && len(args) == 1 {
+					return err
 				}
-				fmt.Fprintf(out, "%s: params: %s\n", args[0], strings.Join(kv, " "))
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: %v\n", err)
+					bad = append(bad, err)
+				}
+			}
+			if len(bad) > 0 {
+				return usageErr("%d of %d runbooks bad; nothing was run", len(bad), len(args))
 			}
 			return nil
 		},
 	}
 	f.register(c)
 	return c
+}
+
+// checkOne checks one runbook and prints its summary: steps, runs, nodes,
+// releases, sh blocks and parameters.
+func checkOne(cmd *cobra.Command, f *runbookFlags, path string) error {
+	doc, err := f.load(path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	steps := 0
+	for _, b := range doc.Blocks {
+		steps += len(b.Steps)
+	}
+	fmt.Fprintf(out, "%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", path, steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
+	if sh := doc.ShellBlocks(); len(sh) > 0 {
+		fmt.Fprintf(out, "%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", path, len(sh))
+	}
+	if len(doc.Meta.Params) > 0 {
+		keys := slicesSorted(maps.Keys(doc.Meta.Params))
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, k+"="+doc.Meta.Params[k])
+		}
+		fmt.Fprintf(out, "%s: params: %s\n", path, strings.Join(kv, " "))
+	}
+	return nil
 }

@@ -39,14 +39,29 @@ the other commands find the named cluster's backend themselves.`,
 			}
 		},
 	}
-	var name string
-	c.PersistentFlags().StringVar(&name, "name", defaultCluster, "cluster name")
-	var bf backendFlags
-	bf.register(c.PersistentFlags(), false)
-	backend := func(cmd *cobra.Command) (cluster.Backend, error) {
-		return bf.forExisting(cmd.Context(), name)
+	t := &clusterTarget{}
+	c.PersistentFlags().StringVar(&t.name, "name", defaultCluster, "cluster name")
+	t.bf.register(c.PersistentFlags(), false)
+	c.AddCommand(clusterUpCmd(t), clusterStatusCmd(t), clusterListCmd(), clusterDownCmd(t), clusterLogsCmd(t))
+	for _, op := range cluster.Ops {
+		c.AddCommand(clusterOpCmd(t, op))
 	}
+	return c
+}
 
+// clusterTarget is the cluster the subcommands of cluster act on: --name
+// and the backend flags, which are persistent flags of cluster.
+type clusterTarget struct {
+	name string
+	bf   backendFlags
+}
+
+// backend is the backend of the existing cluster the flags name.
+func (t *clusterTarget) backend(cmd *cobra.Command) (cluster.Backend, error) {
+	return t.bf.forExisting(cmd.Context(), t.name)
+}
+
+func clusterUpCmd(t *clusterTarget) *cobra.Command {
 	var cfg cluster.Config
 	var sets []string
 	up := &cobra.Command{
@@ -54,11 +69,11 @@ the other commands find the named cluster's backend themselves.`,
 		Short: "Start N combined broker+controller nodes k1..kN, wait until every broker is ready; it stays up until down",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := bf.forNew(cmd.Context(), name, progress(cmd))
+			b, err := t.bf.forNew(cmd.Context(), t.name, progress(cmd))
 			if err != nil {
 				return err
 			}
-			cfg.Name, cfg.Keep = name, true
+			cfg.Name, cfg.Keep = t.name, true
 			if cfg.Broker, err = parseSets(sets); err != nil {
 				return err
 			}
@@ -74,16 +89,18 @@ the other commands find the named cluster's backend themselves.`,
 	up.Flags().StringVar(&cfg.Kafka, "kafka", local.DefaultKafka, "Kafka version")
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
-	up.Flags().StringVar(&bf.image, "image", "", "docker: the image to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from `kafkabook image build`)")
-	up.Flags().StringVar(&bf.compose, "compose", "", "docker: a compose file to read instead of the compose.yaml built into kafkabook")
+	t.bf.registerDocker(up.Flags())
+	return up
+}
 
+func clusterStatusCmd(t *clusterTarget) *cobra.Command {
 	var asJSON bool
 	status := &cobra.Command{
 		Use:   "status",
 		Short: "List the nodes: name, id, address, state, pid",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend(cmd)
+			b, err := t.backend(cmd)
 			if err != nil {
 				return err
 			}
@@ -99,7 +116,10 @@ the other commands find the named cluster's backend themselves.`,
 		},
 	}
 	status.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name", "backend", "kafka", "broker", "nodes": [{"name", "id", "address", "state", "pid"}]}`)
+	return status
+}
 
+func clusterListCmd() *cobra.Command {
 	var listJSON bool
 	list := &cobra.Command{
 		Use:   "list",
@@ -118,7 +138,10 @@ the other commands find the named cluster's backend themselves.`,
 		},
 	}
 	list.Flags().BoolVar(&listJSON, "json", false, `print JSON: [{"name", "backend", "state", "created", "nodes", "nodes_up", "kafka", "owner_pid", "owner_alive", "kept", "dir", "problem", "remove"}]`)
+	return list
+}
 
+func clusterDownCmd(t *clusterTarget) *cobra.Command {
 	var all bool
 	down := &cobra.Command{
 		Use:   "down",
@@ -132,42 +155,16 @@ command that removes it, and exits 2; a later down retries.
 With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kind, err := bf.check()
-			if err != nil {
+			if all && cmd.Flags().Changed("name") {
+				return usageErr("--all and --name exclude each other")
+			}
+			targets, err := t.downTargets(cmd, all)
+			if err != nil || len(targets) == 0 {
 				return err
 			}
-			type target struct{ name, kind string }
-			var names []target
-			switch {
-			case all:
-				if cmd.Flags().Changed("name") {
-					return usageErr("--all and --name exclude each other")
-				}
-				infos, err := listAll(cmd.Context())
-				if err != nil {
-					return err
-				}
-				for _, in := range infos {
-					if kind == "" || kind == in.Backend {
-						names = append(names, target{in.Name, in.Backend})
-					}
-				}
-				if len(names) == 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "no clusters")
-					return nil
-				}
-			case kind != "":
-				names = append(names, target{name, kind})
-			default:
-				// Whichever backend has it; local also when none has.
-				names = append(names, target{name, local.Name})
-				if b, err := bf.find(cmd.Context(), name); err == nil && backendName(b) == docker.Name {
-					names[0].kind = docker.Name
-				}
-			}
 			var failed []string
-			for _, n := range names {
-				b, err := bf.newBackend(n.kind, n.name)
+			for _, n := range targets {
+				b, err := t.bf.newBackend(n.kind, n.name)
 				if err == nil {
 					// Finish removing even after Ctrl-C.
 					err = b.Down(context.WithoutCancel(cmd.Context()), progress(cmd))
@@ -183,20 +180,59 @@ With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is down\n", n.name)
 			}
 			if len(failed) > 0 {
-				return fmt.Errorf("%d of %d clusters not fully removed: %s", len(failed), len(names), strings.Join(failed, ", "))
+				return fmt.Errorf("%d of %d clusters not fully removed: %s", len(failed), len(targets), strings.Join(failed, ", "))
 			}
 			return nil
 		},
 	}
 	down.Flags().BoolVar(&all, "all", false, "remove every cluster kafkabook knows of on this host")
+	return down
+}
 
+// downTarget is a cluster down removes, and its backend.
+type downTarget struct{ name, kind string }
+
+// downTargets are the clusters down removes: every one of --backend's
+// kind with --all (it says so when there are none), else the named one in
+// the backend that has it (local also when none has).
+func (t *clusterTarget) downTargets(cmd *cobra.Command, all bool) ([]downTarget, error) {
+	kind, err := t.bf.check()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case all:
+		infos, err := listAll(cmd.Context())
+		if err != nil {
+			return nil, err
+		}
+		var targets []downTarget
+		for _, in := range infos {
+			if kind == "" || kind == in.Backend {
+				targets = append(targets, downTarget{in.Name, in.Backend})
+			}
+		}
+		if len(targets) == 0 {
+			fmt.Fprintln(cmd.OutOrStdout(), "no clusters")
+		}
+		return targets, nil
+	case kind != "":
+		return []downTarget{{t.name, kind}}, nil
+	}
+	if b, err := t.bf.find(cmd.Context(), t.name); err == nil && backendName(b) == docker.Name {
+		return []downTarget{{t.name, docker.Name}}, nil
+	}
+	return []downTarget{{t.name, local.Name}}, nil
+}
+
+func clusterLogsCmd(t *clusterTarget) *cobra.Command {
 	var grep string
 	logs := &cobra.Command{
 		Use:   "logs NODE",
 		Short: "Print a node's broker log",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := backend(cmd)
+			b, err := t.backend(cmd)
 			if err != nil {
 				return err
 			}
@@ -211,41 +247,47 @@ With --all it removes every cluster that 'kafkabook cluster list' shows.`,
 				return err
 			}
 			defer r.Close()
-			sc := bufio.NewScanner(r)
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			w := bufio.NewWriter(cmd.OutOrStdout())
-			defer w.Flush()
-			for sc.Scan() {
-				if re == nil || re.Match(sc.Bytes()) {
-					w.Write(sc.Bytes())
-					w.WriteByte('\n')
-				}
-			}
-			return sc.Err()
+			return copyLines(cmd.OutOrStdout(), r, re)
 		},
 	}
 	logs.Flags().StringVar(&grep, "grep", "", "only lines matching this regular expression")
+	return logs
+}
 
-	c.AddCommand(up, status, list, down, logs)
-	for _, op := range cluster.Ops {
-		c.AddCommand(&cobra.Command{
-			Use:   string(op) + " NODE...",
-			Short: opHelp[op],
-			Args:  minArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				b, err := backend(cmd)
-				if err != nil {
-					return err
-				}
-				if err := b.Apply(cmd.Context(), op, args, progress(cmd)); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", op, strings.Join(args, " "))
-				return nil
-			},
-		})
+// copyLines copies the lines of r that match re (every line when re is
+// nil) to w.
+func copyLines(w io.Writer, r io.Reader, re *regexp.Regexp) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	for sc.Scan() {
+		if re == nil || re.Match(sc.Bytes()) {
+			bw.Write(sc.Bytes())
+			bw.WriteByte('\n')
+		}
 	}
-	return c
+	return sc.Err()
+}
+
+// clusterOpCmd is the command of one fault: kill, stop, start, ...
+func clusterOpCmd(t *clusterTarget, op cluster.Op) *cobra.Command {
+	return &cobra.Command{
+		Use:   string(op) + " NODE...",
+		Short: opHelp[op],
+		Args:  minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := t.backend(cmd)
+			if err != nil {
+				return err
+			}
+			if err := b.Apply(cmd.Context(), op, args, progress(cmd)); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", op, strings.Join(args, " "))
+			return nil
+		},
+	}
 }
 
 var opHelp = map[cluster.Op]string{

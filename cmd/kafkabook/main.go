@@ -110,7 +110,10 @@ func rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(checkCmd(), runCmd(), renderCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd())
+	// -v is run's --verbose; cobra would give it to --version here.
+	root.Flags().Bool("version", false, "print kafkabook's version")
+	root.SetHelpCommand(helpCmd(root))
+	root.AddCommand(checkCmd(), runCmd(), planCmd(), mergeCmd(), renderCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd())
 	return root
 }
 

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +52,9 @@ could not complete (partial evidence is still written); 3 bad runbook or
 arguments (nothing ran).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.cell.apply(args[0], &f); err != nil {
+				return err
+			}
 			doc, err := f.load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -94,6 +96,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
 	o.bf.register(c.Flags(), true)
+	o.cell.register(c.Flags())
 	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
 	return c
@@ -109,6 +112,7 @@ type runOpts struct {
 	bf                           backendFlags       // --backend, --image, --compose
 	junit                        string             // --junit FILE
 	collected                    []*results.Results // each version's results, for --junit
+	cell                         cellFlags          // --cell, --batch
 }
 
 // runVersion runs the runbook against one Kafka version and returns the
@@ -121,7 +125,10 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	// Every way out of here (error, panic, Ctrl-C) takes the cluster down;
 	// teardown runs once.
 	defer teardown()
-	name := strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path))
+	name, err := runbookName(doc.Path)
+	if err != nil {
+		return 0, err
+	}
 	dir, err := results.NewRunDir(filepath.Join(o.out, name, "kafka-"+version), time.Now())
 	if err != nil {
 		return 0, err
@@ -137,6 +144,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: backend.reused,
+			Cell: o.cell.id, Batch: o.cell.batch,
 		},
 	})
 	// Down before rendering: the report needs no cluster.
@@ -169,7 +177,11 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	fmt.Fprintf(o.stdout, "report:   %s\n", filepath.Join(dir, report.IndexFile))
 	if runErr != nil {
 		fmt.Fprintf(o.stderr, "kafkabook: %v\n", runErr)
-		fmt.Fprintf(o.stderr, "kafkabook: the run did not complete; partial evidence is in %s\n", dir)
+		what := "the run"
+		if o.cell.id != "" {
+			what = "cell " + o.cell.id
+		}
+		fmt.Fprintf(o.stderr, "kafkabook: %s did not complete; partial evidence is in %s\n", what, dir)
 		return exitRun, nil
 	}
 	if held, runs := res.Verdict(); held < runs {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver: no cgo, so go install builds it
 )
@@ -29,7 +31,11 @@ CREATE TABLE IF NOT EXISTS event_handled (event_id TEXT PRIMARY KEY, handled_at 
 // synchronous=FULL: a transaction that returned is in the file even when
 // the process is killed a moment later.
 func OpenStore(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)")
+	dsn, err := storeDSN(path)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
@@ -39,6 +45,20 @@ func OpenStore(path string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	return &Store{db: db}, nil
+}
+
+// storeDSN is the SQLite URI of the store at path: file:///abs/path with
+// the path escaped, so that a ?, # or % in a directory name (kafkabook run
+// --out 'a?b') is part of the file name and not the start of the query,
+// then the driver's pragmas as the query.
+func storeDSN(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs),
+		RawQuery: "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)"}
+	return u.String(), nil
 }
 
 // Close closes the database.

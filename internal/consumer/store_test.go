@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -51,5 +52,42 @@ func TestStore(t *testing.T) {
 	}
 	if err := s.MarkHandled(ctx, "liked-2"); err == nil {
 		t.Error("event_handled took the same event id twice")
+	}
+}
+
+// TestStorePathEscaped: a store in a directory whose name holds ?, # and %
+// (as kafkabook run --out can make it) is that file, not a file named by
+// the part before the ? with the rest taken as the driver's options.
+func TestStorePathEscaped(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out?mode=ro#x%41 y")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "g.sqlite")
+	s, err := OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(context.Background(), "p", "m-001", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("the store is not at %s: %v", path, err)
+	}
+	ents, _ := os.ReadDir(parent)
+	if len(ents) != 1 {
+		t.Errorf("files beside the store's directory: %v", ents)
+	}
+	s, err = OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if seen, err := s.Handled(context.Background(), "m-001"); err != nil || !seen {
+		t.Errorf("reopened store lost m-001: %v %v", seen, err)
 	}
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// cellFlags are run's --cell and --batch: run one cell of a plan.
+type cellFlags struct {
+	id, batch string
+}
+
+func (c *cellFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.id, "cell", "", "run one cell of 'kafkabook plan': ID is RUNBOOK.kafka-VERSION.rN (one run on that release), recorded in the provenance")
+	fs.StringVar(&c.batch, "batch", "", "the batch the run belongs to (the plan's batch), recorded in the provenance")
+}
+
+// apply checks that the runbook's name can name its evidence directory
+// and narrows the runbook flags to the cell: its release, one run. The id
+// must name the runbook given; --kafka and --repeat would contradict it.
+func (c *cellFlags) apply(path string, f *runbookFlags) error {
+	name, err := runbookName(path)
+	if err != nil || c.id == "" {
+		return err
+	}
+	prefix, kafka, _, err := parseCellID(c.id)
+	if err != nil {
+		return err
+	}
+	if prefix != name {
+		return usageErr("--cell %q is a cell of runbook %q, not of %s (run each cell with the runbook `kafkabook plan` listed it with)", c.id, prefix, path)
+	}
+	if len(f.kafka) > 0 || f.repeat != 0 {
+		return usageErr("--cell %q names the Kafka release and one run: leave out --kafka and --repeat", c.id)
+	}
+	f.kafka, f.repeat = []string{kafka}, 1
+	return nil
+}
