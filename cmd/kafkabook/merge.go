@@ -204,8 +204,8 @@ func loadEvidence(dir string) (*results.Results, error) {
 }
 
 // runDigest is the sha256 of a run directory's evidence: every regular
-// file's path and content, rendered pages (*.html) left out, since merge
-// renders them again. A symbolic link or other special file in a run
+// file's path and content, what rendering derives from it (pages and the
+// run's summary.json) left out, since merge renders them again. A symbolic link or other special file in a run
 // directory is an error: evidence is plain files.
 func runDigest(dir string) (string, error) {
 	if _, err := os.Lstat(dir); err != nil {
@@ -213,7 +213,7 @@ func runDigest(dir string) (string, error) {
 	}
 	h := sha256.New()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".html") {
+		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".html") || d.Name() == report.SummaryFile {
 			return err
 		}
 		if !d.Type().IsRegular() {
