@@ -29,11 +29,11 @@ func requireFUSE(t *testing.T) {
 // layer is a mounted file system over a backing directory, served by this
 // test process.
 type layer struct {
-	t                 *testing.T
-	backing, mnt      string
-	unmount           func()
-	fs                *FS
-	mounted, poweroff bool
+	t            *testing.T
+	backing, mnt string
+	unmount      func()
+	fs           *FS
+	mounted      bool
 }
 
 func newLayer(t *testing.T) *layer {
@@ -373,7 +373,6 @@ func TestRandomWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var durable []byte
 	check := func(step int) {
 		t.Helper()
 		a, err1 := os.ReadFile(l.path("f"))
@@ -406,14 +405,13 @@ func TestRandomWrites(t *testing.T) {
 			ref.Truncate(n)
 		case r < 9:
 			mustSync(t, f)
-			durable, _ = os.ReadFile(ref.Name())
 		default:
 			check(step)
 		}
 	}
 	check(400)
 	mustSync(t, f)
-	durable, _ = os.ReadFile(ref.Name())
+	durable, _ := os.ReadFile(ref.Name())
 	mustClose(t, f)
 	l.restart()
 	got, err := os.ReadFile(l.path("f"))
