@@ -14,6 +14,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +59,7 @@ the other commands find the named cluster's backend themselves.`,
 			if err != nil {
 				return err
 			}
-			cfg.Name, cfg.Keep = name, true
+			cfg.Name, cfg.Keep, cfg.Ready = name, true, brokerRegistry
 			if cfg.Broker, err = parseSets(sets); err != nil {
 				return err
 			}
@@ -71,7 +72,7 @@ the other commands find the named cluster's backend themselves.`,
 			return nil
 		},
 	}
-	up.Flags().StringVar(&cfg.Kafka, "kafka", local.DefaultKafka, "Kafka version")
+	up.Flags().StringVar(&cfg.Kafka, "kafka", kafkadist.Default, "Kafka version")
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
 	up.Flags().StringVar(&bf.image, "image", "", "docker: the image to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from `kafkabook image build`)")

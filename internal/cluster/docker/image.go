@@ -23,7 +23,7 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"golang.org/x/sys/unix"
 )
 
@@ -118,9 +118,9 @@ func BuildImage(ctx context.Context, version string, force bool, progress cluste
 	}
 	defer cli.Close()
 	if version == "" {
-		version = local.DefaultKafka
+		version = kafkadist.Default
 	}
-	dist, err := local.Install(ctx, version, progress)
+	dist, err := kafkadist.Install(ctx, version, progress)
 	if err != nil {
 		return BuildResult{}, err
 	}
@@ -175,7 +175,7 @@ type ctxFile struct {
 
 // kafkaLayer lists the build context of the Kafka layer and a hash of
 // everything that goes into it.
-func kafkaLayer(ctx context.Context, dist local.Dist) ([]ctxFile, string, error) {
+func kafkaLayer(ctx context.Context, dist kafkadist.Dist) ([]ctxFile, string, error) {
 	log4j2, err := composeLog4j2(ctx)
 	if err != nil {
 		return nil, "", err
