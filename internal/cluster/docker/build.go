@@ -24,9 +24,9 @@ import (
 // fetch where no container registry is reachable: a Debian root file
 // system with Java 17, made by debootstrap from Debian's mirror (kept as a
 // tarball in the cache and imported as kafkabook/base), and Kafka's jars,
-// resolved from Maven Central by internal/kafkadist, as the local backend
-// runs them. The
-// image reads the same KAFKA_* variables as apache/kafka (see run.sh).
+// resolved from Maven Central by internal/kafkadist, the jars the local
+// backend runs. The image reads the same KAFKA_* variables as apache/kafka
+// (see run.sh).
 
 //go:embed run.sh
 var runScript []byte
