@@ -37,7 +37,21 @@ type layer struct {
 	mounted      bool
 }
 
+// newLayer mounts a layer served by this test process.
 func newLayer(t *testing.T) *layer {
+	t.Helper()
+	l := unmounted(t)
+	l.mount()
+	t.Cleanup(func() {
+		if l.mounted {
+			l.powerLoss()
+		}
+	})
+	return l
+}
+
+// unmounted is a layer's directories, not mounted yet.
+func unmounted(t *testing.T) *layer {
 	t.Helper()
 	requireFUSE(t)
 	dir := t.TempDir()
@@ -47,12 +61,6 @@ func newLayer(t *testing.T) *layer {
 			t.Fatal(err)
 		}
 	}
-	l.mount()
-	t.Cleanup(func() {
-		if l.mounted {
-			l.powerLoss()
-		}
-	})
 	return l
 }
 
@@ -326,14 +334,7 @@ func TestMmap(t *testing.T) {
 	// served in-process, a page fault on the mapping can wait on a FUSE
 	// read that the server's goroutines never answer while the Go runtime
 	// stops the world for the faulting thread.
-	requireFUSE(t)
-	dir := t.TempDir()
-	l := &layer{t: t, backing: filepath.Join(dir, "durable"), mnt: filepath.Join(dir, "data")}
-	for _, d := range []string{l.backing, l.mnt} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	l := unmounted(t)
 	stop := serveApart(t, l.backing, l.mnt)
 	const size = 3 * 4096
 	for _, sync := range []bool{true, false} {
