@@ -5,8 +5,8 @@ package kafkabook
 import _ "embed"
 
 // Compose is compose.yaml: the shape of a Docker cluster (services k1..k3,
-// their network, volumes and settings), read by cluster/docker and usable
-// with `docker compose` by hand.
+// their network, volumes and settings), read by internal/cluster/docker
+// and usable with `docker compose` by hand.
 //
 //go:embed compose.yaml
 var Compose []byte

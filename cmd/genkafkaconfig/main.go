@@ -20,8 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
 
 //go:embed DumpConfig.java
@@ -52,7 +52,7 @@ func run(ctx context.Context, out string, releases []string) error {
 	}
 	progress := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "… "+format+"\n", args...) }
 	for _, release := range releases {
-		dist, err := local.Install(ctx, release, progress)
+		dist, err := kafkadist.Install(ctx, release, progress)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Name, cfg.Keep = t.name, true
+			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, brokerRegistry
 			if cfg.Broker, err = parseSets(sets); err != nil {
 				return err
 			}
@@ -86,7 +87,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			return nil
 		},
 	}
-	up.Flags().StringVar(&cfg.Kafka, "kafka", local.DefaultKafka, "Kafka version")
+	up.Flags().StringVar(&cfg.Kafka, "kafka", kafkadist.Default, "Kafka version")
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
 	t.bf.registerDocker(up.Flags())

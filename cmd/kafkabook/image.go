@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
-	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +48,7 @@ or when named with --image.`,
 			return nil
 		},
 	}
-	build.Flags().StringVar(&version, "kafka", local.DefaultKafka, "Kafka version")
+	build.Flags().StringVar(&version, "kafka", kafkadist.Default, "Kafka version")
 	build.Flags().BoolVar(&force, "force", false, "rebuild even when an image from the same inputs exists")
 	c.AddCommand(build)
 	return c

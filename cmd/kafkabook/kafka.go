@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +18,7 @@ func kafkaCmd() *cobra.Command {
 		Short: "Fetch Kafka's jars from Maven Central (or use KAFKA_HOME) and print where they are",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := local.Install(cmd.Context(), version, progress(cmd))
+			d, err := kafkadist.Install(cmd.Context(), version, progress(cmd))
 			if err != nil {
 				return err
 			}
@@ -23,7 +26,22 @@ func kafkaCmd() *cobra.Command {
 			return nil
 		},
 	}
-	install.Flags().StringVar(&version, "kafka", local.DefaultKafka, "Kafka version (4.0.0 to 4.4.0)")
+	install.Flags().StringVar(&version, "kafka", kafkadist.Default, "Kafka version (4.0.0 to 4.4.0)")
 	c.AddCommand(install)
 	return c
 }
+
+// brokerRegistry is how a backend's Up learns that its brokers are ready:
+// through the Kafka client, which package cluster does not import.
+func brokerRegistry(seeds []string) (cluster.Registry, error) {
+	c, err := kafka.Dial(seeds...)
+	if err != nil {
+		return nil, err
+	}
+	return registry{c}, nil
+}
+
+// registry is the Kafka client as a cluster.Registry.
+type registry struct{ *kafka.Client }
+
+func (r registry) Brokers(ctx context.Context) ([]int32, error) { return r.Client.Brokers(ctx) }

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/consumer"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/powerfs"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -46,6 +48,11 @@ func main() {
 	// so that crash consumer is a real SIGKILL (see package consumer).
 	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
 		os.Exit(consumer.Main(os.Args[2:]))
+	}
+	// A node's power-loss layer: a process of its own, so that a power
+	// loss kills it with what it held in memory (see package powerfs).
+	if powerfs.Serving() {
+		os.Exit(powerfs.Serve())
 	}
 	// The ledger of a large run is most of the heap and holds no pointers:
 	// collecting at 50% growth instead of 100% keeps the peak near the live

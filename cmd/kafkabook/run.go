@@ -228,7 +228,7 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 	if _, ok := b.(cluster.PowerLoss); powerloss && !ok {
 		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backendName(b))}
 	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss}
+	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss, Ready: brokerRegistry}
 	// Up removes what it created when it fails or is interrupted.
 	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
 		return runCluster{}, nil, err

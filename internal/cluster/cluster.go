@@ -81,6 +81,11 @@ type Config struct {
 	// can lose power. Only backends that implement PowerLoss honour it:
 	// ask one before setting it.
 	PowerLoss bool
+	// Ready opens the registry of the cluster's brokers: Up returns once
+	// every node's broker is registered and unfenced there. Required; it
+	// is how a backend asks Kafka without this package importing a Kafka
+	// client (kafkabook passes internal/kafka's).
+	Ready Ready
 }
 
 // Op is a fault or repair applied to nodes.

@@ -2,33 +2,50 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
 // ReadyTimeout bounds the wait for brokers to register.
 const ReadyTimeout = 120 * time.Second
 
+// Registry is a cluster's list of live brokers, as its KRaft metadata
+// holds it. This package does not speak Kafka's protocol: whoever starts a
+// cluster passes a Ready that opens one through a Kafka client.
+type Registry interface {
+	// Brokers lists the ids of the brokers registered and unfenced now.
+	Brokers(ctx context.Context) ([]int32, error)
+	// Close releases the registry's connections.
+	Close()
+}
+
+// Ready opens the Registry of the cluster whose brokers listen at seeds.
+type Ready func(seeds []string) (Registry, error)
+
+// ErrNoReady is Up's answer to a Config without Ready: a caller's mistake.
+var ErrNoReady = errors.New("cluster.Config.Ready is nil: the caller must say how to ask the cluster which brokers are registered (kafkabook passes its Kafka client)")
+
 // WaitBrokers waits until the broker of every node is registered and
-// unfenced (KRaft metadata lists only those). It fails early, with the end
-// of its log, when dead names a node whose process is gone; tail gives the
-// end of a node's log for error messages. Every backend starts its nodes
-// and then waits here.
-func WaitBrokers(ctx context.Context, nodes []Node, dead func(context.Context) string, tail func(node string, lines int) string, progress Progress) error {
+// unfenced (KRaft metadata lists only those), asking through ready. It
+// fails early, with the end of its log, when dead names a node whose
+// process is gone; tail gives the end of a node's log for error messages.
+// Every backend starts its nodes and then waits here; its Up refuses a
+// nil ready (ErrNoReady) before it creates anything.
+func WaitBrokers(ctx context.Context, ready Ready, nodes []Node, dead func(context.Context) string, tail func(node string, lines int) string, progress Progress) error {
 	var seeds []string
 	for _, n := range nodes {
 		seeds = append(seeds, n.Address)
 	}
-	c, err := kafka.Dial(seeds...)
+	reg, err := ready(seeds)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer reg.Close()
 	start := time.Now()
 	var exited bool
 	err = poll.Until(ctx, 100*time.Millisecond, ReadyTimeout, poll.Progress(progress), func(ctx context.Context) (bool, string, error) {
@@ -37,7 +54,7 @@ func WaitBrokers(ctx context.Context, nodes []Node, dead func(context.Context) s
 			return false, "", fmt.Errorf("%s exited while starting:\n%s", n, tail(n, 30))
 		}
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		ids, err := c.Brokers(rctx)
+		ids, err := reg.Brokers(rctx)
 		cancel()
 		if err != nil {
 			return false, "waiting for brokers: no broker answers yet", nil

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,14 +30,28 @@ func requireFUSE(t *testing.T) {
 // layer is a mounted file system over a backing directory, served by this
 // test process.
 type layer struct {
-	t                 *testing.T
-	backing, mnt      string
-	unmount           func()
-	fs                *FS
-	mounted, poweroff bool
+	t            *testing.T
+	backing, mnt string
+	unmount      func()
+	fs           *FS
+	mounted      bool
 }
 
+// newLayer mounts a layer served by this test process.
 func newLayer(t *testing.T) *layer {
+	t.Helper()
+	l := unmounted(t)
+	l.mount()
+	t.Cleanup(func() {
+		if l.mounted {
+			l.powerLoss()
+		}
+	})
+	return l
+}
+
+// unmounted is a layer's directories, not mounted yet.
+func unmounted(t *testing.T) *layer {
 	t.Helper()
 	requireFUSE(t)
 	dir := t.TempDir()
@@ -46,12 +61,6 @@ func newLayer(t *testing.T) *layer {
 			t.Fatal(err)
 		}
 	}
-	l.mount()
-	t.Cleanup(func() {
-		if l.mounted {
-			l.powerLoss()
-		}
-	})
 	return l
 }
 
@@ -321,7 +330,12 @@ func TestTruncate(t *testing.T) {
 // TestMmap: stores to a shared mapping are durable after msync and lost
 // without it, as Kafka's offset and time indexes are.
 func TestMmap(t *testing.T) {
-	l := newLayer(t)
+	// The pages are touched by this process, so the layer runs in another:
+	// served in-process, a page fault on the mapping can wait on a FUSE
+	// read that the server's goroutines never answer while the Go runtime
+	// stops the world for the faulting thread.
+	l := unmounted(t)
+	stop := serveApart(t, l.backing, l.mnt)
 	const size = 3 * 4096
 	for _, sync := range []bool{true, false} {
 		name := map[bool]string{true: "synced.index", false: "unsynced.index"}[sync]
@@ -351,11 +365,41 @@ func TestMmap(t *testing.T) {
 		copy(want[4096+10:], "mapped")
 		l.want(name, string(want))
 	}
-	l.restart()
+	stop()
+	stop = serveApart(t, l.backing, l.mnt)
+	defer stop()
 	want := make([]byte, size)
 	l.want("unsynced.index", string(want))
 	copy(want[4096+10:], "mapped")
 	l.want("synced.index", string(want))
+}
+
+// serveApart serves the layer over backing at mnt in a process of its own
+// (this test binary, which TestMain hands over to Serve), as kafkabook
+// does. stop ends it with SIGTERM, which unmounts it keeping only what is
+// durable; the test's cleanup does so too when stop was not called.
+func serveApart(t *testing.T, backing, mnt string) (stop func()) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd, err := Command(backing, mnt, filepath.Join(dir, "stats.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Launch(cmd, filepath.Join(dir, "powerfs.log"), (*exec.Cmd).Start, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("the layer's process: %v", err)
+				syscall.Unmount(mnt, syscall.MNT_DETACH)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // TestRandomWrites compares the layer with a plain file under random
@@ -373,7 +417,6 @@ func TestRandomWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var durable []byte
 	check := func(step int) {
 		t.Helper()
 		a, err1 := os.ReadFile(l.path("f"))
@@ -406,14 +449,13 @@ func TestRandomWrites(t *testing.T) {
 			ref.Truncate(n)
 		case r < 9:
 			mustSync(t, f)
-			durable, _ = os.ReadFile(ref.Name())
 		default:
 			check(step)
 		}
 	}
 	check(400)
 	mustSync(t, f)
-	durable, _ = os.ReadFile(ref.Name())
+	durable, _ := os.ReadFile(ref.Name())
 	mustClose(t, f)
 	l.restart()
 	got, err := os.ReadFile(l.path("f"))

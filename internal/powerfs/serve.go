@@ -60,8 +60,8 @@ func Missing() string {
 // The layer runs as a process of its own, so that it outlives a kafkabook
 // that started a cluster to keep and dies, with what it held in memory,
 // when the node loses power. It is the binary that asks for it (kafkabook,
-// or a test), started again with serveEnv set: any binary that links this
-// package serves the layer that way (see init).
+// or a test), started again with serveEnv set: that binary's main (or
+// TestMain) hands the process over to the layer when Serving says so.
 const (
 	serveEnv = "KAFKABOOK_POWERFS"
 	// Arg0 is the first argument of a layer's process, so that its command
@@ -69,10 +69,26 @@ const (
 	Arg0 = "powerfs"
 )
 
-func init() {
-	if os.Getenv(serveEnv) == "serve" && len(os.Args) == 5 && os.Args[1] == Arg0 {
-		os.Exit(serve(os.Args[2], os.Args[3], os.Args[4]))
+// Serving reports whether this process was started by Command to be a
+// layer. Every binary that starts layers (kafkabook, and the tests of
+// packages that start clusters with power loss) begins its main with
+//
+//	if powerfs.Serving() {
+//		os.Exit(powerfs.Serve())
+//	}
+func Serving() bool {
+	return os.Getenv(serveEnv) == "serve" && len(os.Args) == 5 && os.Args[1] == Arg0
+}
+
+// Serve is the layer's process, for a process that Serving says is one:
+// it serves the mount its arguments name until unmounted or told to stop,
+// and returns the process's exit code.
+func Serve() int {
+	if !Serving() {
+		fmt.Fprintf(os.Stderr, "powerfs: this process was not started as a layer (want %s=serve and the arguments %s BACKING MOUNTPOINT STATS)\n", serveEnv, Arg0)
+		return 2
 	}
+	return serve(os.Args[2], os.Args[3], os.Args[4])
 }
 
 // Command is the layer's process for backing mounted at mountpoint. It

@@ -69,7 +69,7 @@ func StartDocker(t testing.TB, broker map[string]string) (*docker.Backend, clust
 			t.Errorf("after down, %s remains", l)
 		}
 	})
-	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker}, logf)
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker, Ready: Ready}, logf)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
 	}

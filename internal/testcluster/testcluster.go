@@ -16,6 +16,8 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
 
 // Version is the Kafka version tests run against: $KAFKABOOK_TEST_KAFKA or
@@ -24,7 +26,7 @@ func Version() string {
 	if v := os.Getenv("KAFKABOOK_TEST_KAFKA"); v != "" {
 		return v
 	}
-	return local.DefaultKafka
+	return kafkadist.Default
 }
 
 // Require fails the test under CI=true, and skips it elsewhere, when the
@@ -82,6 +84,21 @@ func Condition(cond string) (bool, error) {
 	return missing == "", nil
 }
 
+// Ready is the readiness a test cluster's Up waits for: the brokers
+// registered and unfenced, as kafkabook's Kafka client sees them.
+func Ready(seeds []string) (cluster.Registry, error) {
+	c, err := kafka.Dial(seeds...)
+	if err != nil {
+		return nil, err
+	}
+	return registry{c}, nil
+}
+
+// registry is a Kafka client seen as a cluster.Registry.
+type registry struct{ *kafka.Client }
+
+func (r registry) Brokers(ctx context.Context) ([]int32, error) { return r.Client.Brokers(ctx) }
+
 func has(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
 
 // Name returns a fresh cluster name.
@@ -113,7 +130,7 @@ func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, clust
 			t.Errorf("after down, %s remains", leftover)
 		}
 	})
-	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker}, logf)
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker, Ready: Ready}, logf)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
 	}

@@ -98,7 +98,7 @@ func loadCompose(ctx context.Context, data []byte, dir, projectName string, env 
 		}
 	}
 	if len(out.Nodes) == 0 {
-		return nil, fmt.Errorf("compose file: no services k1, k2, ...")
+		return nil, fmt.Errorf("compose file: no services named k1, k2 and so on")
 	}
 	return out, nil
 }

@@ -92,7 +92,7 @@ func TestNoDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Up(context.Background(), cluster.Config{Name: "nodaemon", Nodes: 3}, t.Logf)
+	_, err = b.Up(context.Background(), cluster.Config{Name: "nodaemon", Nodes: 3, Ready: testcluster.Ready}, t.Logf)
 	if !errors.Is(err, docker.ErrNoDaemon) || !strings.Contains(err.Error(), "dockerd") {
 		t.Errorf("up without a daemon: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestImageMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Up(context.Background(), cluster.Config{Name: "noimage", Kafka: "0.0.1"}, t.Logf)
+	_, err = b.Up(context.Background(), cluster.Config{Name: "noimage", Kafka: "0.0.1", Ready: testcluster.Ready}, t.Logf)
 	if err == nil || !strings.Contains(err.Error(), "kafkabook image build --kafka 0.0.1") {
 		t.Errorf("up with a missing image: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestReapAbandoned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Up(context.Background(), cluster.Config{Name: name, Kafka: testcluster.Version(), Nodes: 3}, t.Logf); err != nil {
+		if _, err := b.Up(context.Background(), cluster.Config{Name: name, Kafka: testcluster.Version(), Nodes: 3, Ready: testcluster.Ready}, t.Logf); err != nil {
 			t.Fatal(err)
 		}
 		fmt.Println("CLUSTER UP")

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -33,9 +34,9 @@ type Backend struct {
 
 var _ cluster.Backend = (*Backend)(nil)
 
-// New returns the backend for the cluster called name, under StateRoot.
+// New returns the backend for the cluster called name, under cluster.StateRoot.
 func New(name string) (*Backend, error) {
-	root, err := StateRoot()
+	root, err := cluster.StateRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +72,9 @@ func needRoot(what string) error {
 // runs, is an error. Unless cfg.Keep, the cluster is private to this
 // process: its JVMs die with it.
 func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.Progress) (cluster.Status, error) {
+	if cfg.Ready == nil {
+		return cluster.Status{}, cluster.ErrNoReady
+	}
 	if err := needRoot("cluster up"); err != nil {
 		return cluster.Status{}, err
 	}
@@ -86,7 +90,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	dist, err := Install(ctx, cfg.Kafka, progress)
+	dist, err := kafkadist.Install(ctx, cfg.Kafka, progress)
 	if err != nil {
 		return cluster.Status{}, err
 	}
@@ -135,7 +139,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		on = ", their data on the power-loss layer"
 	}
 	progress("starting %d Kafka %s nodes (%s) on %s%s", cfg.Nodes, dist.Version, strings.TrimSpace(java), st.Network.Subnet, on)
-	status, err := b.create(ctx, &st, progress)
+	status, err := b.create(ctx, &st, cfg.Ready, progress)
 	if err != nil {
 		// Take down whatever exists, even when ctx is done (Ctrl-C).
 		if rmErr := b.removeAll(context.WithoutCancel(ctx), st, func(string, ...any) {}); rmErr != nil {
@@ -150,7 +154,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 
 // plan names every resource of the new cluster and writes the state file
 // before anything is created.
-func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
+func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 	taken := map[string]bool{}
 	others, _ := filepath.Glob(filepath.Join(filepath.Dir(b.dir), "*", "state.json"))
 	for _, f := range others {
@@ -185,8 +189,8 @@ func (b *Backend) plan(cfg cluster.Config, dist Dist) (state, error) {
 }
 
 // create builds the network, formats and starts every node, and waits for
-// the brokers.
-func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progress) (cluster.Status, error) {
+// the brokers to be ready.
+func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, progress cluster.Progress) (cluster.Status, error) {
 	if err := st.Network.createBridge(); err != nil {
 		return cluster.Status{}, err
 	}
@@ -241,7 +245,7 @@ func (b *Backend) create(ctx context.Context, st *state, progress cluster.Progre
 		}
 		return ""
 	}
-	if err := cluster.WaitBrokers(ctx, status.Nodes, dead, tail, progress); err != nil {
+	if err := cluster.WaitBrokers(ctx, ready, status.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}
 	st.Ready = true

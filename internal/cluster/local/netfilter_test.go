@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
@@ -39,7 +40,7 @@ func TestBesideDocker(t *testing.T) {
 		}
 	}
 	// The private namespace reaches no registry: fetch Kafka here first.
-	if _, err := local.Install(context.Background(), testcluster.Version(), t.Logf); err != nil {
+	if _, err := kafkadist.Install(context.Background(), testcluster.Version(), t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("unshare", "--net", os.Args[0], "-test.run=^TestBesideDocker$", "-test.v", "-test.count=1")
@@ -70,7 +71,7 @@ func besideDocker(t *testing.T) {
 	t.Setenv("KAFKABOOK_STATE", t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cfg := cluster.Config{Kafka: testcluster.Version(), Nodes: 2}
+	cfg := cluster.Config{Kafka: testcluster.Version(), Nodes: 2, Ready: testcluster.Ready}
 
 	// Without the rule: up fails before starting Kafka, naming the cause.
 	local.SkipForwardRule(true)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 
 // owner is the process that started a cluster, named by pid and /proc start
@@ -114,7 +116,7 @@ type Info struct {
 // List describes every cluster under the state root, whether it runs, was
 // left by a crash, or is half removed, sorted by name.
 func List() ([]Info, error) {
-	root, err := StateRoot()
+	root, err := cluster.StateRoot()
 	if err != nil {
 		return nil, err
 	}

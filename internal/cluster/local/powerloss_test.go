@@ -58,7 +58,7 @@ func startOnLayer(t *testing.T, nodes int, broker map[string]string, layer bool)
 		}
 	})
 	start := time.Now()
-	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: testcluster.Version(), Nodes: nodes, Broker: broker, PowerLoss: layer}, logf)
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: testcluster.Version(), Nodes: nodes, Broker: broker, PowerLoss: layer, Ready: testcluster.Ready}, logf)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
 	}

@@ -22,70 +22,22 @@ const reachTimeout = 3 * time.Second
 // the host shows one (bridge netfilter with a dropping FORWARD chain, as
 // dockerd leaves it), instead of a JVM dying later with a stack trace.
 func (st state) checkReach(ctx context.Context) error {
-	var listeners []net.Listener
+	listeners, err := st.listenAll()
 	defer func() {
 		for _, l := range listeners {
 			l.Close()
 		}
 	}()
-	for _, n := range st.Nodes {
-		for _, port := range []int{controllerPort, brokerPort} {
-			addr := fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), port)
-			var l net.Listener
-			err := inNS(n.NS, func() (err error) {
-				l, err = net.Listen("tcp4", addr)
-				return err
-			})
-			if err != nil {
-				return fmt.Errorf("%s: reachability check: listen on %s: %w", n.Name, addr, err)
-			}
-			listeners = append(listeners, l)
-			go func() {
-				for {
-					c, err := l.Accept()
-					if err != nil {
-						return
-					}
-					c.Close()
-				}
-			}()
-		}
+	if err != nil {
+		return err
 	}
-
-	type path struct{ from, fromNS, to, addr string }
-	var paths []path
-	for _, to := range st.Nodes {
-		paths = append(paths, path{from: "the host (" + st.Network.ip(1).String() + ")", to: to.Name,
-			addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), brokerPort)})
-		for _, from := range st.Nodes {
-			if from.ID != to.ID {
-				paths = append(paths, path{
-					from: fmt.Sprintf("%s (%s)", from.Name, st.Network.nodeIP(from.ID)), fromNS: from.NS, to: to.Name,
-					addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), controllerPort)})
-			}
-		}
-	}
+	paths := st.reachPaths()
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
 	for i, p := range paths {
-		wg.Go(func() {
-			var last error
-			for {
-				last = dialFrom(ctx, p.fromNS, p.addr)
-				if last == nil {
-					errs[i] = nil
-					return
-				}
-				select {
-				case <-ctx.Done():
-					errs[i] = fmt.Errorf("%s cannot reach %s at %s: %v", p.from, p.to, p.addr, last)
-					return
-				case <-time.After(100 * time.Millisecond):
-				}
-			}
-		})
+		wg.Go(func() { errs[i] = p.dial(ctx) })
 	}
 	wg.Wait()
 	var failed []string
@@ -103,6 +55,75 @@ func (st state) checkReach(ctx context.Context) error {
 	}
 	return fmt.Errorf("the cluster's nodes cannot reach each other over bridge %s; checked before starting Kafka:\n%s\ncause: %s",
 		st.Network.Bridge, strings.Join(failed, "\n"), cause)
+}
+
+// listenAll listens on every node's controller and broker ports inside
+// its namespace, accepting and closing every connection, and returns the
+// listeners, also those opened before an error.
+func (st state) listenAll() ([]net.Listener, error) {
+	var listeners []net.Listener
+	for _, n := range st.Nodes {
+		for _, port := range []int{controllerPort, brokerPort} {
+			addr := fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), port)
+			var l net.Listener
+			err := inNS(n.NS, func() (err error) {
+				l, err = net.Listen("tcp4", addr)
+				return err
+			})
+			if err != nil {
+				return listeners, fmt.Errorf("%s: reachability check: listen on %s: %w", n.Name, addr, err)
+			}
+			listeners = append(listeners, l)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+		}
+	}
+	return listeners, nil
+}
+
+// reachPath is one connection the cluster needs: from a namespace ("" for
+// the host's) to an address.
+type reachPath struct{ from, fromNS, to, addr string }
+
+// reachPaths lists the connections the cluster needs: the host to every
+// broker port, every node to every other node's controller port.
+func (st state) reachPaths() []reachPath {
+	var paths []reachPath
+	for _, to := range st.Nodes {
+		paths = append(paths, reachPath{from: "the host (" + st.Network.ip(1).String() + ")", to: to.Name,
+			addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), brokerPort)})
+		for _, from := range st.Nodes {
+			if from.ID != to.ID {
+				paths = append(paths, reachPath{
+					from: fmt.Sprintf("%s (%s)", from.Name, st.Network.nodeIP(from.ID)), fromNS: from.NS, to: to.Name,
+					addr: fmt.Sprintf("%s:%d", st.Network.nodeIP(to.ID), controllerPort)})
+			}
+		}
+	}
+	return paths
+}
+
+// dial connects along the path every 100 ms until it succeeds or ctx is
+// done; then it names the path and the last error.
+func (p reachPath) dial(ctx context.Context) error {
+	for {
+		last := dialFrom(ctx, p.fromNS, p.addr)
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s cannot reach %s at %s: %v", p.from, p.to, p.addr, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // dialFrom opens and closes a TCP connection to addr from network namespace

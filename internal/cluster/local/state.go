@@ -59,22 +59,6 @@ func checkName(name string) error {
 	return nil
 }
 
-// StateRoot is where clusters keep their state, data and logs:
-// $KAFKABOOK_STATE, else ~/.local/state/kafkabook.
-func StateRoot() (string, error) {
-	if d := os.Getenv("KAFKABOOK_STATE"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "kafkabook"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory (set KAFKABOOK_STATE): %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "kafkabook"), nil
-}
-
 func (b *Backend) stateFile() string { return filepath.Join(b.dir, "state.json") }
 func (b *Backend) lockFile() string  { return b.dir + ".lock" }
 

@@ -1,24 +1,35 @@
-package local
+// Package kafkadist is the Apache Kafka distribution kafkabook runs: which
+// release, and the directory of its jars, resolved from Maven Central into
+// the cache once per release (or taken from an unpacked distribution at
+// KAFKA_HOME). The local backend runs its JVMs on these jars, the Docker
+// backend builds its image from them, and tools that read Kafka's own
+// classes (its configuration catalogue) find them here.
+package kafkadist
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/cachedir"
 )
 
-// DefaultKafka is the Kafka version used when none is asked for: the one the
+// Default is the Kafka release used when none is asked for: the one the
 // acks article ran.
-const DefaultKafka = "4.3.1"
+const Default = "4.3.1"
 
 var versionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// Progress receives one-line progress messages while a release is
+// resolved (poll.Progress and cluster.Progress have this shape).
+type Progress = func(format string, args ...any)
 
 // Dist is an installed Kafka distribution: a directory of jars.
 type Dist struct {
@@ -27,18 +38,26 @@ type Dist struct {
 	Source  string // "maven" or "KAFKA_HOME"
 }
 
-// Install makes Kafka version available and returns where its jars are.
-// KAFKA_HOME, when set, wins; otherwise the jars come from Maven Central into
-// the cache, once per version.
-func Install(ctx context.Context, version string, progress func(string, ...any)) (Dist, error) {
+// Jars returns the directory holding every runtime jar of Kafka release
+// version ("" for Default), installing the release into the cache first
+// when it is not there yet (see Install).
+func Jars(ctx context.Context, version string, progress Progress) (string, error) {
+	d, err := Install(ctx, version, progress)
+	return d.Libs, err
+}
+
+// Install makes Kafka version ("" for Default) available and returns where
+// its jars are. KAFKA_HOME, when set, wins; otherwise the jars come from
+// Maven Central into the cache, once per version.
+func Install(ctx context.Context, version string, progress Progress) (Dist, error) {
 	if home := os.Getenv("KAFKA_HOME"); home != "" {
 		return fromHome(home, version)
 	}
 	if version == "" {
-		version = DefaultKafka
+		version = Default
 	}
 	if !versionRE.MatchString(version) {
-		return Dist{}, fmt.Errorf("kafka version %q is not a release number like %s", version, DefaultKafka)
+		return Dist{}, fmt.Errorf("kafka version %q is not a release number like %s", version, Default)
 	}
 	cache, err := cachedir.Dir()
 	if err != nil {
@@ -169,16 +188,9 @@ func mvnCopy(ctx context.Context, dir, pom, out string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mvn dependency:copy-dependencies failed: %v\n%s", err, tail(buf.String(), 15))
+		lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+		lines = lines[max(0, len(lines)-15):]
+		return fmt.Errorf("mvn dependency:copy-dependencies failed: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 	return nil
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,70 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// Logs opens a node's broker log: its container's output, stdout and
+// stderr merged.
+func (b *Backend) Logs(ctx context.Context, node string) (io.ReadCloser, error) {
+	cli, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := b.containers(ctx, cli)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		if c.Labels[labelNode] == node {
+			return containerLog(ctx, cli, c.ID)
+		}
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("no Docker cluster %q is up", b.name)
+	}
+	return nil, fmt.Errorf("no node %q in cluster %q", node, b.name)
+}
+
+func containerLog(ctx context.Context, cli *client.Client, id string) (io.ReadCloser, error) {
+	rc, err := cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, pw, rc)
+		rc.Close()
+		pw.CloseWithError(err)
+	}()
+	return readCloser{pr, func() error { rc.Close(); return pr.Close() }}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r readCloser) Close() error { return r.close() }
+
+// logTail is the end of a node's log, for error messages.
+func (b *Backend) logTail(ctx context.Context, node string, lines int) string {
+	rc, err := b.Logs(context.WithoutCancel(ctx), node)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return fmt.Sprintf("--- %s container log (last %d lines)\n%s\n", node, lines, strings.Join(all, "\n"))
+}
