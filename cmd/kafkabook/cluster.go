@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 	"io"
 	"regexp"
 	"strings"
@@ -75,7 +76,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 				return err
 			}
 			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, brokerRegistry
-			if cfg.Broker, err = parseSets(sets); err != nil {
+			if cfg.Broker, err = parseSets(cfg.Kafka, sets); err != nil {
 				return err
 			}
 			st, err := b.Up(cmd.Context(), cfg, progress(cmd))
@@ -302,12 +303,16 @@ var opHelp = map[cluster.Op]string{
 }
 
 // parseSets turns KEY=VALUE flags into a map.
-func parseSets(sets []string) (map[string]string, error) {
+func parseSets(release string, sets []string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, usageErr("--set %q: want KEY=VALUE, e.g. replica.lag.time.max.ms=3000", s)
+		}
+		// The same catalogue and refusals as a runbook's broker: map.
+		if err := kafkaconfig.CheckBroker(release, k, v); err != nil {
+			return nil, usageErr("--set %q: %v", s, err)
 		}
 		m[k] = v
 	}
