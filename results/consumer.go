@@ -14,18 +14,21 @@ import (
 // processes of their own; the engine records what they report on their
 // pipes, and reads their SQLite store at the end.
 type Consumer struct {
-	Group    string            `json:"group"`  // real group name, with the per-run suffix
-	Label    string            `json:"label"`  // as written in the runbook
-	Topic    string            `json:"topic"`  // label of the topic it reads
-	Commit   string            `json:"commit"` // auto, after or before
-	Dedup    string            `json:"dedup"`  // none, table or transactional
-	Store    string            `json:"store"`  // the SQLite file, relative to results.json
-	Pos      string            `json:"pos"`    // the consume step's file:line:col
-	Members  []Member          `json:"members"`
-	Events   []ConsumerEvent   `json:"events"`
-	Offsets  []OffsetSample    `json:"offsets"` // committed offsets, sampled through the admin API
-	Tally    *ConsumerTally    `json:"tally,omitempty"`
-	Settings map[string]string `json:"settings,omitempty"` // the consume step's other flags: batch, work, auto-commit-interval
+	Group   string          `json:"group"`  // real group name, with the per-run suffix
+	Label   string          `json:"label"`  // as written in the runbook
+	Topic   string          `json:"topic"`  // label of the topic it reads
+	Commit  string          `json:"commit"` // auto, after or before
+	Dedup   string          `json:"dedup"`  // none, table or transactional
+	Store   string          `json:"store"`  // the SQLite file, relative to results.json
+	Pos     string          `json:"pos"`    // the consume step's file:line:col
+	Members []Member        `json:"members"`
+	Events  []ConsumerEvent `json:"events"`
+	Offsets []OffsetSample  `json:"offsets"` // change points of the committed offsets, sampled through the admin API
+	// OffsetSampling says how finely Offsets was sampled; nil while
+	// Offsets holds every sample taken.
+	OffsetSampling *Sampling         `json:"offsets_sampling,omitempty"`
+	Tally          *ConsumerTally    `json:"tally,omitempty"`
+	Settings       map[string]string `json:"settings,omitempty"` // the consume step's other flags: batch, work, auto-commit-interval
 }
 
 // Member is one process of a consumer group.

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the version of results.json. Bump it on any change that a
 // reader of older files would misread.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Results is the content of one results.json: every run of one runbook
 // against one Kafka version.
@@ -63,15 +63,16 @@ type Run struct {
 	End          time.Time     `json:"end"`
 	Complete     bool          `json:"complete"`
 	Error        string        `json:"error,omitempty"`
-	Topics       []Topic       `json:"topics"`              // ledgers, in order of first use
-	Tallies      []Tally       `json:"tallies"`             // one per `read` step, in order: snapshots
-	Final        []Tally       `json:"final"`               // the final read on the healed cluster, one per topic: the run's verdict on every message
-	Expectations []Expectation `json:"expectations"`        // one per `expect` step, in order
-	Faults       []Fault       `json:"faults"`              // fault injections, in order
-	ISR          []ISRSample   `json:"isr"`                 // sampler output, at most 250 ms apart
-	Logs         []LogLine     `json:"logs"`                // notable broker log lines
-	Steps        []StepOutput  `json:"steps"`               // what each step printed
-	Consumers    []Consumer    `json:"consumers,omitempty"` // consumer groups, in order of their consume steps
+	Topics       []Topic       `json:"topics"`                 // ledgers, in order of first use
+	Tallies      []Tally       `json:"tallies"`                // one per `read` step, in order: snapshots
+	Final        []Tally       `json:"final"`                  // the final read on the healed cluster, one per topic: the run's verdict on every message
+	Expectations []Expectation `json:"expectations"`           // one per `expect` step, in order
+	Faults       []Fault       `json:"faults"`                 // fault injections, in order
+	ISR          []ISRSample   `json:"isr"`                    // change points of every partition's leader and ISR (see Sampling)
+	ISRSampling  *Sampling     `json:"isr_sampling,omitempty"` // how finely ISR was sampled; nil while ISR holds every sample taken
+	Logs         []LogLine     `json:"logs"`                   // notable broker log lines
+	Steps        []StepOutput  `json:"steps"`                  // what each step printed
+	Consumers    []Consumer    `json:"consumers,omitempty"`    // consumer groups, in order of their consume steps
 }
 
 // Topic is the produce ledger of one topic in one run. The ledger is held

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -17,9 +19,16 @@ import (
 // crashed before writing results.json. The result is Complete only when the
 // file ends with an end event saying so. A last line cut mid-way (the crash
 // came during a write) is ignored; a bad line anywhere else is an error.
-// Unknown event kinds are skipped, so newer files stay readable.
+// Unknown event kinds are skipped, so newer files stay readable. The
+// stream may be gzipped (ArchiveEvents); when path does not exist,
+// path.gz is read.
 func Replay(path string) (*Results, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(path, ".gz") {
+		if g, gerr := os.Open(path + ".gz"); gerr == nil {
+			f, err, path = g, nil, path+".gz"
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
@@ -31,22 +40,39 @@ func Replay(path string) (*Results, error) {
 	return r, nil
 }
 
-// ReplayFrom is Replay reading from an io.Reader.
+// ReplayFrom is Replay reading from an io.Reader, plain or gzipped. It
+// holds one line at a time besides the evidence folded so far, and checks
+// every ledger count against the bytes read (see checkCounts), so a stream
+// of N bytes never costs more than a small multiple of N.
 func ReplayFrom(in io.Reader) (*Results, error) {
 	br := bufio.NewReaderSize(in, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gunzip(br)
+		if err != nil {
+			return nil, err
+		}
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
 	fold := newFolder()
 	var pending error // a bad line, fatal only if another line follows
+	var size int
+	var entries int64
 	for n := 1; ; n++ {
 		line, rerr := br.ReadBytes('\n')
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return nil, rerr
 		}
+		size += len(line)
 		line = bytes.TrimSpace(line)
 		if len(line) > 0 {
 			if pending != nil {
 				return nil, pending
 			}
 			var ev Event
+			var err error
+			if entries, err = checkCounts(line, entries, size); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
 			if err := json.Unmarshal(line, &ev); err != nil {
 				pending = fmt.Errorf("line %d: %w", n, err)
 			} else if err := fold.apply(ev); err != nil {
@@ -72,10 +98,18 @@ type folder struct {
 	runs   map[int]*Run
 	ended  bool
 	last   time.Time
+
+	// The timelines of each run, folded into change points as samples
+	// arrive (see timeline), and the cadences the samplers declared.
+	isr     map[int]*timeline[ISRSample, isrKey]
+	offsets map[int]map[string]*timeline[OffsetSample, int32]
+	cadence map[int]SamplingEvent
 }
 
 func newFolder() *folder {
-	return &folder{r: Results{Schema: SchemaVersion, Runs: []Run{}}, runs: map[int]*Run{}}
+	return &folder{r: Results{Schema: SchemaVersion, Runs: []Run{}}, runs: map[int]*Run{},
+		isr: map[int]*timeline[ISRSample, isrKey]{}, offsets: map[int]map[string]*timeline[OffsetSample, int32]{},
+		cadence: map[int]SamplingEvent{}}
 }
 
 // run returns run n, creating it when an event arrives before its run_start.
@@ -207,8 +241,20 @@ func (f *folder) apply(ev Event) error {
 		if err := dec(&x); err != nil {
 			return err
 		}
-		r := f.run(ev.Run)
-		r.ISR = append(r.ISR, x)
+		f.run(ev.Run)
+		tl := f.isr[ev.Run]
+		if tl == nil {
+			tl = newISRTimeline()
+			f.isr[ev.Run] = tl
+		}
+		tl.add(x)
+	case KindSampling:
+		var x SamplingEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		f.run(ev.Run)
+		f.cadence[ev.Run] = x
 	case KindLog:
 		var x LogLine
 		if err := dec(&x); err != nil {
@@ -246,11 +292,14 @@ func (f *folder) apply(ev Event) error {
 			return err
 		}
 		r := f.run(ev.Run)
+		samples := x.Offsets
+		x.Offsets = []OffsetSample{}
 		if c := consumerOf(r, x.Group); c != nil {
 			*c = x
 		} else {
 			r.Consumers = append(r.Consumers, x)
 		}
+		f.addOffsets(ev.Run, x.Group, samples)
 	case KindMember:
 		var x MemberEvent
 		c, err := f.consumer(ev, dec, &x, &x.Group)
@@ -271,11 +320,10 @@ func (f *folder) apply(ev Event) error {
 		c.Events = append(c.Events, x.Events...)
 	case KindOffsets:
 		var x OffsetsEvent
-		c, err := f.consumer(ev, dec, &x, &x.Group)
-		if err != nil {
+		if _, err := f.consumer(ev, dec, &x, &x.Group); err != nil {
 			return err
 		}
-		c.Offsets = append(c.Offsets, x.Samples...)
+		f.addOffsets(ev.Run, x.Group, x.Samples)
 	case KindConsumerTally:
 		var x ConsumerTallyEvent
 		c, err := f.consumer(ev, dec, &x, &x.Group)
@@ -311,6 +359,44 @@ func (f *folder) addLedger(n int, m MessagesEvent) error {
 	return nil
 }
 
+// addOffsets folds committed-offset samples of a group of run n.
+func (f *folder) addOffsets(n int, group string, samples []OffsetSample) {
+	if len(samples) == 0 {
+		return
+	}
+	groups := f.offsets[n]
+	if groups == nil {
+		groups = map[string]*timeline[OffsetSample, int32]{}
+		f.offsets[n] = groups
+	}
+	tl := groups[group]
+	if tl == nil {
+		tl = newOffsetTimeline()
+		groups[group] = tl
+	}
+	for _, s := range samples {
+		tl.add(s)
+	}
+}
+
+// timelines sets the change points of run n's timelines and their
+// sampling on run, a copy of the run that the folder goes on filling.
+func (f *folder) timelines(n int, run *Run) {
+	cad := f.cadence[n]
+	if tl := f.isr[n]; tl != nil {
+		run.ISR, run.ISRSampling = tl.result(time.Duration(cad.ISREveryMS)*time.Millisecond, true)
+	}
+	if groups := f.offsets[n]; groups != nil {
+		run.Consumers = slices.Clone(run.Consumers)
+		for i := range run.Consumers {
+			c := &run.Consumers[i]
+			if tl := groups[c.Group]; tl != nil {
+				c.Offsets, c.OffsetSampling = tl.result(time.Duration(cad.OffsetsEveryMS)*time.Millisecond, false)
+			}
+		}
+	}
+}
+
 // results assembles the runs in number order. Runs that never ended keep
 // Complete false and, when the file ended early, get their End from the last
 // event seen.
@@ -326,6 +412,7 @@ func (f *folder) results() *Results {
 		if run.End.IsZero() && !f.ended {
 			run.End = f.last
 		}
+		f.timelines(n, &run)
 		f.r.Runs = append(f.r.Runs, run)
 	}
 	if f.r.Provenance.End.IsZero() {
