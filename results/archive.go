@@ -101,3 +101,22 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// Reencode rewrites the evidence of the run in dir in the current schema:
+// results.json of any version is loaded (and so upgraded: timelines become
+// change points) and written again, then events.jsonl is archived (see
+// ArchiveEvents). A dir without results.json is left as it is: its stream
+// is the only evidence of a run that stopped.
+func Reencode(dir string) error {
+	r, err := Load(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.Write(dir); err != nil {
+		return err
+	}
+	return ArchiveEvents(dir)
+}
