@@ -14,6 +14,8 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./results/
+	$(GO) test -run '^$$' -fuzz FuzzReplay -fuzztime 10s ./results/
 
 deps:
 	./scripts/install-deps.sh

@@ -183,21 +183,30 @@ func (l *Ledger) UnmarshalJSON(data []byte) error {
 	return l.decode(j)
 }
 
-// decode fills l from j after checking that every column holds j.Count
-// values, so nothing is allocated for a count the columns do not bear out.
-func (l *Ledger) decode(j ledgerJSON) error {
-	n := j.Count
-	if n < 0 {
-		return fmt.Errorf("ledger: count %d, want 0 or more", n)
+// checkColumns checks that every column holds Count values, without a
+// loop per value.
+func (j *ledgerJSON) checkColumns() error {
+	if j.Count < 0 {
+		return fmt.Errorf("ledger: count %d, want 0 or more", j.Count)
 	}
 	for _, c := range []struct{ name, s string }{
 		{"num", j.Num}, {"intended", j.Intended}, {"acked", j.Acked}, {"status", j.Status}, {"acks", j.Acks},
 		{"idempotent", j.Idempotent}, {"partition", j.Partition}, {"leader_epoch", j.Epoch}, {"offset", j.Offset}, {"error", j.Error},
 	} {
-		if err := unrle(c.name, c.s, n, nil); err != nil {
+		if err := unrle(c.name, c.s, j.Count, nil); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// decode fills l from j after checking that every column holds j.Count
+// values, so nothing is allocated for a count the columns do not bear out.
+func (l *Ledger) decode(j ledgerJSON) error {
+	if err := j.checkColumns(); err != nil {
+		return err
+	}
+	n := j.Count
 	*l = Ledger{
 		num: make([]int64, n), intended: make([]int64, n), acked: make([]int64, n), offset: make([]int64, n),
 		partition: make([]int32, n), epoch: make([]int32, n), flags: make([]uint8, n),

@@ -6,6 +6,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"iter"
 	"time"
 )
@@ -106,13 +107,25 @@ func (t Topic) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads either form.
+// UnmarshalJSON reads either form. An error names the topic.
 func (t *Topic) UnmarshalJSON(data []byte) error {
-	var j topicJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	var raw struct {
+		Name     string          `json:"name"`
+		Label    string          `json:"label"`
+		Messages []Message       `json:"messages,omitempty"`
+		Ledger   json.RawMessage `json:"ledger,omitempty"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*t = Topic{Name: j.Name, Label: j.Label, Messages: j.Messages, Ledger: j.Ledger}
+	j := topicJSON{Name: raw.Name, Label: raw.Label, Messages: raw.Messages}
+	if len(raw.Ledger) > 0 && string(raw.Ledger) != "null" {
+		j.Ledger = &Ledger{}
+		if err := j.Ledger.UnmarshalJSON(raw.Ledger); err != nil {
+			return fmt.Errorf("topic %q: %w", raw.Name, err)
+		}
+	}
+	*t = Topic(j)
 	if t.Messages == nil {
 		t.Messages = []Message{}
 	}
