@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 )
@@ -55,6 +57,51 @@ func ArchiveEvents(dir string) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil
+}
+
+// OpenEvents opens a run's event stream for reading: path, or path.gz
+// when only the archive exists (see ArchiveEvents). A gzipped stream is
+// decompressed as it is read, within the bound below.
+func OpenEvents(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(path, ".gz") {
+		if g, gerr := os.Open(path + ".gz"); gerr == nil {
+			f, err = g, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	br := bufio.NewReader(f)
+	if magic, _ := br.Peek(2); len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+		return readCloser{br, f}, nil
+	}
+	zr, err := gunzip(br)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("results: %s: %w", f.Name(), err)
+	}
+	return readCloser{zr, f}, nil
+}
+
+// ReadEvents returns the content of a run's event stream, plain or
+// archived (see OpenEvents).
+func ReadEvents(path string) ([]byte, error) {
+	rc, err := OpenEvents(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	return data, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // gzipExpansion bounds how much a gzipped stream may expand: at most

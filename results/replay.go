@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"strings"
 )
 
 // Replay rebuilds a Results from an events.jsonl alone, for a run that
@@ -20,14 +17,9 @@ import (
 // stream may be gzipped (ArchiveEvents); when path does not exist,
 // path.gz is read.
 func Replay(path string) (*Results, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(path, ".gz") {
-		if g, gerr := os.Open(path + ".gz"); gerr == nil {
-			f, err, path = g, nil, path+".gz"
-		}
-	}
+	f, err := OpenEvents(path)
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	r, err := ReplayFrom(f)

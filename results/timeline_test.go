@@ -68,7 +68,10 @@ func TestTimelineChangePoints(t *testing.T) {
 	}
 	w.Emit(KindEnd, 0, EndEvent{Complete: true})
 	got := w.Results()
-	if err := w.Close(); err != nil {
+	if err := got.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil { // archives the stream: results.json loads
 		t.Fatal(err)
 	}
 	type timelines struct {
