@@ -19,6 +19,8 @@ test: deps lint-workflows
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./results/
+	$(GO) test -run '^$$' -fuzz FuzzReplay -fuzztime 10s ./results/
 
 lint-workflows:
 	$(ACTIONLINT)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -20,7 +21,8 @@ const (
 	KindMessages = "messages"  // MessagesEvent: a batch of ledger entries in columns (schema 3)
 	KindStep     = "step"      // StepOutput
 	KindFault    = "fault"     // Fault
-	KindISR      = "isr"       // ISRSample
+	KindISR      = "isr"       // ISRSample: one partition in one sample; a sample's partitions share At
+	KindSampling = "sampling"  // SamplingEvent: the samplers' cadences, before their first sample
 	KindLog      = "log"       // LogLine
 	KindTally    = "tally"     // Tally
 	KindExpect   = "expect"    // Expectation
@@ -38,7 +40,7 @@ const (
 // start and end belong to the whole file.
 var runScoped = map[string]bool{
 	KindRunStart: true, KindTopic: true, KindMessage: true, KindMessages: true, KindStep: true,
-	KindFault: true, KindISR: true, KindLog: true, KindTally: true,
+	KindFault: true, KindISR: true, KindSampling: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
 }
@@ -74,6 +76,15 @@ type StartEvent struct {
 // RunStartEvent is the data of a run_start event.
 type RunStartEvent struct {
 	Start time.Time `json:"start"`
+}
+
+// SamplingEvent is the data of a sampling event: how often the run's
+// samplers ask, so that results.json can say how fine its change points
+// are. Every sample is written to events.jsonl; results.json keeps the
+// change points (see Sampling).
+type SamplingEvent struct {
+	ISREveryMS     int `json:"isr_every_ms"`     // leader/ISR of every topic
+	OffsetsEveryMS int `json:"offsets_every_ms"` // committed offsets of every group with a running member
 }
 
 // RunEndEvent is the data of a run_end event.
@@ -270,7 +281,10 @@ func (w *EventWriter) Results() *Results {
 	return w.fold.results()
 }
 
-// Close syncs and closes the file.
+// Close syncs and closes the file. When the file is a run directory's
+// events.jsonl and that run's results.json was written first and loads,
+// Close then archives the stream (see ArchiveEvents); a run that stopped
+// before writing results.json keeps its plain stream.
 func (w *EventWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -285,5 +299,12 @@ func (w *EventWriter) Close() error {
 	if cerr != nil {
 		return fmt.Errorf("results: close %s: %w", w.f.Name(), cerr)
 	}
-	return nil
+	dir := filepath.Dir(w.f.Name())
+	if filepath.Base(w.f.Name()) != EventsFileName {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+		return nil // no results.json: the stream is the only evidence
+	}
+	return ArchiveEvents(dir)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
@@ -17,12 +18,18 @@ const FileName = "results.json"
 
 // Write stores r as dir/results.json, atomically and durably (see
 // atomicfile.WriteFile): a reader never sees half a file.
-// A zero Schema is set to SchemaVersion.
+// A zero Schema is set to SchemaVersion. Timelines that still hold every
+// sample taken are stored as change points (see Sampling).
 func (r *Results) Write(dir string) error {
 	if r.Schema == 0 {
 		r.Schema = SchemaVersion
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	out := *r
+	out.Runs = slices.Clone(r.Runs)
+	for i := range out.Runs {
+		out.Runs[i].compactTimelines()
+	}
+	data, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encode: %w", err)
 	}
@@ -50,44 +57,46 @@ func Load(dir string) (*Results, error) {
 
 // Decode parses the content of a results.json; name is used in errors.
 // The schema version is checked before the content is trusted: a file of
-// an unknown version is refused even when it happens to decode.
+// an unknown version is refused even when it happens to decode. Older
+// versions are upgraded (see "Older versions" in docs/results-schema.md).
+// Decoding is total: a file that is not what kafkabook writes is refused
+// with what was wrong, and never makes Decode allocate more than a small
+// multiple of its size (see checkCounts).
 func Decode(name string, data []byte) (*Results, error) {
-	var r Results
-	err := json.Unmarshal(data, &r)
-	if err == nil && (r.Schema == SchemaVersion || r.Schema == 2) {
-		// Version 2 differs only in holding each ledger as a list of
-		// messages, which Topic still reads.
-		r.Schema = SchemaVersion
-		return &r, nil
-	}
-	if r.Schema == 1 {
-		up, err := decodeV1(data)
-		if err != nil {
-			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
-		}
-		return up, nil
-	}
-	// Find out why: no version, another version, or broken JSON.
 	var probe struct {
 		Schema *int `json:"schema"`
 	}
-	if perr := json.Unmarshal(data, &probe); perr != nil {
-		return nil, fmt.Errorf("results: %s: %w", name, perr)
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", name, err)
 	}
-	switch {
-	case probe.Schema == nil:
+	if _, err := checkCounts(data, 0, len(data)); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", name, err)
+	}
+	var r *Results
+	switch v := probe.Schema; {
+	case v == nil:
 		return nil, fmt.Errorf("results: %s: no schema version: not a kafkabook results.json", name)
-	case *probe.Schema == 1:
+	case *v == 1:
 		up, err := decodeV1(data)
 		if err != nil {
 			return nil, fmt.Errorf("results: %s (schema version 1): %w", name, err)
 		}
-		return up, nil
-	case *probe.Schema != SchemaVersion:
+		r = up
+	case *v >= 2 && *v <= SchemaVersion:
+		// Version 2 differs from 3 only in holding each ledger as a list
+		// of messages, which Topic still reads; version 3 from 4 only in
+		// holding every sample of its timelines, compacted below.
+		r = &Results{}
+		if err := json.Unmarshal(data, r); err != nil {
+			return nil, fmt.Errorf("results: %s: %w", name, err)
+		}
+	default:
 		return nil, fmt.Errorf("results: %s: %w %d (this kafkabook reads versions 1 to %d; use a kafkabook that knows version %d)",
-			name, ErrSchema, *probe.Schema, SchemaVersion, *probe.Schema)
+			name, ErrSchema, *v, SchemaVersion, *v)
 	}
-	return nil, fmt.Errorf("results: %s: %w", name, err)
+	r.Schema = SchemaVersion
+	r.Compact()
+	return r, nil
 }
 
 // NewRunDir creates the evidence directory of a run started at start under

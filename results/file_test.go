@@ -30,6 +30,7 @@ func sample() *Results {
 			Expectations: []Expectation{{Pos: "r.md:40:1", Expr: "lost(acks1) > 0", Actual: "1", Held: true}},
 			Faults:       []Fault{{At: t0.Add(2 * time.Second), Op: "isolate", Nodes: []string{"k2", "k3"}, Pos: "r.md:20:1"}},
 			ISR:          []ISRSample{{At: t0, Topic: "acks1", Leader: 1, ISR: []int32{1, 2, 3}, Replicas: []int32{1, 2, 3}}},
+			ISRSampling:  &Sampling{Taken: 1, Stored: 1, Gaps: []Gap{}},
 			Logs:         []LogLine{{At: t0.Add(5 * time.Second), Node: "k1", Text: "[Partition acks1-r1-0 broker=1] Shrinking ISR from 1,2,3 to 1."}},
 			Steps:        []StepOutput{{Pos: "r.md:12:1", Block: 0, Text: "produce acks1 --acks 1", Start: t0, End: t0.Add(time.Second), Output: []string{"  0.0s m-001 ok offset=0"}}},
 			Consumers: []Consumer{{
@@ -38,7 +39,8 @@ func sample() *Results {
 				Members:  []Member{{N: 1, PID: 42, Start: t0, End: t0.Add(3 * time.Second), How: MemberCrashed, Reason: "crash consumer at r.md:15:1"}},
 				Events: []ConsumerEvent{{At: t0.Add(time.Second), Member: 1, Kind: EventDeliver, Offset: 0, ID: "m-001"},
 					{At: t0.Add(2 * time.Second), Member: 1, Kind: EventEffect, Offset: 0, ID: "m-001", Event: "liked-2"}},
-				Offsets: []OffsetSample{{At: t0.Add(2 * time.Second), Committed: 1}},
+				Offsets:        []OffsetSample{{At: t0.Add(2 * time.Second), Committed: 1}},
+				OffsetSampling: &Sampling{Taken: 1, Stored: 1, Gaps: []Gap{}},
 				Tally: &ConsumerTally{At: t0.Add(time.Minute), Committed: map[int32]int64{0: 1}, End: map[int32]int64{0: 2}, Delivered: 1, Deliveries: 1,
 					Redelivered: []string{}, Applied: 1, AppliedTwice: []AppliedEvent{}, Skipped: []string{}, Unapplied: []string{}, Pending: []string{},
 					CommittedEarly: []string{}, Likes: map[string]int64{"2": 1}, StoreTotal: 1, Effects: 1, Handled: 1},
@@ -77,14 +79,14 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 		t.Errorf("dir holds %v, want only %s", ents, FileName)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, FileName))
-	if !strings.HasPrefix(string(data), "{\n  \"schema\": 3,") {
+	if !strings.HasPrefix(string(data), "{\n  \"schema\": 4,") {
 		t.Errorf("results.json is not indented or schema is not first:\n%.80s", data)
 	}
 }
 
 func TestLoadUnknownSchema(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`{"schema": 4, "runs": []}`, "unsupported schema version 4"},
+		{`{"schema": 5, "runs": []}`, "unsupported schema version 5"},
 		{`{"runs": []}`, "no schema version"},
 		{`{"schema": 1, `, "unexpected end"},
 	} {

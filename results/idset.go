@@ -10,8 +10,9 @@ import (
 // (MessageID) from a's number to b's. The ids come back sorted (SortIDs),
 // each once.
 func ParseIDSet(s string) ([]string, error) {
-	inner, ok := strings.CutPrefix(s, "{")
-	if inner, ok = strings.CutSuffix(inner, "}"); !ok || !strings.HasPrefix(s, "{") {
+	inner, opened := strings.CutPrefix(s, "{")
+	inner, closed := strings.CutSuffix(inner, "}")
+	if !opened || !closed {
 		return nil, fmt.Errorf("a set of ids is written in braces, like {m-004..m-010} or {m-001, m-003}")
 	}
 	seen := map[string]bool{}

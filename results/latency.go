@@ -99,3 +99,34 @@ func (l *LatencyRecorder) Add(d time.Duration) { l.a.addDuration(d) }
 
 // Percentiles returns the percentiles of what was recorded so far.
 func (l *LatencyRecorder) Percentiles() Percentiles { return l.a.percentiles() }
+
+// Latency returns the ack latency percentiles of label in the run.
+func (r Run) Latency(label string) Percentiles {
+	var a latencies
+	r.addLatencies(&a, label)
+	return a.percentiles()
+}
+
+func (r Run) addLatencies(a *latencies, label string) {
+	for _, t := range r.Topics {
+		if t.Label == label {
+			for _, m := range t.Messages {
+				a.add(m)
+			}
+			for i := 0; i < t.Ledger.Len(); i++ {
+				if d, ok := t.Ledger.Latency(i); ok {
+					a.addDuration(d)
+				}
+			}
+		}
+	}
+}
+
+// LatencyAll returns the ack latency percentiles of label over every run.
+func (r *Results) LatencyAll(label string) Percentiles {
+	var a latencies
+	for _, run := range r.Runs {
+		run.addLatencies(&a, label)
+	}
+	return a.percentiles()
+}

@@ -377,3 +377,27 @@ func (t *idTable) id(k int64) string {
 }
 
 func (l *Ledger) String() string { return fmt.Sprintf("Ledger(%d entries)", l.Len()) }
+
+// HighestAcked returns, per partition, the highest offset a message of the
+// topic was acknowledged at.
+func (t Topic) HighestAcked() map[int32]int64 {
+	out := map[int32]int64{}
+	note := func(p int32, off int64) {
+		if cur, ok := out[p]; !ok || off > cur {
+			out[p] = off
+		}
+	}
+	for _, m := range t.Messages {
+		if m.Status == StatusOK {
+			note(m.Partition, m.Offset)
+		}
+	}
+	if l := t.Ledger; l != nil {
+		for i, f := range l.flags {
+			if f&flagStatus == 0 {
+				note(l.partition[i], l.offset[i])
+			}
+		}
+	}
+	return out
+}

@@ -346,7 +346,7 @@ func TestLoadLargeStaysCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp := got.Runs[0].Topics[0]
-	if tp.Messages != nil && len(tp.Messages) > 0 || tp.Ledger.Len() != 100_001 {
+	if len(tp.Messages) > 0 || tp.Ledger.Len() != 100_001 {
 		t.Fatalf("messages %d, ledger %d; want the ledger in columns", len(tp.Messages), tp.Ledger.Len())
 	}
 	if p := got.Runs[0].Latency("acks1"); p.Count != 100_001 || p.Max < 800*time.Microsecond {

@@ -66,7 +66,8 @@ func (r *rle) String() string {
 	return string(r.b)
 }
 
-// unrle reads a column of n values, calling put for each.
+// unrle reads a column of n values, calling put for each; with put nil it
+// only checks that the column holds n values, without a loop per value.
 func unrle(name, s string, n int, put func(i int, v int64)) error {
 	i := 0
 	for p := 0; p < len(s); {
@@ -83,7 +84,10 @@ func unrle(name, s string, n int, put func(i int, v int64)) error {
 		if int64(n-i) < k {
 			return fmt.Errorf("ledger column %s: more than the %d values of the ledger", name, n)
 		}
-		for ; k > 0; k-- {
+		if put == nil {
+			i += int(k)
+		}
+		for ; put != nil && k > 0; k-- {
 			put(i, v)
 			i++
 		}
@@ -173,14 +177,36 @@ func (l *Ledger) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
+	if b := ledgerBudget(len(data)); int64(j.Count) > b {
+		return fmt.Errorf("ledger: count %d in a ledger of %d bytes, more than the %d entries it can hold", j.Count, len(data), b)
+	}
 	return l.decode(j)
 }
 
-func (l *Ledger) decode(j ledgerJSON) error {
-	n := j.Count
-	if n < 0 {
-		return fmt.Errorf("ledger: count %d", n)
+// checkColumns checks that every column holds Count values, without a
+// loop per value.
+func (j *ledgerJSON) checkColumns() error {
+	if j.Count < 0 {
+		return fmt.Errorf("ledger: count %d, want 0 or more", j.Count)
 	}
+	for _, c := range []struct{ name, s string }{
+		{"num", j.Num}, {"intended", j.Intended}, {"acked", j.Acked}, {"status", j.Status}, {"acks", j.Acks},
+		{"idempotent", j.Idempotent}, {"partition", j.Partition}, {"leader_epoch", j.Epoch}, {"offset", j.Offset}, {"error", j.Error},
+	} {
+		if err := unrle(c.name, c.s, j.Count, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decode fills l from j after checking that every column holds j.Count
+// values, so nothing is allocated for a count the columns do not bear out.
+func (l *Ledger) decode(j ledgerJSON) error {
+	if err := j.checkColumns(); err != nil {
+		return err
+	}
+	n := j.Count
 	*l = Ledger{
 		num: make([]int64, n), intended: make([]int64, n), acked: make([]int64, n), offset: make([]int64, n),
 		partition: make([]int32, n), epoch: make([]int32, n), flags: make([]uint8, n),

@@ -6,13 +6,14 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"iter"
 	"time"
 )
 
 // SchemaVersion is the version of results.json. Bump it on any change that a
 // reader of older files would misread.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Results is the content of one results.json: every run of one runbook
 // against one Kafka version.
@@ -67,15 +68,16 @@ type Run struct {
 	End          time.Time     `json:"end"`
 	Complete     bool          `json:"complete"`
 	Error        string        `json:"error,omitempty"`
-	Topics       []Topic       `json:"topics"`              // ledgers, in order of first use
-	Tallies      []Tally       `json:"tallies"`             // one per `read` step, in order: snapshots
-	Final        []Tally       `json:"final"`               // the final read on the healed cluster, one per topic: the run's verdict on every message
-	Expectations []Expectation `json:"expectations"`        // one per `expect` step, in order
-	Faults       []Fault       `json:"faults"`              // fault injections, in order
-	ISR          []ISRSample   `json:"isr"`                 // sampler output, at most 250 ms apart
-	Logs         []LogLine     `json:"logs"`                // notable broker log lines
-	Steps        []StepOutput  `json:"steps"`               // what each step printed
-	Consumers    []Consumer    `json:"consumers,omitempty"` // consumer groups, in order of their consume steps
+	Topics       []Topic       `json:"topics"`                 // ledgers, in order of first use
+	Tallies      []Tally       `json:"tallies"`                // one per `read` step, in order: snapshots
+	Final        []Tally       `json:"final"`                  // the final read on the healed cluster, one per topic: the run's verdict on every message
+	Expectations []Expectation `json:"expectations"`           // one per `expect` step, in order
+	Faults       []Fault       `json:"faults"`                 // fault injections, in order
+	ISR          []ISRSample   `json:"isr"`                    // change points of every partition's leader and ISR (see Sampling)
+	ISRSampling  *Sampling     `json:"isr_sampling,omitempty"` // how finely ISR was sampled; nil while ISR holds every sample taken
+	Logs         []LogLine     `json:"logs"`                   // notable broker log lines
+	Steps        []StepOutput  `json:"steps"`                  // what each step printed
+	Consumers    []Consumer    `json:"consumers,omitempty"`    // consumer groups, in order of their consume steps
 }
 
 // Topic is the produce ledger of one topic in one run. The ledger is held
@@ -109,13 +111,25 @@ func (t Topic) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads either form.
+// UnmarshalJSON reads either form. An error names the topic.
 func (t *Topic) UnmarshalJSON(data []byte) error {
-	var j topicJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	var raw struct {
+		Name     string          `json:"name"`
+		Label    string          `json:"label"`
+		Messages []Message       `json:"messages,omitempty"`
+		Ledger   json.RawMessage `json:"ledger,omitempty"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*t = Topic{Name: j.Name, Label: j.Label, Messages: j.Messages, Ledger: j.Ledger}
+	j := topicJSON{Name: raw.Name, Label: raw.Label, Messages: raw.Messages}
+	if len(raw.Ledger) > 0 && string(raw.Ledger) != "null" {
+		j.Ledger = &Ledger{}
+		if err := j.Ledger.UnmarshalJSON(raw.Ledger); err != nil {
+			return fmt.Errorf("topic %q: %w", raw.Name, err)
+		}
+	}
+	*t = Topic(j)
 	if t.Messages == nil {
 		t.Messages = []Message{}
 	}

@@ -28,14 +28,13 @@ type group struct {
 	spec        runbook.Consume // the consume step
 	store       string          // the SQLite file, absolute
 
-	mu       sync.Mutex
-	members  []*member
-	pending  []results.ConsumerEvent // not yet written to the event stream
-	events   []results.ConsumerEvent // every report, for the tally
-	inHand   map[recordKey]bool      // delivered to the running member, not yet applied or skipped
-	lastSeen map[int32]int64         // last committed offsets sampled, to record changes only
-	end      map[int32]int64         // end offsets when the members were stopped
-	tally    *results.ConsumerTally
+	mu      sync.Mutex
+	members []*member
+	pending []results.ConsumerEvent // not yet written to the event stream
+	events  []results.ConsumerEvent // every report, for the tally
+	inHand  map[recordKey]bool      // delivered to the running member, not yet applied or skipped
+	end     map[int32]int64         // end offsets when the members were stopped
+	tally   *results.ConsumerTally
 }
 
 type recordKey struct {
@@ -322,12 +321,12 @@ func showOffsets(o map[int32]int64) string {
 }
 
 // offsetsEvery is how often the committed offsets of every group with a
-// running member are asked of the cluster; a sample is recorded when they
-// changed.
+// running member are asked of the cluster; every sample is emitted, and
+// results.json keeps the changes.
 const offsetsEvery = 250 * time.Millisecond
 
 // sampleOffsets records the committed offsets of every group whose member
-// runs, when they changed since the last sample.
+// runs.
 func (r *runner) sampleOffsets(ctx context.Context) {
 	groups := r.groupList()
 	for _, g := range groups {
@@ -340,10 +339,9 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
 		cancel()
-		if err != nil || maps.Equal(committed, g.lastSeen) {
+		if err != nil {
 			continue
 		}
-		g.lastSeen = committed
 		at := time.Now().UTC()
 		var samples []results.OffsetSample
 		for _, p := range slices.Sorted(maps.Keys(committed)) {

@@ -133,7 +133,7 @@ func TestLoadThroughFailover(t *testing.T) {
 
 	// events.jsonl: batches, no line per message; it replays to the same
 	// ledger and verdict.
-	f, err := os.Open(filepath.Join(dir, results.EventsFileName))
+	f, err := results.OpenEvents(filepath.Join(dir, results.EventsFileName)) // archived once results.json loads
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,11 @@ type sampler struct {
 func startSampler(ctx context.Context, r *runner) *sampler {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sampler{cancel: cancel, done: make(chan struct{}), epochs: map[partitionKey]int32{}}
+	// Every sample is emitted; results.json keeps the change points and
+	// says, from these cadences, how fine they are.
+	r.ev.Emit(results.KindSampling, r.num, results.SamplingEvent{
+		ISREveryMS: int(sampleEvery / time.Millisecond), OffsetsEveryMS: int(offsetsEvery / time.Millisecond),
+	})
 	go func() {
 		defer close(s.done)
 		var wg sync.WaitGroup

@@ -9,7 +9,6 @@ package evidence
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -232,22 +231,6 @@ func expand(s string, params map[string]string) string {
 	return s
 }
 
-// sortedPairs formats a map as `k=v` pairs in key order, or "none".
-func sortedPairs(m map[string]string, quote bool) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		p := k + "=" + m[k]
-		if quote {
-			p = "`" + p + "`"
-		}
-		parts = append(parts, p)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Duration formats a latency as the reports do: to the millisecond, or to
 // the microsecond below one.
 func Duration(d time.Duration) string {
@@ -263,97 +246,4 @@ func (b Block) JSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(b)
-}
-
-// Markdown writes the block as Markdown to paste into a decision record.
-func (b Block) Markdown(w io.Writer) error {
-	var s strings.Builder
-	fmt.Fprintf(&s, "#### Evidence: %s\n\n", mdText(b.Title))
-	fmt.Fprintf(&s, "**Verdict:** expectations held in %d of %d runs", b.Held, b.Runs)
-	fmt.Fprintf(&s, " (Kafka %s, %s backend, %d nodes", b.Kafka, b.Backend, b.Nodes)
-	if !b.Start.IsZero() {
-		fmt.Fprintf(&s, ", run %s", b.Start.Format("2006-01-02"))
-	}
-	s.WriteString(").")
-	if !b.Complete {
-		fmt.Fprintf(&s, " **The run did not complete**: %s.", mdText(b.Error))
-	}
-	s.WriteString("\n\n")
-	s.WriteString("| experiment | acked | lost | duplicates | failed | unknown | p99 ack latency | runs |\n")
-	s.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, e := range b.Experiments {
-		fmt.Fprintf(&s, "| `%s` | %d | %d | %d | %d | %d | %s | %d |\n",
-			e.Label, e.Acked, e.Lost, e.Duplicates, e.Failed, e.Unknown, Duration(e.P99), e.Runs)
-	}
-	if len(b.Groups) > 0 {
-		s.WriteString("\n| consumer group | commit | dedup | delivered | applied | applied twice | skipped | unapplied (lost in the consumer) | crashes | runs |\n")
-		s.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-		for _, g := range b.Groups {
-			fmt.Fprintf(&s, "| `%s` | %s | %s | %d | %d | %d | %d | %d | %d | %d |\n",
-				g.Label, mdText(g.Commit), mdText(g.Dedup), g.Delivered, g.Applied, g.AppliedTwice, g.Skipped, g.Unapplied, g.Crashes, g.Runs)
-		}
-	}
-	if len(b.Expectations) > 0 {
-		s.WriteString("\n| expectation | held | measured | step |\n| --- | ---: | --- | --- |\n")
-		for _, x := range b.Expectations {
-			fmt.Fprintf(&s, "| `%s` | %d of %d | %s | %s |\n", x.Expr, x.Held, x.Runs,
-				mdText(strings.Join(compactValues(x.Actual), ", ")), mdText(x.Pos))
-		}
-	}
-	s.WriteString("\n")
-	fmt.Fprintf(&s, "- Kafka: %s; backend: %s; nodes: %d\n", b.Kafka, b.Backend, b.Nodes)
-	fmt.Fprintf(&s, "- broker overrides: %s\n", sortedPairs(b.Broker, true))
-	switch {
-	case !b.TopicConfigsRecorded:
-		s.WriteString("- topic configs: not in this evidence (no `topic create` step recorded)\n")
-	default:
-		var parts []string
-		for _, label := range slices.Sorted(maps.Keys(b.TopicConfigs)) {
-			cfg := b.TopicConfigs[label]
-			v := "broker defaults"
-			if len(cfg) > 0 {
-				v = sortedPairs(cfg, true)
-			}
-			parts = append(parts, fmt.Sprintf("`%s`: %s", label, v))
-		}
-		fmt.Fprintf(&s, "- topic configs: %s\n", strings.Join(parts, "; "))
-	}
-	fmt.Fprintf(&s, "- runbook parameters: %s\n", sortedPairs(b.Params, true))
-	fmt.Fprintf(&s, "- runbook: `%s` (%s), sha256 `%s`\n", b.Runbook, mdText(b.RunbookPath), b.RunbookSHA256)
-	fmt.Fprintf(&s, "- results.json sha256 `%s`\n", b.ResultsSHA256)
-	fmt.Fprintf(&s, "- made by kafkabook %s (commit %s)\n", b.Tool, b.Commit)
-	fmt.Fprintf(&s, "- report: [%s](%s)\n", mdText(b.Report), mdLink(b.Report))
-	_, err := io.WriteString(w, s.String())
-	return err
-}
-
-// compactValues shows a list of per-run values; equal values once with a
-// count ("10 ×4").
-func compactValues(vs []string) []string {
-	var out []string
-	for i := 0; i < len(vs); {
-		j := i
-		for j < len(vs) && vs[j] == vs[i] {
-			j++
-		}
-		if j-i > 1 {
-			out = append(out, fmt.Sprintf("%s ×%d", vs[i], j-i))
-		} else {
-			out = append(out, vs[i])
-		}
-		i = j
-	}
-	return out
-}
-
-// mdText escapes what would break a Markdown table cell or inline text.
-func mdText(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "`", "\\`", "*", `\*`, "_", `\_`)
-	return r.Replace(s)
-}
-
-// mdLink makes a path safe as a Markdown link target.
-func mdLink(s string) string {
-	r := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
-	return r.Replace(s)
 }

@@ -1,0 +1,3 @@
+module github.com/kafkabook/kafkabook/output
+
+go 1.26
