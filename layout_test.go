@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// module is this module's path: package names in docs/design.md's table
+// modulePath is this module's path: package names in docs/design.md's table
 // are relative to it ("." for the root).
-const module = "github.com/kafkabook/kafkabook"
+const modulePath = "github.com/kafkabook/kafkabook"
 
 // public lists the packages outside internal/ and cmd/: what users build
 // on.
@@ -159,7 +159,7 @@ func listPackages(t *testing.T, patterns ...string) []pkg {
 		f := strings.Fields(line)
 		p := pkg{Path: rel(f[0]), Name: f[1]}
 		for _, imp := range f[2:] {
-			if imp == module || strings.HasPrefix(imp, module+"/") {
+			if imp == modulePath || strings.HasPrefix(imp, modulePath+"/") {
 				p.Imports = append(p.Imports, rel(imp))
 			}
 		}
@@ -193,10 +193,10 @@ func goList(t *testing.T, args ...string) string {
 
 // rel is an import path relative to the module, "." for the module itself.
 func rel(path string) string {
-	if path == module {
+	if path == modulePath {
 		return "."
 	}
-	return strings.TrimPrefix(path, module+"/")
+	return strings.TrimPrefix(path, modulePath+"/")
 }
 
 // under reports whether path is dir or inside it.
