@@ -283,6 +283,8 @@ func (f *folder) apply(ev Event) error {
 			return err
 		}
 		c.Tally = &x.Tally
+	case KindTransactions:
+		return f.addTransactions(ev.Run, ev.Data)
 	case KindRunEnd:
 		var x RunEndEvent
 		if err := dec(&x); err != nil {
