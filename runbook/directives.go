@@ -241,7 +241,7 @@ var Directives = []*Directive{
 		Flags: []FlagSpec{
 			{Name: "isolation", Kind: KindWord, Meta: "read_uncommitted|read_committed", Default: "read_uncommitted",
 				Choices: []string{"read_uncommitted", "read_committed"},
-				Help: "The reader's isolation level: read_uncommitted reads to the high watermark, records of open and aborted transactions included; read_committed reads to the last stable offset and skips records of aborted transactions. Records of transactions are checked against their outcomes either way (see aborted_reads and torn)."},
+				Help:    "The reader's isolation level: read_uncommitted reads to the high watermark, records of open and aborted transactions included; read_committed reads to the last stable offset and skips records of aborted transactions. Records of transactions are checked against their outcomes either way (see aborted_reads and torn)."},
 			viaFlag,
 		},
 	},
