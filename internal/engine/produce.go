@@ -63,7 +63,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		}
 	}
 	var stats kafka.ProduceStats
-	var txns txnSummary
+	txns := txnSummary{producerID: -1, epoch: -1}
 	id := transactionalID(t, s)
 	if p.Transactional {
 		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult,

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +41,7 @@ expect lost(tx) == 0
 // outcome, producer id and epoch, and both final views.
 func TestTransactionsReadCommitted(t *testing.T) {
 	backend, st := testcluster.Start(t, 1, nil)
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "txn.md", txnRunbook)
+	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "txn.md", txnRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -72,6 +74,15 @@ func TestTransactionsReadCommitted(t *testing.T) {
 		if x.ProducerID != run.Transactions[0].ProducerID || !strings.HasPrefix(x.TransactionalID, "kafkabook-"+run.Topics[0].Name) {
 			t.Errorf("transaction %d: producer %s/%d, want the step's one producer", i+1, x.TransactionalID, x.ProducerID)
 		}
+	}
+
+	// events.jsonl alone gives the same transactions.
+	replayed, err := results.Replay(filepath.Join(dir, results.EventsFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := replayed.Runs[0].Transactions; !reflect.DeepEqual(got, run.Transactions) {
+		t.Errorf("events.jsonl replays to transactions %+v, want %+v", got, run.Transactions)
 	}
 
 	// The final read: read_committed's tally, both views checked.
