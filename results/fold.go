@@ -100,6 +100,8 @@ func (f *folder) apply(ev Event) error {
 		return f.applyConsumer(ev, dec)
 	case KindStep, KindFault, KindISR, KindSampling, KindLog, KindTally, KindExpect:
 		return f.applyRecord(ev, dec)
+	case KindTransactions:
+		return f.addTransactions(ev.Run, ev.Data)
 	}
 	return nil
 }

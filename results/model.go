@@ -78,6 +78,8 @@ type Run struct {
 	Logs         []LogLine     `json:"logs"`                   // notable broker log lines
 	Steps        []StepOutput  `json:"steps"`                  // what each step printed
 	Consumers    []Consumer    `json:"consumers,omitempty"`    // consumer groups, in order of their consume steps
+	// Transactions of transactional produce steps, in the order they ended.
+	Transactions []Transaction `json:"transactions,omitempty"`
 }
 
 // Topic is the produce ledger of one topic in one run. The ledger is held
@@ -246,6 +248,14 @@ type Tally struct {
 	UnknownPresent []string        `json:"unknown_present"` // outcome unknown, found in the log
 	FailedPresent  []string        `json:"failed_present"`  // reported failed, found in the log
 	Foreign        int             `json:"foreign"`         // records that are neither ledger entries nor sentinels
+
+	// Isolation is the read's isolation level when it is read_committed;
+	// "" (read_uncommitted) otherwise.
+	Isolation string `json:"isolation,omitempty"`
+	// Transactions checks the read against the topic's transactions (see
+	// CheckTransactions): absent when no transactional producer wrote to
+	// it; the final read has one per isolation level.
+	Transactions []TxnCheck `json:"transactions,omitempty"`
 }
 
 // Loss is the proof that an acknowledged message is gone: the read reached

@@ -39,6 +39,11 @@ type Produce struct {
 	MaxInFlight int  // 0: franz-go's default
 	Timeout     time.Duration
 	Via         Target // zero: any node
+	// Transactional sends in transactions of TxnSize records, aborting
+	// every AbortEvery-th on purpose (0: none).
+	Transactional bool
+	TxnSize       int
+	AbortEvery    int
 }
 
 // Inspect shows a topic's partitions: isr TOPIC.
@@ -49,8 +54,9 @@ type Inspect struct {
 
 // Read reads a topic and tallies it: read TOPIC.
 type Read struct {
-	Topic string
-	Via   Target // zero: any node
+	Topic     string
+	Via       Target // zero: any node
+	Isolation string // results.ReadCommitted or results.ReadUncommitted
 }
 
 // WaitLeader waits for a leader among nodes: wait leader TOPIC in NODES.

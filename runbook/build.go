@@ -44,6 +44,9 @@ func buildProduce(st *Step) Action {
 		Timeout:     st.flagDuration("delivery-timeout"),
 		Via:         st.flagTarget("via"),
 	}
+	if st.flagBool("transactional") {
+		a.Transactional, a.TxnSize, a.AbortEvery = true, st.flagInt("txn-size"), st.flagInt("abort-every")
+	}
 	a.Acks, _ = results.ParseAcks(st.flagStr("acks"))
 	a.Rate, _ = parseRate(st.flagStr("rate"))
 	if v := st.flagStr("retries"); v != "max" {
@@ -66,7 +69,7 @@ func buildInspect(st *Step) Action {
 }
 
 func buildRead(st *Step) Action {
-	return Read{Topic: st.arg(0).Text, Via: st.flagTarget("via")}
+	return Read{Topic: st.arg(0).Text, Via: st.flagTarget("via"), Isolation: st.flagStr("isolation")}
 }
 
 func buildWaitLeader(st *Step) Action {

@@ -67,12 +67,13 @@ func (r *runner) checkExpectations() error {
 	return r.evidenceErr()
 }
 
-// evidence is the run so far as the results model sees it: ledgers, the
-// reads' tallies and the final tallies.
+// evidence is the run so far as the results model sees it: ledgers and
+// transactions, the reads' tallies and the final tallies.
 func (r *runner) evidence() results.Run {
 	var run results.Run
 	for _, label := range r.order {
 		run.Topics = append(run.Topics, r.ledger(label))
+		run.Transactions = append(run.Transactions, r.topic(label).transactions()...)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -48,9 +48,9 @@ func (r *runner) final(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		tally, err := r.readTopic(ctx, label, seeds, log, true)
+		tally, err := r.finalTally(ctx, label, seeds, at, log)
 		if err != nil {
-			return fmt.Errorf("final read of %s: %w", label, err)
+			return err
 		}
 		for p, off := range at {
 			if tally.HighWatermarks[p] <= off {
@@ -66,12 +66,44 @@ func (r *runner) final(ctx context.Context) (err error) {
 		for _, l := range tallyLines(tally) {
 			log.line("  %s", l)
 		}
+		for _, l := range txnLines(tally.Transactions) {
+			log.line("  %s", l)
+		}
 		for _, s := range snaps {
 			log.line("  (the read at line %d saw present %d, unseen %d, lost %d)",
 				s.pos.Line, s.t.Present, len(s.t.Unseen), len(s.t.Lost))
 		}
 	}
 	return nil
+}
+
+// finalTally reads a topic for the final verdict. A topic written by a
+// transactional producer is read both ways: the tally is read_committed's
+// (only committed records count as acknowledged, and a consumer of
+// committed data sees no others), once the last stable offset has passed
+// the sentinels at; the read_uncommitted view adds its transaction check,
+// so the evidence shows what each reader would see.
+func (r *runner) finalTally(ctx context.Context, label string, seeds []string, at map[int32]int64, log *stepLog) (results.Tally, error) {
+	if len(r.topic(label).transactions()) == 0 {
+		t, err := r.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted)
+		if err != nil {
+			return t, fmt.Errorf("final read of %s: %w", label, err)
+		}
+		return t, nil
+	}
+	if _, err := kafka.WaitStable(ctx, seeds, r.realName(label), at, stableWait, log.progress); err != nil {
+		return results.Tally{}, fmt.Errorf("final read of %s: %w", label, err)
+	}
+	t, err := r.readTopic(ctx, label, seeds, log, true, results.ReadCommitted)
+	if err != nil {
+		return t, fmt.Errorf("final read_committed read of %s: %w", label, err)
+	}
+	view, err := r.finalTxnView(ctx, label, seeds, r.ledger(label), log)
+	if err != nil {
+		return t, err
+	}
+	t.Transactions = append(t.Transactions, view)
+	return t, nil
 }
 
 // producedTo lists the labels of the topics the run produced to, in order

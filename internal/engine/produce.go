@@ -25,7 +25,13 @@ const progressEvery = time.Second
 // produce: produce TOPIC --acks 0|1|all [--from N] [--count N] [--rate N/s]
 // [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID]
 // [--idempotent] [--retries N|max] [--max-in-flight N]
-// [--delivery-timeout DUR] [--via NODE]
+// [--delivery-timeout DUR] [--transactional [--txn-size N] [--abort-every K]]
+// [--via NODE]
+//
+// With --transactional the records go out in transactions; each record's
+// ledger entry follows its transaction's outcome (ok when it committed,
+// failed when it was aborted, unknown when its end got no answer), and each
+// transaction is recorded with its records, producer id and epoch.
 //
 // While it runs it shows a progress line every second; at the end it
 // records a summary:
@@ -45,7 +51,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
 	stopProgress := every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
 	r.reserve(t, spec.Count)
-	stats, err := kafka.Produce(ctx, seeds, spec, func(res kafka.Result) {
+	onResult := func(res kafka.Result) {
 		epoch := int32(-1)
 		if res.Status == results.StatusOK {
 			epoch = r.sampler.epoch(t.name, res.Partition)
@@ -55,7 +61,22 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		if list {
 			log.line("%s", resultLine(res))
 		}
-	})
+	}
+	var stats kafka.ProduceStats
+	txns := txnSummary{producerID: -1, epoch: -1}
+	id := transactionalID(t, s)
+	if p.Transactional {
+		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult,
+			func(x kafka.TxnResult) {
+				t.addTxn(transactionOf(t, id, x))
+				txns.add(x) // transactions end one after another: no lock needed
+				if list {
+					log.line("%s", txnLine(x))
+				}
+			})
+	} else {
+		stats, err = kafka.Produce(ctx, seeds, spec, onResult)
+	}
 	stopProgress()
 	r.flush()
 	if err != nil {
@@ -63,6 +84,12 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	sum.start = stats.Start
 	log.line("%s", sum.line())
+	if p.Transactional {
+		log.line("%s", txns.line(id))
+	}
+	if stats.Stopped != "" {
+		log.line("the producer stopped: %s", stats.Stopped)
+	}
 	if stats.Sent < spec.Count {
 		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, spec.Count)
 	}
@@ -155,7 +182,7 @@ func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 		Acks:        p.Acks,
 		From:        p.From,
 		Count:       p.Count,
-		Idempotent:  p.Idempotent,
+		Idempotent:  p.Idempotent || p.Transactional, // a transactional producer is idempotent
 		Timeout:     p.Timeout,
 		Rate:        p.Rate,
 		Size:        p.Size,

@@ -19,17 +19,21 @@ const (
 	settleQuiet = time.Second
 )
 
-// read: read TOPIC [--via NODE] — a snapshot: what is visible now.
+// read: read TOPIC [--isolation LEVEL] [--via NODE] — a snapshot: what
+// is visible now, to a reader of that isolation level.
 //
 //	high watermark=10, read 10 messages (m-001 .. m-010)
 //	acked 20: present 10, unseen 10 (m-011 ... m-020: acknowledged at or above the high watermark; the final read decides)
+//
+// On a topic written by a transactional producer it also checks the read
+// against the transactions (aborted reads, torn transactions, ...).
 func read(ctx context.Context, r *runner, s runbook.Step, rd runbook.Read, log *stepLog) error {
 	label := rd.Topic
 	seeds, via, err := r.seeds(ctx, rd.Via)
 	if err != nil {
 		return err
 	}
-	tally, err := r.readTopic(ctx, label, seeds, log, false)
+	tally, err := r.readTopic(ctx, label, seeds, log, false, rd.Isolation)
 	if err != nil {
 		return err
 	}
@@ -41,6 +45,9 @@ func read(ctx context.Context, r *runner, s runbook.Step, rd runbook.Read, log *
 	for _, l := range tallyLines(tally) {
 		log.line("%s", l)
 	}
+	for _, l := range txnLines(tally.Transactions) {
+		log.line("%s", l)
+	}
 	return nil
 }
 
@@ -50,15 +57,20 @@ type snapshot struct {
 	t   results.Tally
 }
 
-// readTopic reads a topic of the run to its settled high watermark and
-// classifies every message of its ledger against what it found and what
-// earlier reads of the run found.
-func (r *runner) readTopic(ctx context.Context, label string, seeds []string, log *stepLog, final bool) (results.Tally, error) {
+// readTopic reads a topic of the run to its settled high watermark (to
+// its last stable offset, read_committed) and classifies every message of
+// its ledger against what it found and what earlier reads of the run
+// found; on a topic with transactions it checks the read against them.
+func (r *runner) readTopic(ctx context.Context, label string, seeds []string, log *stepLog, final bool, isolation string) (results.Tally, error) {
 	rd, err := kafka.ReadAll(ctx, seeds, r.realName(label), kafka.ReadOptions{
-		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress,
+		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: isolation,
 	})
 	if err != nil {
 		return results.Tally{}, err
+	}
+	bound := rd.HW
+	if isolation == results.ReadCommitted {
+		bound = rd.LastStable // records of open transactions above it are unseen, not lost
 	}
 	r.mu.Lock()
 	seen := r.seen[label]
@@ -67,8 +79,13 @@ func (r *runner) readTopic(ctx context.Context, label string, seeds []string, lo
 		r.seen[label] = seen
 	}
 	r.mu.Unlock()
-	tally := results.ClassifyRead(r.ledger(label), rd.Records, rd.HW, seen, final)
+	ledger := r.ledger(label)
+	tally := results.ClassifyRead(ledger, rd.Records, bound, seen, final)
 	tally.At, tally.Settled, tally.Final = time.Now().UTC(), rd.Settled, final
+	if isolation == results.ReadCommitted {
+		tally.Isolation = isolation
+	}
+	tally.Transactions = checkTxns(r.topic(label).transactions(), ledger, isolation, rd)
 	r.mu.Lock()
 	seen.Remember(rd.Records)
 	r.mu.Unlock()

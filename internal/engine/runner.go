@@ -53,6 +53,7 @@ type topicState struct {
 	mu          sync.Mutex
 	pending     *results.Ledger // results since the last batch
 	count       int             // results recorded, batched or not
+	txns        txnLog          // transactions of transactional producers (produce.go)
 }
 
 // add records one produce result: the hot path of a producer, an append to
@@ -414,6 +415,7 @@ func (r *runner) flush() {
 		if batch.Len() > 0 {
 			r.ev.Emit(results.KindMessages, r.num, results.MessagesEvent{Topic: t.name, Label: t.label, Ledger: batch})
 		}
+		r.flushTxns(t) // after the messages event: a transaction follows its records
 	}
 	r.flushGroups()
 }

@@ -105,6 +105,10 @@ type ProduceStats struct {
 	// intervals) after its scheduled time, because the client's buffer was
 	// full or the machine too slow. Latency still counts from the schedule.
 	Behind bool
+	// Stopped says why a transactional producer stopped before sending
+	// every message (a transaction that did not begin, or ended without a
+	// definite answer); "" otherwise.
+	Stopped string
 }
 
 // lagLimit is how far behind its schedule a rate-driven producer may hand
@@ -125,6 +129,42 @@ func lagLimit(rate float64) time.Duration {
 // (ProduceStats.Sent counts the others).
 func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
 	var stats ProduceStats
+	opts, err := clientOpts(seeds, spec)
+	if err != nil {
+		return stats, err
+	}
+	if !spec.Idempotent && spec.Acks != results.AcksNone {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return stats, err
+	}
+	defer cl.Close()
+
+	pace := newPacer(spec.Rate, &stats)
+	var pending sync.WaitGroup
+	for i := 0; i < spec.Count; i++ {
+		n := spec.From + i
+		intended, ok := pace.wait(ctx, i)
+		if !ok {
+			break // the run is over: messages not yet due are not sent, nor recorded
+		}
+		pending.Add(1)
+		cl.Produce(ctx, spec.record(n), func(r *kgo.Record, err error) {
+			onResult(result(n, spec, intended, time.Now(), r, err, ctx))
+			pending.Done()
+		})
+		pace.sent(intended)
+	}
+	pending.Wait()
+	return stats, nil
+}
+
+// clientOpts are the options of a producer client for spec: acks, timeouts
+// and the Java client's retries and max.in.flight settings; idempotence
+// is left at franz-go's default (on) for the caller to turn off.
+func clientOpts(seeds []string, spec ProduceSpec) ([]kgo.Opt, error) {
 	opts := append(baseOpts(seeds),
 		kgo.DefaultProduceTopic(spec.Topic),
 		kgo.ProducerLinger(0),
@@ -142,77 +182,79 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	case results.AcksAll:
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
 	default:
-		return stats, fmt.Errorf("acks %v: want 0, 1 or all", spec.Acks)
-	}
-	if !spec.Idempotent && spec.Acks != results.AcksNone {
-		opts = append(opts, kgo.DisableIdempotentWrite())
+		return nil, fmt.Errorf("acks %v: want 0, 1 or all", spec.Acks)
 	}
 	if spec.Idempotent && spec.Acks != results.AcksAll {
-		return stats, errors.New("--idempotent needs --acks all")
+		return nil, errors.New("--idempotent needs --acks all")
 	}
 	more, err := producerOpts(spec)
 	if err != nil {
-		return stats, err
+		return nil, err
 	}
-	opts = append(opts, more...)
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return stats, err
-	}
-	defer cl.Close()
+	return append(opts, more...), nil
+}
 
-	start := time.Now()
-	stats.Start = start
-	var pending sync.WaitGroup
-	var interval float64 // nanoseconds between two scheduled sends
-	if spec.Rate > 0 {
-		interval = float64(time.Second) / spec.Rate
+// record is the record of message number n: its value, and its key and
+// event-id header when the spec gives them.
+func (spec ProduceSpec) record(n int) *kgo.Record {
+	rec := &kgo.Record{Value: Value(n, spec.Size)}
+	switch {
+	case spec.Key != "":
+		rec.Key = []byte(spec.Key)
+	case spec.Keys > 0:
+		rec.Key = strconv.AppendInt([]byte{'k'}, int64(n%spec.Keys), 10)
 	}
-	limit := lagLimit(spec.Rate)
-	var key []byte
-	if spec.Key != "" {
-		key = []byte(spec.Key)
-	}
-	var headers []kgo.RecordHeader
 	if spec.EventID != "" {
-		headers = []kgo.RecordHeader{{Key: EventHeader, Value: []byte(spec.EventID)}}
+		rec.Headers = []kgo.RecordHeader{{Key: EventHeader, Value: []byte(spec.EventID)}}
 	}
-	for i := 0; i < spec.Count; i++ {
-		n := spec.From + i
-		intended := start
-		if interval > 0 {
-			intended = start.Add(time.Duration(float64(i) * interval))
-			if wait := time.Until(intended); wait > 0 {
-				t := time.NewTimer(wait)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-				}
+	return rec
+}
+
+// pacer hands messages to the client on a producer's schedule and keeps
+// its ProduceStats: when each was due, and how far behind it went.
+type pacer struct {
+	start    time.Time
+	interval float64 // nanoseconds between two scheduled sends; 0: all at once
+	limit    time.Duration
+	stats    *ProduceStats
+}
+
+func newPacer(rate float64, stats *ProduceStats) *pacer {
+	p := &pacer{start: time.Now(), limit: lagLimit(rate), stats: stats}
+	if rate > 0 {
+		p.interval = float64(time.Second) / rate
+	}
+	stats.Start = p.start
+	return p
+}
+
+// wait waits until send i is due and returns its scheduled time; false
+// when ctx ended first.
+func (p *pacer) wait(ctx context.Context, i int) (time.Time, bool) {
+	intended := p.start
+	if p.interval > 0 {
+		intended = p.start.Add(time.Duration(float64(i) * p.interval))
+		if wait := time.Until(intended); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
 			}
 		}
-		if ctx.Err() != nil {
-			break // the run is over: messages not yet due are not sent, nor recorded
-		}
-		rec := &kgo.Record{Value: Value(n, spec.Size), Key: key, Headers: headers}
-		if spec.Keys > 0 {
-			rec.Key = strconv.AppendInt([]byte{'k'}, int64(n%spec.Keys), 10)
-		}
-		pending.Add(1)
-		cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
-			onResult(result(n, spec, intended, time.Now(), r, err, ctx))
-			pending.Done()
-		})
-		stats.Sent++
-		if lag := time.Since(intended); lag > stats.MaxLag {
-			stats.MaxLag = lag
-			if interval > 0 && lag > limit {
-				stats.Behind = true
-			}
+	}
+	return intended, ctx.Err() == nil
+}
+
+// sent counts a message handed to the client, due at intended.
+func (p *pacer) sent(intended time.Time) {
+	p.stats.Sent++
+	if lag := time.Since(intended); lag > p.stats.MaxLag {
+		p.stats.MaxLag = lag
+		if p.interval > 0 && lag > p.limit {
+			p.stats.Behind = true
 		}
 	}
-	pending.Wait()
-	return stats, nil
 }
 
 // producerOpts are the client options of the producer settings the Java

@@ -20,13 +20,21 @@ type ReadOptions struct {
 	Settle   time.Duration // give up waiting for the high watermarks to settle after this long
 	Quiet    time.Duration // the high watermarks must stand still this long to count as settled
 	Progress poll.Progress // told what the read waits for; may be nil
+	// Isolation is results.ReadCommitted to read as a read_committed
+	// consumer does: to the last stable offset, without the records of
+	// aborted transactions; anything else reads uncommitted.
+	Isolation string
 }
 
 // Read is what ReadAll found.
 type Read struct {
 	Records *results.Records
 	HW      map[int32]int64 // high watermark read to, per partition
-	Settled bool            // the high watermarks stood still for Quiet before the read
+	// LastStable is the last stable offset of each partition, taken after
+	// the high watermarks settled: below it every transaction has ended,
+	// and a read_committed read reads to it.
+	LastStable map[int32]int64
+	Settled    bool // the high watermarks stood still for Quiet before the read
 }
 
 // ReadAll reads every partition of topic from the beginning to its high
@@ -69,8 +77,16 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 		return read, serr
 	}
 
+	if read.LastStable, err = lastStable(ctx, adm, topic); err != nil {
+		return read, err
+	}
+	to := hw // the offset to read up to, per partition
+	isolation := kgo.ReadUncommitted()
+	if o.Isolation == results.ReadCommitted {
+		to, isolation = read.LastStable, kgo.ReadCommitted()
+	}
 	assign := map[int32]kgo.Offset{}
-	for p, end := range hw {
+	for p, end := range to {
 		if end > 0 {
 			assign[p] = kgo.NewOffset().AtStart()
 		}
@@ -81,6 +97,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	cl, err := kgo.NewClient(append(baseOpts(seeds),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.FetchMaxWait(200*time.Millisecond),
+		kgo.FetchIsolationLevel(isolation),
 		kgo.KeepControlRecords())...) // they take offsets too: without them a read could wait for an offset that holds no record
 	if err != nil {
 		return read, err
@@ -89,7 +106,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	next := map[int32]int64{} // next offset to read, per partition
 	done := func() bool {
 		for p := range assign {
-			if next[p] < hw[p] {
+			if next[p] < to[p] {
 				return false
 			}
 		}
@@ -98,11 +115,11 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	for !done() {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return read, fmt.Errorf("reading %s to its high watermark %v: %w (got to %v)", topic, hw, ctx.Err(), next)
+			return read, fmt.Errorf("reading %s to %v (%s): %w (got to %v)", topic, to, isolationName(o.Isolation), ctx.Err(), next)
 		}
 		// Errors (a leader moving) are retried by the client.
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset >= hw[r.Partition] {
+			if r.Offset >= to[r.Partition] {
 				return
 			}
 			next[r.Partition] = max(next[r.Partition], r.Offset+1)
@@ -119,10 +136,16 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 // NOT_LEADER_OR_FOLLOWER, and metadata may still name a leader that was just
 // killed (connection refused).
 func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
-	var hw map[int32]int64
+	return listOffsets(ctx, "high watermark", topic, adm.ListEndOffsets)
+}
+
+// listOffsets asks list for the offsets of topic's partitions until it
+// answers without error or ctx ends; what names them in the error.
+func listOffsets(ctx context.Context, what, topic string, list func(context.Context, ...string) (kadm.ListedOffsets, error)) (map[int32]int64, error) {
+	var out map[int32]int64
 	var last error
 	err := poll.Until(ctx, 100*time.Millisecond, time.Hour, nil, func(ctx context.Context) (bool, string, error) {
-		ends, err := adm.ListEndOffsets(ctx, topic)
+		ends, err := list(ctx, topic)
 		if err == nil {
 			err = ends.Error()
 		}
@@ -130,14 +153,28 @@ func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]
 			last = err
 			return false, err.Error(), nil
 		}
-		hw = map[int32]int64{}
-		ends.Each(func(o kadm.ListedOffset) { hw[o.Partition] = o.Offset })
+		out = map[int32]int64{}
+		ends.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
 		return true, "", nil
 	})
 	if err != nil && last != nil {
-		return nil, fmt.Errorf("high watermark of %s: %w (last error: %v)", topic, err, last)
+		return nil, fmt.Errorf("%s of %s: %w (last error: %v)", what, topic, err, last)
 	}
-	return hw, err
+	return out, err
+}
+
+// lastStable lists the last stable offsets (what ListOffsets answers a
+// read_committed reader), retrying like endOffsets.
+func lastStable(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
+	return listOffsets(ctx, "last stable offset", topic, adm.ListCommittedOffsets)
+}
+
+// isolationName is the isolation level a ReadOptions.Isolation reads at.
+func isolationName(s string) string {
+	if s == results.ReadCommitted {
+		return s
+	}
+	return results.ReadUncommitted
 }
 
 // AppendSentinels writes records with value value to every partition of
