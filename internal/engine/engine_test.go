@@ -193,14 +193,22 @@ func TestChecker(t *testing.T) {
 
 	// The ISR sampler keeps its promise while the cluster is healthy enough
 	// to answer: samples at most 250 ms apart, but for gaps while the
-	// brokers it asks are cut off or restarting.
-	if len(run.ISR) == 0 {
-		t.Errorf("no ISR samples")
+	// brokers it asks are cut off or restarting. The run stores change
+	// points, so the promise is read from the sampling it recorded.
+	sp := run.ISRSampling
+	if len(run.ISR) == 0 || sp == nil || sp.Taken == 0 {
+		t.Fatalf("no ISR samples (points %d, sampling %+v)", len(run.ISR), sp)
+	}
+	if sp.EveryMS <= 0 || sp.EveryMS > 250 {
+		t.Errorf("ISR sampled every %d ms, want at most 250", sp.EveryMS)
+	}
+	if sp.Stored >= sp.Taken*len(run.Topics) {
+		t.Errorf("%d ISR points stored of %d samples: change points should be fewer", sp.Stored, sp.Taken)
 	}
 	var gaps int
-	for i := 1; i < len(run.ISR); i++ {
-		if gap := run.ISR[i].At.Sub(run.ISR[i-1].At); gap > 250*time.Millisecond && !duringFault(run, run.ISR[i-1].At, run.ISR[i].At) {
-			t.Logf("ISR samples %s apart at %s", gap, run.ISR[i].At.Sub(run.Start))
+	for _, g := range sp.Gaps {
+		if gap := g.To.Sub(g.From); gap > 250*time.Millisecond && !duringFault(run, g.From, g.To) {
+			t.Logf("ISR samples %s apart at %s", gap, g.To.Sub(run.Start))
 			gaps++
 		}
 	}
