@@ -153,7 +153,7 @@ func TestLogGroups(t *testing.T) {
 		line(2.5, "k1", "INFO [QuorumController id=1] Becoming the active controller at epoch 2, next write offset 1. (org.apache.kafka.controller.QuorumController)"),
 		line(1, "k3", "WARN [QuorumController id=3] Fencing broker 2 at epoch 12 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)"),
 	}
-	rl := runLogsOf(r, r.Runs[1], true)
+	rl := runLogsOf(r, r.Runs[1], true, nil)
 	got := map[string][]string{}
 	for _, g := range rl.Groups {
 		for _, l := range g.Lines {

@@ -29,6 +29,8 @@ type reportPage struct {
 	Summaries []summary
 	NoFinal   string // why no run was judged by a final read
 	Consumers []groupSection
+	Why       []whyRun // each loss explained, run by run
+	WhyFull   int      // how many runs Why explains step by step
 	Charts    []chart
 	Cells     []cell
 	NoRunbook string

@@ -286,12 +286,15 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Summaries: summaries(r, labels, steps),
 		NoFinal:   noFinal(r, src.Schema),
 		Consumers: consumerSections(r),
-		Logs:      logsOf(r),
 		Head:      h,
 	}
 	if p.Title == "" {
 		p.Title = r.Runbook.Name
 	}
+	var anchors lineAnchors
+	p.Why, anchors = whyOf(r)
+	p.WhyFull = whyFullRuns
+	p.Logs = logsOf(r, anchors)
 	tl := newTimeline(r, labels)
 	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), throughputChart(r, tl, steps), latencyChart(r, tl, steps),
 		distributionChart(r, labels), isrChart(r, steps)}
