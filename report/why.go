@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/explain"
 	"github.com/kafkabook/kafkabook/results"
@@ -135,4 +137,31 @@ func logRows(run results.Run) map[[2]string]int {
 		}
 	}
 	return rows
+}
+
+// whyHeadline says the causes of a run directory's runs in one line, runs
+// with the same cause together: "runs 1, 2: acks1: clean election of k2
+// after …; run 3: …". Runs that lost, duplicated and refused nothing are
+// left out; "" when every run is such.
+func whyHeadline(causes []string) string {
+	var order []string
+	runs := map[string][]string{}
+	for i, c := range causes {
+		if c == "" {
+			continue
+		}
+		if _, ok := runs[c]; !ok {
+			order = append(order, c)
+		}
+		runs[c] = append(runs[c], strconv.Itoa(i+1))
+	}
+	parts := make([]string, len(order))
+	for i, c := range order {
+		word := "run "
+		if len(runs[c]) > 1 {
+			word = "runs "
+		}
+		parts[i] = word + strings.Join(runs[c], ", ") + ": " + c
+	}
+	return strings.Join(parts, "; ")
 }
