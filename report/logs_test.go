@@ -105,7 +105,7 @@ func TestTruncationMarker(t *testing.T) {
 	}
 	steps := newStepIndex(nil)
 	tl := newTimeline(r, r.Labels())
-	for _, c := range []chart{throughputChart(r, tl, steps), latencyChart(r, tl, steps), isrChart(r, steps)} {
+	for _, c := range []chart{throughputChart(r, tl, 0, steps, nil), latencyChart(r, tl, 0, steps, nil), isrChart(r, steps)} {
 		js, err := json.Marshal(c.Options["series"])
 		if err != nil {
 			t.Fatal(err)
@@ -123,8 +123,8 @@ func TestTruncationMarker(t *testing.T) {
 	if err := Render(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 3 {
-		t.Errorf("%d truncation labels on the page, want 3 (throughput, latency and ISR charts; later runs' at the same place are left to their tooltips)", n)
+	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 5 {
+		t.Errorf("%d truncation labels on the page, want 5 (each run's latency chart, and the ISR chart, where later runs' at the same place are left to their tooltips)", n)
 	}
 }
 

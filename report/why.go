@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/explain"
 	"github.com/kafkabook/kafkabook/results"
@@ -65,13 +67,22 @@ type lineAnchors map[int]map[int]bool
 // lineAnchor is the id of row i of run's "all lines" table.
 func lineAnchor(run, i int) string { return fmt.Sprintf("log-%d-%d", run, i) }
 
-// whyOf explains every run of r. It returns the section and the log rows
-// it links to.
-func whyOf(r *results.Results) ([]whyRun, lineAnchors) {
+// explainRuns explains every run of r, once for the page.
+func explainRuns(r *results.Results) []explain.Explanation {
+	out := make([]explain.Explanation, len(r.Runs))
+	for i, run := range r.Runs {
+		out[i] = explain.Run(run)
+	}
+	return out
+}
+
+// whyOf shows the explanations exps of the runs of r. It returns the
+// section and the log rows it links to.
+func whyOf(r *results.Results, exps []explain.Explanation) ([]whyRun, lineAnchors) {
 	var out []whyRun
 	anchors := lineAnchors{}
 	for i, run := range r.Runs {
-		e := explain.Run(run)
+		e := exps[i]
 		if len(e.Findings) == 0 && len(e.Unrecognised) == 0 {
 			continue
 		}
@@ -164,4 +175,64 @@ func whyHeadline(causes []string) string {
 		parts[i] = word + strings.Join(runs[c], ", ") + ": " + c
 	}
 	return strings.Join(parts, "; ")
+}
+
+// causeMark is an event a finding's explanation rests on, drawn on its
+// run's time charts: an election, a new leader, an ISR shrink.
+type causeMark struct {
+	At    time.Duration // since the run began
+	Short string        // the label: "k3 elected (unclean)"
+	Name  string        // the tooltip: the statement
+}
+
+// causeColor marks the events given as causes.
+const causeColor = "#6a1b9a"
+
+// causeMarks picks, from the statements of a run's findings, the lines
+// that say a leader was elected or took over, or an ISR shrank: the
+// moments the why section names. Truncations are drawn already.
+func causeMarks(run results.Run, e explain.Explanation) []causeMark {
+	var out []causeMark
+	seen := map[string]bool{}
+	for _, f := range e.Findings {
+		for _, st := range f.Steps {
+			for _, l := range st.Lines {
+				ev, ok := explain.Parse(l)
+				if !ok {
+					continue
+				}
+				var short string
+				switch ev.Kind {
+				case explain.Election:
+					short = fmt.Sprintf("k%d elected", ev.Leader)
+					if ev.Unclean {
+						short += " (unclean)"
+					}
+				case explain.BecomeLeader:
+					short = l.Node + " leads"
+				case explain.ISRShrink, explain.UnderMinISR:
+					short = l.Node + " ISR shrank"
+				default:
+					continue
+				}
+				k := short + "|" + l.At.String()
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				out = append(out, causeMark{At: since(run, l.At), Short: short, Name: fmt.Sprintf("run %d: %s", run.Number, st.Text)})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
+}
+
+// causeLines draws cause marks as purple vertical lines.
+func causeLines(ms []causeMark, lb *labeller) []markLinePoint {
+	var out []markLinePoint
+	for _, m := range ms {
+		out = append(out, verticalMark(m.Name, m.Short, m.At, causeColor, lb))
+	}
+	return out
 }

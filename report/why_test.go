@@ -132,7 +132,7 @@ func TestWhyLaterRunsCauseOnly(t *testing.T) {
 		run.Number = len(r.Runs) + 1
 		r.Runs = append(r.Runs, run)
 	}
-	why, anchors := whyOf(r)
+	why, anchors := whyOf(r, explainRuns(r))
 	if len(why) != 8 {
 		t.Fatalf("%d runs explained, want 8", len(why))
 	}
@@ -160,7 +160,7 @@ func TestWhyNotVisible(t *testing.T) {
 	for i := range r.Runs {
 		r.Runs[i].Logs, r.Runs[i].ISR = nil, nil
 	}
-	why, _ := whyOf(r)
+	why, _ := whyOf(r, explainRuns(r))
 	if len(why) == 0 || len(why[0].Findings) == 0 {
 		t.Fatal("no finding for a run that lost messages")
 	}
