@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/explain"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -31,6 +32,7 @@ type reportPage struct {
 	Consumers []groupSection
 	Why       []whyRun // each loss explained, run by run
 	WhyFull   int      // how many runs Why explains step by step
+	exps      []explain.Explanation
 	Charts    []chart
 	Cells     []cell
 	NoRunbook string

@@ -133,7 +133,7 @@ func renderRun(dir string, ev *runEvidence, opts Options) (runSummary, error) {
 		return runSummary{}, err
 	}
 	rendered("run", p)
-	sum := summarize(ev.r)
+	sum := summarize(ev.r, page.exps)
 	return sum, writeSummary(dir, ev.from, sum)
 }
 
@@ -292,6 +292,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		p.Title = r.Runbook.Name
 	}
 	exps := explainRuns(r)
+	p.exps = exps
 	var anchors lineAnchors
 	p.Why, anchors = whyOf(r, exps)
 	p.WhyFull = whyFullRuns

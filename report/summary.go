@@ -91,7 +91,9 @@ type runSummary struct {
 	Why []string `json:",omitempty"`
 }
 
-func summarize(r *results.Results) runSummary {
+// summarize makes the summary of r; exps are its runs' explanations, or
+// nil to explain them here.
+func summarize(r *results.Results, exps []explain.Explanation) runSummary {
 	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
 		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
@@ -109,8 +111,11 @@ func summarize(r *results.Results) runSummary {
 		s.Latency[l] = r.LatencyAll(l)
 	}
 	s.Expects = evidence.Expectations(r)
-	for _, run := range r.Runs {
-		s.Why = append(s.Why, explain.Run(run).Short)
+	if exps == nil {
+		exps = explainRuns(r)
+	}
+	for _, e := range exps {
+		s.Why = append(s.Why, e.Short)
 	}
 	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
 	for _, g := range s.Groups {
