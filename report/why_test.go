@@ -217,3 +217,28 @@ func TestSiteWhyRow(t *testing.T) {
 		t.Errorf("summary.json lacks the causes: %.300s", sum)
 	}
 }
+
+// TestBrowserWhyLinks follows a why section's link to a line of a run
+// whose log section is folded: Chromium opens the folded sections and
+// scrolls the line into view, and nothing on the page overlaps.
+func TestBrowserWhyLinks(t *testing.T) {
+	needChromium(t)
+	dir := acksDir(t)
+	if err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pc := browseEval(t, filepath.Join(dir, IndexFile), `(async () => {
+  const why = document.querySelector('details.why:not([open])');
+  why.open = true;
+  const link = why.querySelector('a[href^="#log-"]');
+  link.click();
+  await new Promise(r => setTimeout(r, 300));
+  const row = document.getElementById(link.getAttribute('href').slice(1));
+  const r = row.getBoundingClientRect();
+  return link.getAttribute('href') + ":" + (r.height > 0 && Math.abs(r.top) < 5 ? "shown" : "hidden top=" + r.top);
+})()`)
+	assertClean(t, "why links", pc, pageCharts)
+	if pc.Eval != "#log-2-9:shown" {
+		t.Errorf("following run 2's first why link: %s, want #log-2-9:shown", pc.Eval)
+	}
+}
