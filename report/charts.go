@@ -224,9 +224,13 @@ func timeChart(line *charts.Line, r *results.Results, tl timeline, ri int, steps
 	}
 	if len(series) > 0 {
 		lb := newLabeller(float64(longestRun(r)))
-		truncs := truncLinesOf(r, run, lb)
-		series[0].MarkArea = windowAreas(run, faultWindows(run), 1, lb)
-		series[0].MarkLine = timeLines(append(truncs, causeLines(causes, lb)...), readMarks(run, steps), lb)
+		area := windowAreas(run, faultWindows(run), 1, lb)
+		// The causes are labelled first: where an election and the
+		// truncation it led to are too close for two labels, the
+		// election's is drawn, the truncation's left to its tooltip.
+		lines := causeLines(causes, lb)
+		series[0].MarkArea = area
+		series[0].MarkLine = timeLines(append(lines, truncLinesOf(r, run, lb)...), readMarks(run, steps), lb)
 	}
 	return series
 }
