@@ -211,10 +211,23 @@ func TestSiteWhyRow(t *testing.T) {
 			t.Errorf("index lacks %s", want)
 		}
 	}
-	// The causes travel in summary.json: an update reads no other run.
+	// The causes travel in summary.json: an update takes another run's
+	// from there, without explaining it again. A cause planted in 4.0.0's
+	// summary shows after an update of 4.3.1.
 	sum := mustRead(t, filepath.Join(dirs[1], SummaryFile))
 	if !strings.Contains(sum, `"Why":["acks1: clean election of k2 after isolation of k2, k3 and kill of k1",`) {
 		t.Errorf("summary.json lacks the causes: %.300s", sum)
+	}
+	p := filepath.Join(dirs[0], SummaryFile)
+	planted := strings.Replace(mustRead(t, p), `"acks1: cause not visible in the evidence",`, `"acks1: planted",`, 1)
+	if err := os.WriteFile(p, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateSite(site, dirs[1], Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if index := mustRead(t, filepath.Join(site, IndexFile)); !strings.Contains(index, "run 1: acks1: planted; runs 2, 3, 4: acks1: cause not visible in the evidence") {
+		t.Errorf("the update did not take 4.0.0's causes from its summary.json")
 	}
 }
 
