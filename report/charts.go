@@ -198,88 +198,126 @@ func lostChart(r *results.Results, labels []string) chart {
 		Options: options(bar, nil, defaultGrid)}
 }
 
-// timeSeries is one experiment's line on a time chart, coloured by its
-// experiment, with its run's fault windows and reads on the first line of
-// each run (layers runs' windows may overlap).
-func timeSeries(line *charts.Line, r *results.Results, tl timeline, s expSeries, data [][2]num, windows []window, layers int,
-	truncs [][]markLinePoint, steps stepIndex, lb *labeller, sampling string) sampledSeries {
-	width, opacity := 1.5, 0.9
-	if len(r.Runs) > 1 {
-		width, opacity = 1, math.Max(0.25, 0.9/math.Sqrt(float64(len(r.Runs))))
-	}
+// timeSeries is one experiment's line on a run's time chart, coloured by
+// its experiment; the run's marks go on its first line.
+func timeSeries(line *charts.Line, s expSeries, data [][2]num, few bool, sampling string) sampledSeries {
 	color := labelColor(s.LabelNo)
-	line.AddSeries(seriesName(r, s), nil,
-		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 120 && len(tl.Series) <= 8), SymbolSize: 4}),
-		charts.WithLineStyleOpts(opts.LineStyle{Width: float32(width), Opacity: opts.Float(float32(opacity)), Color: color}),
+	line.AddSeries(s.Label, nil,
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(len(data) <= 120 && few), SymbolSize: 4}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5, Opacity: opts.Float(0.9), Color: color}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
 	ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1], Sampling: sampling}
-	if windows != nil {
-		run := r.Runs[s.Run]
-		ss.MarkArea = windowAreas(run, windows, layers, lb)
-		ss.MarkLine = timeLines(truncs[s.Run], readMarks(run, steps), lb)
-	}
 	ss.Data = data
 	return ss
 }
 
-// timeChart makes the series of a time chart, one per experiment and run,
-// from points. A fault window that an earlier run had at the same place
-// (to a pixel) is shaded once, so that a hundred repeats of one runbook
-// shade their common window like one run does.
-func timeChart(line *charts.Line, r *results.Results, tl timeline, steps stepIndex, sampling string,
+// timeChart makes the series of one run's time chart, one per experiment,
+// from points, with the run's own fault windows, truncations, cause marks
+// and reads on the first. A run that sent nothing has none.
+func timeChart(line *charts.Line, r *results.Results, tl timeline, ri int, steps stepIndex, causes []causeMark, sampling string,
 	points func(timeline, expSeries) [][2]num) []sampledSeries {
-	lb := newLabeller(float64(longestRun(r)))
-	truncs := truncLines(r, lb)
-	pixel := float64(longestRun(r)) / plotWidth
-	seen := map[string]bool{}
-	windows := make([][]window, len(r.Runs))
-	layers := 0
-	for ri, run := range r.Runs {
-		windows[ri] = []window{}
-		for _, w := range faultWindows(run) {
-			k := fmt.Sprintf("%s|%.0f|%.0f", w.Name(), seconds(w.From)/pixel, seconds(w.To)/pixel)
-			if !seen[k] {
-				seen[k] = true
-				windows[ri] = append(windows[ri], w)
-			}
-		}
-		if len(windows[ri]) > 0 {
-			layers++
-		}
-	}
+	run := r.Runs[ri]
 	var series []sampledSeries
-	marked := map[int]bool{}
-	for _, s := range tl.Series {
-		var ws []window
-		if !marked[s.Run] {
-			ws = windows[s.Run]
-		}
-		series = append(series, timeSeries(line, r, tl, s, points(tl, s), ws, layers, truncs, steps, lb, sampling))
-		marked[s.Run] = true
+	mine := runSeries(tl, ri)
+	for _, s := range mine {
+		series = append(series, timeSeries(line, s, points(tl, s), len(mine) <= 8, sampling))
 	}
-	// A run that sent nothing still shows its faults and reads.
-	for ri, run := range r.Runs {
-		if marked[ri] {
-			continue
-		}
-		line.AddSeries(fmt.Sprintf("run %d", run.Number), nil, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
-		ss := sampledSeries{SingleSeries: line.MultiSeries[len(line.MultiSeries)-1],
-			MarkArea: windowAreas(run, windows[ri], layers, lb), MarkLine: timeLines(truncs[ri], readMarks(run, steps), lb)}
-		ss.Data = [][2]num{}
-		series = append(series, ss)
+	if len(series) > 0 {
+		lb := newLabeller(float64(longestRun(r)))
+		area := windowAreas(run, faultWindows(run), 1, lb)
+		// The causes are labelled first: where an election and the
+		// truncation it led to are too close for two labels, the
+		// election's is drawn, the truncation's left to its tooltip.
+		lines := causeLines(causes, lb)
+		series[0].MarkArea = area
+		series[0].MarkLine = timeLines(append(lines, truncLinesOf(r, run, lb)...), readMarks(run, steps), lb)
 	}
 	return series
 }
 
+// runSeries are the series of one run (its index in Results.Runs).
+func runSeries(tl timeline, ri int) []expSeries {
+	var out []expSeries
+	for _, s := range tl.Series {
+		if s.Run == ri {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Time charts are drawn per run, small multiples on one time axis: the
+// first maxTimeRuns runs of a page, so that a page of a hundred repeats
+// stays small; the throughput chart of a run that acknowledged fewer than
+// minThroughputAcks messages is left out, a rate of a few dozen messages
+// saying nothing their latency chart does not.
+const (
+	maxTimeRuns       = 5
+	minThroughputAcks = 200
+)
+
+// timeCharts are the throughput and latency charts of each run, in run
+// order, each with that run's marks (causes: per run, the cause marks of
+// its findings).
+func timeCharts(r *results.Results, tl timeline, steps stepIndex, causes [][]causeMark) []chart {
+	var out []chart
+	for ri := range r.Runs {
+		if ri == maxTimeRuns {
+			break
+		}
+		if len(runSeries(tl, ri)) == 0 {
+			continue
+		}
+		if ackedIn(tl, ri) >= minThroughputAcks {
+			out = append(out, throughputChart(r, tl, ri, steps, causes[ri]))
+		}
+		out = append(out, latencyChart(r, tl, ri, steps, causes[ri]))
+	}
+	if len(out) > 0 && len(r.Runs) > maxTimeRuns {
+		out[len(out)-1].Note += fmt.Sprintf(" Runs after the first %d are not charted over time; their ledgers are in results.json, their outcomes in the charts above.", maxTimeRuns)
+	}
+	return out
+}
+
+// ackedIn counts the acknowledgements of run ri, over its experiments.
+func ackedIn(tl timeline, ri int) int {
+	n := 0
+	for _, s := range runSeries(tl, ri) {
+		for _, b := range s.Buckets {
+			n += b.Acked
+		}
+	}
+	return n
+}
+
+// runChartID names run ri's chart of a kind: the first run's is the
+// kind's plain id ("chart-latency"), so links to it stay valid.
+func runChartID(kind string, r *results.Results, ri int) string {
+	if ri == 0 {
+		return kind
+	}
+	return fmt.Sprintf("%s-run-%d", kind, r.Runs[ri].Number)
+}
+
+// runTitle prefixes a time chart's title with its run when the page has
+// several.
+func runTitle(r *results.Results, ri int, title string) string {
+	if len(r.Runs) == 1 {
+		return title
+	}
+	return fmt.Sprintf("Run %d: %s", r.Runs[ri].Number, title)
+}
+
 // marksNote says what the marks of the time charts are.
-const marksNote = "Shaded: fault windows of that run; red lines: a replica truncating its log, removing records (named with its node); " +
+const marksNote = "Shaded: the run's fault windows; red lines: a replica truncating its log, removing records (named with its node); " +
+	"purple lines: the events the why section gives as a cause (an election, a new leader, an ISR shrink); " +
 	"dashed lines: its read steps (snapshots); solid green: its final read on the healed cluster. " +
-	"Point at a window or a line for what it was; click a series in the legend to show or hide it (the marks of a run go with its first series)."
+	"Point at a window or a line for what it was; click a series in the legend to show or hide it."
 
 // latencyChart: the highest ack latency in each interval of every
-// experiment and run, by intended send time since the run began, with the
-// fault windows shaded and the reads marked.
-func latencyChart(r *results.Results, tl timeline, steps stepIndex) chart {
+// experiment of one run, by intended send time since the run began, with
+// the run's fault windows shaded and its causes and reads marked.
+func latencyChart(r *results.Results, tl timeline, ri int, steps stepIndex, causes []causeMark) chart {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOpts()...)
 	line.SetGlobalOptions(
@@ -287,12 +325,15 @@ func latencyChart(r *results.Results, tl timeline, steps stepIndex) chart {
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "ack latency (ms)"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside", XAxisIndex: 0}, opts.DataZoom{Type: "slider", XAxisIndex: 0}),
 	)
-	series := timeChart(line, r, tl, steps, "max", latencyPointsOf)
+	series := timeChart(line, r, tl, ri, steps, causes, "max", latencyPointsOf)
 	g := defaultGrid
 	g.Bottom = 48 // the zoom slider
-	return chart{ID: "chart-latency", Title: "Ack latency over time (the highest in each " + widthText(tl.Width) + ")", Height: 440,
-		Note:    latencyNote(tl) + " " + marksNote,
-		Options: options(line, series, g)}
+	note := ""
+	if ri == 0 {
+		note = latencyNote(tl) + " " + marksNote
+	}
+	return chart{ID: runChartID("chart-latency", r, ri), Title: runTitle(r, ri, "Ack latency over time (the highest in each "+widthText(tl.Width)+")"), Height: 400,
+		Note: note, Options: options(line, series, g)}
 }
 
 // latencyNote documents the latency chart's downsampling.
@@ -307,12 +348,12 @@ func latencyNote(tl timeline) string {
 		"A gap: nothing acknowledged was meant to be sent then.", head, w, tl.MostSent, tl.MeanSent)
 }
 
-// throughputChart: acknowledgements per second of every experiment and
-// run, by the time they arrived, with the fault windows shaded.
-func throughputChart(r *results.Results, tl timeline, steps stepIndex) chart {
+// throughputChart: acknowledgements per second of every experiment of
+// one run, by the time they arrived, with the run's marks.
+func throughputChart(r *results.Results, tl timeline, ri int, steps stepIndex, causes []causeMark) chart {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOpts()...)
-	series := timeChart(line, r, tl, steps, "minmax", throughputPointsOf)
+	series := timeChart(line, r, tl, ri, steps, causes, "minmax", throughputPointsOf)
 	var ys []float64
 	for _, s := range series {
 		for _, p := range s.Data.([][2]num) {
@@ -325,11 +366,17 @@ func throughputChart(r *results.Results, tl timeline, steps stepIndex) chart {
 	w := widthText(tl.ThroughputWidth())
 	note := "Acknowledgements per second, one line per experiment, counted by the time each acknowledgement arrived, in " + w + " intervals " +
 		"(each point: the acknowledgements of one interval divided by its width), from the first message an experiment sent to its last outcome. " +
-		"A producer stuck behind a dead leader shows as a dip, its retries as the burst after it; failed and unknown sends are not counted."
+		"A producer stuck behind a dead leader shows as a dip, its retries as the burst after it; failed and unknown sends are not counted. " +
+		fmt.Sprintf("A run that acknowledged fewer than %d messages has no throughput chart.", minThroughputAcks)
 	if ceil, peak, ok := throughputCeiling(ys); ok {
 		y.Max = ceil
 		note += fmt.Sprintf(" The axis stops at %s/s, twice the usual rate, so that the steady rate and its dips stay readable: "+
 			"bursts above it (up to %s/s) run off the top.", thousands(ceil), thousands(peak))
+	} else if ri > 0 {
+		note = ""
+	}
+	if ri == 0 {
+		note += " " + marksNote
 	}
 	line.SetGlobalOptions(
 		charts.WithXAxisOpts(timeX(r)),
@@ -338,8 +385,8 @@ func throughputChart(r *results.Results, tl timeline, steps stepIndex) chart {
 	)
 	g := defaultGrid
 	g.Bottom = 48
-	return chart{ID: "chart-throughput", Title: "Throughput: acknowledged messages per second", Height: 380,
-		Note: note + " " + marksNote, Options: options(line, series, g)}
+	return chart{ID: runChartID("chart-throughput", r, ri), Title: runTitle(r, ri, "Throughput: acknowledged messages per second"), Height: 380,
+		Note: note, Options: options(line, series, g)}
 }
 
 // throughputCeiling is where the throughput axis stops when a burst would

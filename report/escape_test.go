@@ -58,6 +58,16 @@ func hostileRun(t *testing.T) string {
 	run.Steps[len(run.Steps)-1].Output = []string{"sh said " + payload} // the sh block
 	run.Logs[0].Text = payload
 	run.Logs[0].Node = payload
+	// Lines the why section quotes: a truncation its explanation rests
+	// on, and a relevant-looking line no pattern knows.
+	run2 := &r.Runs[1]
+	for i, l := range run2.Logs {
+		if strings.Contains(l.Text, "Truncating to offset 10") {
+			run2.Logs[i].Text = strings.Replace(l.Text, "Truncating to offset 10", "Truncating to offset 10 "+payload, 1)
+		}
+	}
+	at := run2.Logs[len(run2.Logs)-1].At
+	run2.Logs = append(run2.Logs, results.LogLine{At: at, Node: "k2", Text: "[" + at.UTC().Format("2006-01-02T15:04:05.000Z") + "] INFO new leader epoch " + payload})
 	run.Expectations[0].Actual = payload
 	run.Expectations[0].Held = false
 	run.Faults[0].Nodes = []string{payload}
@@ -117,6 +127,10 @@ func TestEscaping(t *testing.T) {
 		}
 		if !strings.Contains(page, "&lt;/script&gt;&lt;script&gt;window.pwned=1") {
 			t.Errorf("single=%v: payload not shown escaped", single)
+		}
+		why := section(t, page, `<h2 id="why">`, `<h2 id="charts">`)
+		if n := strings.Count(why, "&lt;/script&gt;&lt;script&gt;window.pwned=1"); n < 2 {
+			t.Errorf("single=%v: the why section shows the hostile lines escaped %d times, want a statement's line and an unrecognised one", single, n)
 		}
 	}
 }

@@ -540,7 +540,7 @@ func TestConsumerEscaping(t *testing.T) {
 			}
 			i++
 		}
-		if want := pageCharts + 2 + 2; scripts != want { // a data island a chart (two of them groups'), echarts, init
+		if want := consumerCharts + 2; scripts != want { // a data island a chart (two of them groups'), echarts, init
 			t.Errorf("single=%v: %d script elements, want %d", single, scripts, want)
 		}
 		for _, want := range []string{

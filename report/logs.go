@@ -69,7 +69,7 @@ var (
 
 	replayed    = regexp.MustCompile(`Replayed (initial )?\w*Record`)
 	isrLine     = regexp.MustCompile(`Shrinking ISR|Expanding ISR|ISR updated|PendingShrinkIsr|PendingExpandIsr|[Ff]ailed to alter partition`)
-	leaderLine  = regexp.MustCompile(`^\[Broker id=\d+\] Leader \S+ with topic id|[Ee]lected|[Bb]ecoming leader|became (the )?(active )?controller|[Bb]ecoming the active controller|Controller \d+ became|Stepping down|transition to Leader|[Rr]esigned`)
+	leaderLine  = regexp.MustCompile(`^\[Broker id=\d+\] Leader \S+ with topic id|[Ee]lected|[Bb]ecoming leader|became (the )?(active )?controller|[Bb]ecoming the active controller|Controller \d+ became|Stepping down|transition to Leader|Setting new leader|[Rr]esigned`)
 	fencingLine = regexp.MustCompile(`[Ff]encing broker|been unfenced|[Ff]enced broker|Transitioning from`)
 )
 
@@ -94,7 +94,7 @@ type logGroup struct {
 
 // logView is one line: its time since the run began, its node, the line
 // without its timestamp and logger (Text) and as captured (Full).
-type logView struct{ At, Node, Text, Full string }
+type logView struct{ At, Node, Text, Full, ID string } // ID: the row's anchor in "all lines", when the why section links to it
 
 // finding is one truncation that removed records, said in words.
 type finding struct {
@@ -353,19 +353,20 @@ func relTime(run results.Run, t time.Time) string {
 	return fmt.Sprintf("%.3f s", since(run, t).Seconds())
 }
 
-// logsOf builds the broker-log section of every run that captured lines.
-func logsOf(r *results.Results) []runLogs {
+// logsOf builds the broker-log section of every run that captured lines;
+// the rows of "all lines" in anchors get an id the why section links to.
+func logsOf(r *results.Results, anchors lineAnchors) []runLogs {
 	var out []runLogs
 	for i, run := range r.Runs {
 		if len(run.Logs) == 0 {
 			continue
 		}
-		out = append(out, runLogsOf(r, run, i == 0))
+		out = append(out, runLogsOf(r, run, i == 0, anchors[run.Number]))
 	}
 	return out
 }
 
-func runLogsOf(r *results.Results, run results.Run, open bool) runLogs {
+func runLogsOf(r *results.Results, run results.Run, open bool, anchored map[int]bool) runLogs {
 	ls := sortedLogs(run)
 	ts := newTopicSets(r, run)
 	rl := runLogs{Run: run.Number, Open: open, Count: len(ls)}
@@ -397,6 +398,9 @@ func runLogsOf(r *results.Results, run results.Run, open bool) runLogs {
 			g.Omitted++
 		}
 		if len(rl.All) < maxAllLines {
+			if anchored[i] {
+				v.ID = lineAnchor(run.Number, i)
+			}
 			rl.All = append(rl.All, v)
 		} else {
 			rl.AllOmitted++

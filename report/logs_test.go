@@ -105,7 +105,7 @@ func TestTruncationMarker(t *testing.T) {
 	}
 	steps := newStepIndex(nil)
 	tl := newTimeline(r, r.Labels())
-	for _, c := range []chart{throughputChart(r, tl, steps), latencyChart(r, tl, steps), isrChart(r, steps)} {
+	for _, c := range []chart{throughputChart(r, tl, 0, steps, nil), latencyChart(r, tl, 0, steps, nil), isrChart(r, steps)} {
 		js, err := json.Marshal(c.Options["series"])
 		if err != nil {
 			t.Fatal(err)
@@ -123,8 +123,8 @@ func TestTruncationMarker(t *testing.T) {
 	if err := Render(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 3 {
-		t.Errorf("%d truncation labels on the page, want 3 (throughput, latency and ISR charts; later runs' at the same place are left to their tooltips)", n)
+	if n := strings.Count(mustRead(t, filepath.Join(dir, IndexFile)), `"formatter":"k1 truncated"`); n != 5 {
+		t.Errorf("%d truncation labels on the page, want 5 (each run's latency chart, and the ISR chart, where later runs' at the same place are left to their tooltips)", n)
 	}
 }
 
@@ -153,7 +153,7 @@ func TestLogGroups(t *testing.T) {
 		line(2.5, "k1", "INFO [QuorumController id=1] Becoming the active controller at epoch 2, next write offset 1. (org.apache.kafka.controller.QuorumController)"),
 		line(1, "k3", "WARN [QuorumController id=3] Fencing broker 2 at epoch 12 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)"),
 	}
-	rl := runLogsOf(r, r.Runs[1], true)
+	rl := runLogsOf(r, r.Runs[1], true, nil)
 	got := map[string][]string{}
 	for _, g := range rl.Groups {
 		for _, l := range g.Lines {

@@ -242,16 +242,29 @@ func readMarks(run results.Run, steps stepIndex) []readMark {
 func truncLines(r *results.Results, lb *labeller) [][]markLinePoint {
 	out := make([][]markLinePoint, len(r.Runs))
 	for i, run := range r.Runs {
-		for _, t := range truncMarks(r, run) {
-			p := markLinePoint{Name: t.Name, XAxis: round(seconds(t.At), 3),
-				LineStyle: &markStyle{Color: truncColor, Type: "solid", Width: 2}, Label: &markLabel{Show: false}}
-			if short := clipLabel(t.Short); lb.placeVertical(short, seconds(t.At)) {
-				p.Label = &markLabel{Show: true, Position: "insideStartTop", Formatter: short, Color: truncColor, FontSize: 10}
-			}
-			out[i] = append(out[i], p)
-		}
+		out[i] = truncLinesOf(r, run, lb)
 	}
 	return out
+}
+
+// truncLinesOf draws one run's truncations (see truncLines).
+func truncLinesOf(r *results.Results, run results.Run, lb *labeller) []markLinePoint {
+	var out []markLinePoint
+	for _, t := range truncMarks(r, run) {
+		out = append(out, verticalMark(t.Name, t.Short, t.At, truncColor, lb))
+	}
+	return out
+}
+
+// verticalMark is a solid vertical line of colour at, its label written
+// up along it from its foot when lb finds room.
+func verticalMark(name, short string, at time.Duration, color string, lb *labeller) markLinePoint {
+	p := markLinePoint{Name: name, XAxis: round(seconds(at), 3),
+		LineStyle: &markStyle{Color: color, Type: "solid", Width: 2}, Label: &markLabel{Show: false}}
+	if short := clipLabel(short); lb.placeVertical(short, seconds(at)) {
+		p.Label = &markLabel{Show: true, Position: "insideStartTop", Formatter: short, Color: color, FontSize: 10}
+	}
+	return p
 }
 
 // timeLines draws a run's truncations (from truncLines) and its reads as

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/explain"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -29,6 +30,9 @@ type reportPage struct {
 	Summaries []summary
 	NoFinal   string // why no run was judged by a final read
 	Consumers []groupSection
+	Why       []whyRun // each loss explained, run by run
+	WhyFull   int      // how many runs Why explains step by step
+	exps      []explain.Explanation
 	Charts    []chart
 	Cells     []cell
 	NoRunbook string

@@ -133,7 +133,7 @@ func renderRun(dir string, ev *runEvidence, opts Options) (runSummary, error) {
 		return runSummary{}, err
 	}
 	rendered("run", p)
-	sum := summarize(ev.r)
+	sum := summarize(ev.r, page.exps)
 	return sum, writeSummary(dir, ev.from, sum)
 }
 
@@ -286,15 +286,24 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Summaries: summaries(r, labels, steps),
 		NoFinal:   noFinal(r, src.Schema),
 		Consumers: consumerSections(r),
-		Logs:      logsOf(r),
 		Head:      h,
 	}
 	if p.Title == "" {
 		p.Title = r.Runbook.Name
 	}
+	exps := explainRuns(r)
+	p.exps = exps
+	var anchors lineAnchors
+	p.Why, anchors = whyOf(r, exps)
+	p.WhyFull = whyFullRuns
+	p.Logs = logsOf(r, anchors)
+	causes := make([][]causeMark, len(r.Runs))
+	for i, run := range r.Runs {
+		causes[i] = causeMarks(run, exps[i])
+	}
 	tl := newTimeline(r, labels)
-	p.Charts = []chart{outcomeChart(r, labels), lostChart(r, labels), throughputChart(r, tl, steps), latencyChart(r, tl, steps),
-		distributionChart(r, labels), isrChart(r, steps)}
+	p.Charts = append([]chart{outcomeChart(r, labels), lostChart(r, labels)}, timeCharts(r, tl, steps, causes)...)
+	p.Charts = append(p.Charts, distributionChart(r, labels), isrChart(r, steps))
 	if src.Text != nil {
 		p.Cells = notebook(doc, r)
 	} else {

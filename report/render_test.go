@@ -98,7 +98,11 @@ func TestGolden(t *testing.T) {
 		`<h3>acks1</h3>`, `<h3>acksall</h3>`,
 		`<dt>runbook sha256</dt>`, `<code>count=10</code>`, `<code>replica.lag.time.max.ms=3000</code>`,
 		`id="chart-outcomes"`, `id="chart-lost"`, `id="chart-latency"`, `id="chart-distribution"`, `id="chart-isr"`,
-		`"formatter":"k2,k3 isolated"`, `"formatter":"k1 killed"`, `"sampling":"max"`, `"sampling":"minmax"`, `id="chart-throughput"`,
+		`"formatter":"k2,k3 isolated"`, `"formatter":"k1 killed"`, `"sampling":"max"`,
+		// A time chart per run, with its own marks; the cause the why
+		// section gives (k2 leading) marked in purple.
+		`id="chart-latency-run-2"`, `id="chart-latency-run-4"`, `<h3>Run 4: Ack latency over time`,
+		`"formatter":"k2 leads","color":"#6a1b9a"`,
 		`"formatter":"read, line 38"`, `"formatter":"final read"`, `"outerBoundsContain":"all"`,
 		// The summary: lost by the final read, with every loss's proof for run 1.
 		`<th>lost</th><th>unseen</th><th>duplicates</th><th>failed</th><th>unknown</th><th>unknown but present</th><th>failed but present</th>`,
@@ -114,6 +118,9 @@ func TestGolden(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %s", want)
 		}
+	}
+	if strings.Contains(page, `id="chart-throughput`) {
+		t.Errorf("a throughput chart for 20 to 30 messages a run")
 	}
 	if n := strings.Count(page, `<div class="out run-1">`); n != 6 {
 		t.Errorf("%d blocks with run 1 open, want 6 (4 kafka, 1 sh, the final read)", n)

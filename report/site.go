@@ -257,6 +257,8 @@ type siteEntry struct {
 	Complete  bool
 	Headlines []headline
 	Groups    []groupHeadline
+	Why       string // the causes of its losses, run by run (whyHeadline)
+	WhyFrom   string // the release before, when its newest run's causes differ
 }
 
 // groupHeadline is a consumer group of a run directory, run by run.
@@ -279,7 +281,7 @@ type headline struct {
 func entry(sr siteRun, labels, groups []string) siteEntry {
 	sum := sr.Sum
 	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
-		Verdict: sum.Verdict, Complete: sum.Complete}
+		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why)}
 	for _, l := range labels {
 		var parts, unseen []string
 		snapshots := false
@@ -326,6 +328,17 @@ func entry(sr siteRun, labels, groups []string) siteEntry {
 	return e
 }
 
+// markWhyChanges notes, on each release's newest run, when its causes
+// differ from those of the release before: a change of cause is a finding
+// as much as a change of verdict.
+func markWhyChanges(vs []siteVersion) {
+	for i := 1; i < len(vs); i++ {
+		if prev := vs[i-1].Latest.Why; prev != vs[i].Latest.Why {
+			vs[i].Latest.WhyFrom = vs[i-1].Kafka
+		}
+	}
+}
+
 // writeIndex writes out/index.html, and the comparison pages of the pairs
 // of runs that fresh says changed.
 func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts Options) error {
@@ -369,6 +382,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 		rb.Versions[n-1].Older = append(rb.Versions[n-1].Older, entry(sr, rb.Labels, rb.Groups))
 	}
 	for i := range page.Runbooks {
+		markWhyChanges(page.Runbooks[i].Versions)
 		for _, v := range page.Runbooks[i].Versions {
 			page.Runbooks[i].Snapshots = page.Runbooks[i].Snapshots || v.Latest.Snapshots || slices.ContainsFunc(v.Older, func(e siteEntry) bool { return e.Snapshots })
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/evidence"
+	"github.com/kafkabook/kafkabook/internal/explain"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -17,7 +18,7 @@ const SummaryFile = "summary.json"
 
 // summaryVersion changes whenever runSummary does: a summary of another
 // version is not trusted, and the run's evidence is read again.
-const summaryVersion = 1
+const summaryVersion = 2
 
 // summaryFile is a summary as stored. It is a cache of what the report
 // derives from the evidence, not evidence: it names the file it was made
@@ -83,9 +84,16 @@ type runSummary struct {
 	Unapplied map[string][]int
 	Twice     map[string][]int
 	Expects   []evidence.ExpectationVerdict // each expectation over the runs
+	// Why is, per run, the causes of its losses, duplicates, refusals and
+	// unapplied records in a few words (explain's Short), "" for a run
+	// with none: the index shows a change of cause between releases
+	// without explaining any run again.
+	Why []string `json:",omitempty"`
 }
 
-func summarize(r *results.Results) runSummary {
+// summarize makes the summary of r; exps are its runs' explanations, or
+// nil to explain them here.
+func summarize(r *results.Results, exps []explain.Explanation) runSummary {
 	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
 		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
@@ -103,6 +111,12 @@ func summarize(r *results.Results) runSummary {
 		s.Latency[l] = r.LatencyAll(l)
 	}
 	s.Expects = evidence.Expectations(r)
+	if exps == nil {
+		exps = explainRuns(r)
+	}
+	for _, e := range exps {
+		s.Why = append(s.Why, e.Short)
+	}
 	s.Groups, s.Unapplied, s.Twice = groupLabels(r), map[string][]int{}, map[string][]int{}
 	for _, g := range s.Groups {
 		for _, run := range r.Runs {

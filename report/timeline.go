@@ -161,15 +161,6 @@ func widthText(d time.Duration) string {
 	return fmt.Sprintf("%g s", d.Seconds())
 }
 
-// seriesName names an experiment's series: its label, and its run when
-// the page has several.
-func seriesName(r *results.Results, s expSeries) string {
-	if len(r.Runs) == 1 {
-		return s.Label
-	}
-	return fmt.Sprintf("%s · run %d", s.Label, r.Runs[s.Run].Number)
-}
-
 // palette colours experiments alike in every run (echarts' default order).
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
 

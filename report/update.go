@@ -53,7 +53,7 @@ func summaryOf(dir string) (runSummary, bool, error) {
 	if err != nil {
 		return runSummary{}, false, err
 	}
-	s := summarize(r)
+	s := summarize(r, nil)
 	// The stored summary only saves the next update this read: a failure
 	// to store it costs that, not the run's place in the index.
 	_ = writeSummary(dir, from, s)
