@@ -187,16 +187,28 @@ func lessVersion(a, b string) bool {
 func isSep(r rune) bool { return r == '.' || r == '-' }
 
 // linkLatest points each runbook/version directory's latest at its newest
-// run. A latest that is not a symbolic link is left alone and reported.
+// complete run, or at its newest run where none completed: a run cut short
+// is evidence, but not the one a reader of "latest" expects. A latest that
+// is not a symbolic link is left alone and reported.
 func linkLatest(out string, runs []siteRun) []error {
 	var errs []error
-	done := map[string]bool{}
+	pick := map[string]siteRun{}
+	var parents []string
 	for _, sr := range runs { // newest first within each runbook/version
 		parent := filepath.Dir(sr.Dir)
-		if done[parent] || sr.Rel != sr.Runbook+"/kafka-"+sr.Version+"/"+sr.Stamp {
+		if sr.Rel != sr.Runbook+"/kafka-"+sr.Version+"/"+sr.Stamp {
 			continue
 		}
-		done[parent] = true
+		old, seen := pick[parent]
+		if !seen {
+			parents = append(parents, parent)
+		}
+		if !seen || (!old.Sum.Complete && sr.Sum.Complete) {
+			pick[parent] = sr
+		}
+	}
+	for _, parent := range parents {
+		sr := pick[parent]
 		link := filepath.Join(parent, LatestLink)
 		if fi, err := os.Lstat(link); err == nil {
 			if fi.Mode()&os.ModeSymlink == 0 {

@@ -59,9 +59,6 @@ rendered); 3 bad arguments.`,
 			if err := report.RenderSite(into, opts); err != nil {
 				return err
 			}
-			if err := linkLatestComplete(into); err != nil {
-				return err
-			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rendered %s\n", filepath.Join(into, report.IndexFile))
 			if len(m.failed) > 0 {
 				return &exitError{exitRun, fmt.Errorf("%d run(s) not merged: %s", len(m.failed), strings.Join(m.failed, ", "))}

@@ -109,7 +109,7 @@ func (c *runCtx) isrBefore(label string, p int32, partition string, t time.Time,
 		if s.Leader >= 0 {
 			who = node(s.Leader)
 		}
-		st = isrState{known: true, isr: s.ISR, what: fmt.Sprintf("the metadata sampled at %s, leader %s", c.at(s.At), who)}
+		st = isrState{known: true, isr: s.ISR, what: fmt.Sprintf("the metadata sampled from %s on, leader %s", c.at(s.At), who)}
 	}
 	return st
 }
