@@ -93,10 +93,34 @@ func funcNames() []string {
 	return names
 }
 
+// exprForm is the shape of an expression, for errors that show it.
+const exprForm = "FUNC(TOPIC) OP VALUE, like lost(acks1) == 0"
+
 // expr parses the arguments of an expect step, joined by single blanks.
 // It reports at most one error, at the first thing it cannot read.
 func (c *checker) expr(args []value) *Expr {
-	// Join the values, keeping each byte's column.
+	x := &exprScanner{c: c, v: joinValues(args)}
+	x.s = x.v.text
+	x.skip()
+	e := &Expr{Pos: x.v.at(x.i)}
+	if !x.call(e) {
+		return nil
+	}
+	opPos, ok := x.op(e)
+	if !ok {
+		return nil
+	}
+	vpos, ok := x.value(e)
+	if !ok {
+		return nil
+	}
+	return c.exprWant(e, vpos, opPos)
+}
+
+// joinValues joins the values with single blanks, keeping each byte's file
+// column, so that an expression split at blanks by the lexer reads as one
+// text whose errors still point into the file.
+func joinValues(args []value) value {
 	var v value
 	v.pos = args[0].pos
 	for i, a := range args {
@@ -108,102 +132,136 @@ func (c *checker) expr(args []value) *Expr {
 		v.cols = append(v.cols, a.cols[:len(a.text)]...)
 	}
 	v.cols = append(v.cols, args[len(args)-1].cols[len(args[len(args)-1].text)])
+	return v
+}
 
-	s := v.text
-	i := 0
-	skip := func() {
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-	}
-	word := func() string {
-		j := i
-		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
-			i++
-		}
-		return s[j:i]
-	}
-	fail := func(format string, a ...any) *Expr {
-		c.errorf(v.at(i), format, a...)
-		return nil
-	}
-	const form = "FUNC(TOPIC) OP VALUE, like lost(acks1) == 0"
+// exprScanner reads an expression's text s (v's, with columns) from byte i
+// on, so that each error points at the byte the scanner stopped at.
+type exprScanner struct {
+	c *checker
+	v value
+	s string
+	i int
+}
 
-	e := &Expr{Pos: v.at(0)}
-	skip()
-	e.Pos = v.at(i)
-	fstart := i
-	e.Func = word()
+// skip moves past blanks.
+func (x *exprScanner) skip() {
+	for x.i < len(x.s) && x.s[x.i] == ' ' {
+		x.i++
+	}
+}
+
+// word reads a function name: letters, digits and underscores.
+func (x *exprScanner) word() string {
+	j := x.i
+	for x.i < len(x.s) && (x.s[x.i] >= 'a' && x.s[x.i] <= 'z' || x.s[x.i] >= '0' && x.s[x.i] <= '9' || x.s[x.i] >= 'A' && x.s[x.i] <= 'Z' || x.s[x.i] == '_') {
+		x.i++
+	}
+	return x.s[j:x.i]
+}
+
+// fail reports an error at the scanner's byte and returns false, for the
+// reading methods to return.
+func (x *exprScanner) fail(format string, a ...any) bool {
+	x.c.errorf(x.v.at(x.i), format, a...)
+	return false
+}
+
+// call reads FUNC(TOPIC) into e: a known function and a valid topic name.
+func (x *exprScanner) call(e *Expr) bool {
+	fstart := x.i
+	e.Func = x.word()
 	if e.Func == "" {
-		return fail("expected an expression %s", form)
+		return x.fail("expected an expression %s", exprForm)
 	}
 	known := false
 	for _, f := range ExprFuncs {
 		known = known || f.Name == e.Func
 	}
 	if !known {
-		i = fstart
-		return fail("unknown function %q%s; use one of: %s", e.Func, didYouMean(e.Func, funcNames()), strings.Join(funcNames(), ", "))
+		x.i = fstart
+		return x.fail("unknown function %q%s; use one of: %s", e.Func, didYouMean(e.Func, funcNames()), strings.Join(funcNames(), ", "))
 	}
-	skip()
-	if i >= len(s) || s[i] != '(' {
-		return fail("expected \"(\" after %s: %s", e.Func, form)
+	x.skip()
+	if x.i >= len(x.s) || x.s[x.i] != '(' {
+		return x.fail("expected \"(\" after %s: %s", e.Func, exprForm)
 	}
-	i++
-	skip()
-	tstart := i
-	for i < len(s) && s[i] != ')' && s[i] != ' ' {
-		i++
+	x.i++
+	x.skip()
+	tstart := x.i
+	for x.i < len(x.s) && x.s[x.i] != ')' && x.s[x.i] != ' ' {
+		x.i++
 	}
-	e.Topic, e.topicPos = s[tstart:i], v.at(tstart)
+	e.Topic, e.topicPos = x.s[tstart:x.i], x.v.at(tstart)
 	if msg := topicError(e.Topic); msg != "" {
-		i = tstart
-		return fail("%s", msg)
+		x.i = tstart
+		return x.fail("%s", msg)
 	}
-	skip()
-	if i >= len(s) || s[i] != ')' {
-		return fail("expected \")\" after the topic: %s", form)
+	x.skip()
+	if x.i >= len(x.s) || x.s[x.i] != ')' {
+		return x.fail("expected \")\" after the topic: %s", exprForm)
 	}
-	i++
-	skip()
-	ostart := i
-	for i < len(s) && strings.IndexByte("=!<>", s[i]) >= 0 {
-		i++
+	x.i++
+	return true
+}
+
+// op reads the comparison into e and returns where it stands, for a later
+// error about an operator that does not fit the value. A common slip
+// (=, =>, =<) gets the operator meant.
+func (x *exprScanner) op(e *Expr) (Pos, bool) {
+	x.skip()
+	ostart := x.i
+	for x.i < len(x.s) && strings.IndexByte("=!<>", x.s[x.i]) >= 0 {
+		x.i++
 	}
-	e.Op = s[ostart:i]
+	e.Op = x.s[ostart:x.i]
 	switch e.Op {
 	case "==", "!=", "<", "<=", ">", ">=":
 	case "=", "=>", "=<":
-		i = ostart
+		x.i = ostart
 		fix := map[string]string{"=": "==", "=>": ">=", "=<": "<="}[e.Op]
-		return fail("expected a comparison: write %s instead of %s", fix, e.Op)
+		return Pos{}, x.fail("expected a comparison: write %s instead of %s", fix, e.Op)
 	default:
-		i = ostart
-		return fail("expected a comparison (%s) after %s(%s)", strings.Join(ExprOps, ", "), e.Func, e.Topic)
+		x.i = ostart
+		return Pos{}, x.fail("expected a comparison (%s) after %s(%s)", strings.Join(ExprOps, ", "), e.Func, e.Topic)
 	}
-	skip()
-	vstart := i
-	if i < len(s) && s[i] == '{' {
-		for i < len(s) && s[i] != '}' {
-			i++
+	return x.v.at(ostart), true
+}
+
+// value reads the value, a word or a {set} that may hold blanks, into
+// e.Value as written, and returns where it stands. Nothing may follow it.
+func (x *exprScanner) value(e *Expr) (Pos, bool) {
+	x.skip()
+	vstart := x.i
+	if x.i < len(x.s) && x.s[x.i] == '{' {
+		for x.i < len(x.s) && x.s[x.i] != '}' {
+			x.i++
 		}
-		if i < len(s) {
-			i++
+		if x.i < len(x.s) {
+			x.i++
 		}
 	} else {
-		for i < len(s) && s[i] != ' ' {
-			i++
+		for x.i < len(x.s) && x.s[x.i] != ' ' {
+			x.i++
 		}
 	}
-	e.Value = s[vstart:i]
-	vpos := v.at(vstart)
-	skip()
-	if i < len(s) {
-		return fail("unexpected %q after the expression", s[i:])
+	e.Value = x.s[vstart:x.i]
+	vpos := x.v.at(vstart)
+	x.skip()
+	if x.i < len(x.s) {
+		return vpos, x.fail("unexpected %q after the expression", x.s[x.i:])
 	}
 	if e.Value == "" {
-		return fail("expected a value after %s", e.Op)
+		return vpos, x.fail("expected a value after %s", e.Op)
 	}
+	return vpos, true
+}
+
+// exprWant converts e.Value, at vpos, into what the function's measure
+// compares with: a set of ids (e.Set), a duration or a count (e.Want). A
+// set compares only with == or !=, and an error about that points at the
+// operator, at opPos. It returns e, or nil after reporting a bad value.
+func (c *checker) exprWant(e *Expr, vpos, opPos Pos) *Expr {
 	if strings.HasPrefix(e.Value, "{") {
 		m := results.FindMeasure(e.Func)
 		switch {
@@ -211,7 +269,7 @@ func (c *checker) expr(args []value) *Expr {
 			c.errorf(vpos, "%s(...) is a number, not a set of ids: compare it with a number", e.Func)
 			return nil
 		case e.Op != "==" && e.Op != "!=":
-			c.errorf(v.at(ostart), "a set of ids compares with == or !=, not %s", e.Op)
+			c.errorf(opPos, "a set of ids compares with == or !=, not %s", e.Op)
 			return nil
 		}
 		set, err := results.ParseIDSet(e.Value)

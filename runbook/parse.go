@@ -197,7 +197,10 @@ func (c *checker) resolve(toks []token) (*Directive, int) {
 	return nil, 0
 }
 
-// step parses one lexed step line for this run.
+// step parses one lexed step line for this run: it resolves the
+// directive, reads the flags and positional arguments against the
+// directive's table entry, reporting every problem rather than the first,
+// and then checks what the step means after the steps before it.
 func (c *checker) step(raw Step) Step {
 	st := Step{
 		Pos:        raw.Pos,
@@ -214,81 +217,126 @@ func (c *checker) step(raw Step) Step {
 	end := st.Pos
 	end.Col += len(strings.TrimSuffix(st.Text, "&"))
 	end.Col = max(end.Col, st.Pos.Col+1)
-	usage := " (usage: " + d.Usage + ")"
 
 	if st.Background && !d.Background {
 		p := st.Pos
 		p.Col += len(st.Text) - 1
 		c.errorf(p, "only produce can run in the background: %s cannot end in &", d.Name)
 	}
-
-	// Split flags from positional arguments; flags may come anywhere.
-	exprArgs := len(d.Args) > 0 && d.Args[0].Kind == KindExpr
-	var pos []value
-	mentioned := map[string]bool{} // flags written, even wrongly
-	toks := raw.toks[n:]
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		if exprArgs || !isFlag(t) {
-			pos = append(pos, c.expand(t))
-			continue
-		}
-		v := c.expand(t)
-		trimmed := strings.TrimLeft(v.text, "-")
-		dashes := len(v.text) - len(trimmed)
-		name, val, hasEq := strings.Cut(trimmed, "=")
-		if dashes != 2 {
-			c.errorf(t.pos, "flags start with two dashes: write --%s", name)
-		}
-		f := d.flag(name)
-		mentioned[name] = true
-		if f == nil {
-			if len(d.Flags) == 0 {
-				c.errorf(t.pos, "%s takes no flags, not --%s%s", d.Name, name, usage)
-			} else {
-				c.errorf(t.pos, "unknown flag --%s for %s%s", name, d.Name, didYouMean("--"+name, d.flagNames()))
-			}
-			// Skip what is probably its value, to avoid a second error.
-			s := d.flag(strings.TrimPrefix(suggest("--"+name, d.flagNames()), "--"))
-			if s != nil {
-				mentioned[s.Name] = true
-			}
-			if !hasEq && i+1 < len(toks) && !isFlag(toks[i+1]) && (s == nil || s.Kind != KindBool) {
-				i++
-			}
-			continue
-		}
-		var fv value
-		switch {
-		case hasEq:
-			k := dashes + len(name) + 1
-			fv = value{text: val, cols: v.cols[k:], pos: v.at(k), bad: v.bad}
-		case f.Kind == KindBool:
-			fv = value{text: "true", cols: v.cols, pos: t.pos}
-		case i+1 < len(toks) && !isFlag(toks[i+1]):
-			i++
-			fv = c.expand(toks[i])
-		default:
-			c.errorf(t.pos, "flag --%s needs a value: --%s %s", name, name, f.Meta)
-			continue
-		}
-		if len(st.Flags[name]) > 0 && !f.Many {
-			c.errorf(t.pos, "flag --%s given twice", name)
-			continue
-		}
-		st.Flags[name] = append(st.Flags[name], fv.arg())
-		c.checkValue(f.Kind, fv, "--"+name)
-		if f.Kind == KindWord {
-			c.checkChoice(f, fv)
-		}
-		if f.Kind == KindKeyValue {
-			c.checkTopicConfig(fv)
+	pos, mentioned := c.splitFlags(&st, raw.toks[n:])
+	missing := c.positional(&st, pos, end)
+	for _, f := range d.Flags {
+		if f.Required && !mentioned[f.Name] && !missing {
+			c.errorf(end, "missing --%s %s%s", f.Name, f.Meta, usageNote(d))
 		}
 	}
+	c.semantics(&st)
+	return st
+}
 
-	// Positional arguments, in registry order.
+// usageNote is the " (usage: ...)" ending of an error about how a step is
+// written, so that the error shows the right way to write it.
+func usageNote(d *Directive) string {
+	return " (usage: " + d.Usage + ")"
+}
+
+// splitFlags reads the tokens after the directive name. Flags may come
+// anywhere, so each is read into st.Flags where it stands, and the other
+// tokens are returned as the positional values, in order. An expression
+// (expect) is all positional: its operators are not flags. mentioned holds
+// every flag name written, even wrongly, so that a misspelt required flag
+// is not reported missing as well.
+func (c *checker) splitFlags(st *Step, toks []token) (pos []value, mentioned map[string]bool) {
+	exprArgs := len(st.dir.Args) > 0 && st.dir.Args[0].Kind == KindExpr
+	mentioned = map[string]bool{}
+	for i := 0; i < len(toks); i++ {
+		if exprArgs || !isFlag(toks[i]) {
+			pos = append(pos, c.expand(toks[i]))
+			continue
+		}
+		i = c.readFlag(st, toks, i, mentioned)
+	}
+	return pos, mentioned
+}
+
+// readFlag reads the flag at toks[i] into st.Flags, with its value when that
+// is the next token, and checks the value against the flag's kind. It
+// returns the index of the last token it used, so that splitFlags does not
+// read a flag's value as a positional argument.
+func (c *checker) readFlag(st *Step, toks []token, i int, mentioned map[string]bool) int {
+	d, t := st.dir, toks[i]
+	v := c.expand(t)
+	trimmed := strings.TrimLeft(v.text, "-")
+	dashes := len(v.text) - len(trimmed)
+	name, val, hasEq := strings.Cut(trimmed, "=")
+	if dashes != 2 {
+		c.errorf(t.pos, "flags start with two dashes: write --%s", name)
+	}
+	f := d.flag(name)
+	mentioned[name] = true
+	valueNext := i+1 < len(toks) && !isFlag(toks[i+1])
+	if f == nil {
+		// Skip what is probably its value, to avoid a second error.
+		if c.unknownFlag(d, t.pos, name, mentioned) && !hasEq && valueNext {
+			i++
+		}
+		return i
+	}
+	var fv value
+	switch {
+	case hasEq:
+		k := dashes + len(name) + 1
+		fv = value{text: val, cols: v.cols[k:], pos: v.at(k), bad: v.bad}
+	case f.Kind == KindBool:
+		fv = value{text: "true", cols: v.cols, pos: t.pos}
+	case valueNext:
+		i++
+		fv = c.expand(toks[i])
+	default:
+		c.errorf(t.pos, "flag --%s needs a value: --%s %s", name, name, f.Meta)
+		return i
+	}
+	if len(st.Flags[name]) > 0 && !f.Many {
+		c.errorf(t.pos, "flag --%s given twice", name)
+		return i
+	}
+	st.Flags[name] = append(st.Flags[name], fv.arg())
+	c.checkValue(f.Kind, fv, "--"+name)
+	if f.Kind == KindWord {
+		c.checkChoice(f, fv)
+	}
+	if f.Kind == KindKeyValue {
+		c.checkTopicConfig(fv)
+	}
+	return i
+}
+
+// unknownFlag reports --name, which d does not take, at p, suggesting the
+// flag it probably meant. It counts that flag as mentioned, so that it is
+// not also reported missing, and says whether that flag takes a value, so
+// that the caller can skip the value instead of reporting it as well.
+func (c *checker) unknownFlag(d *Directive, p Pos, name string, mentioned map[string]bool) (takesValue bool) {
+	if len(d.Flags) == 0 {
+		c.errorf(p, "%s takes no flags, not --%s%s", d.Name, name, usageNote(d))
+	} else {
+		c.errorf(p, "unknown flag --%s for %s%s", name, d.Name, didYouMean("--"+name, d.flagNames()))
+	}
+	s := d.flag(strings.TrimPrefix(suggest("--"+name, d.flagNames()), "--"))
+	if s != nil {
+		mentioned[s.Name] = true
+	}
+	return s == nil || s.Kind != KindBool
+}
+
+// positional reads the positional values into st.Args (st.Expr for an
+// expression), in the order the directive's table lists its arguments,
+// and checks each against its kind. A missing argument is reported at end,
+// the end of the line; positional says whether one was, since a missing
+// required flag is then not reported as well.
+func (c *checker) positional(st *Step, pos []value, end Pos) (missing bool) {
+	d := st.dir
+	usage := usageNote(d)
 	pi := 0
-	missing := false
 	for _, a := range d.Args {
 		if pi >= len(pos) {
 			c.errorf(end, "missing %s%s", a.Name, usage)
@@ -338,13 +386,7 @@ func (c *checker) step(raw Step) Step {
 	if pi < len(pos) {
 		c.errorf(pos[pi].at(0), "too many arguments for %s: %q%s", d.Name, pos[pi].text, usage)
 	}
-	for _, f := range d.Flags {
-		if f.Required && !mentioned[f.Name] && !missing {
-			c.errorf(end, "missing --%s %s%s", f.Name, f.Meta, usage)
-		}
-	}
-	c.semantics(&st)
-	return st
+	return missing
 }
 
 // splitValue splits v at every sep, keeping columns.
