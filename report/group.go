@@ -227,15 +227,27 @@ func eventKey(ev results.ConsumerEvent) string {
 	return ev.ID
 }
 
+// newGroupFacts reads a group's facts from one run: its events, its
+// partitions and its members.
 func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 	f := groupFacts{effectsAt: map[string][]time.Duration{}}
+	crashed := f.readEvents(run, c)
+	f.partitions = partitionCount(c)
+	f.markMembers(run, c.Members, crashed)
+	return f
+}
+
+// readEvents reads the group's events in time order: the times of the
+// effects of events applied twice and, for a group without a tally, the
+// counts the events give on their own. It returns each member's first
+// crash event, for markMembers to say which record it crashed on.
+func (f *groupFacts) readEvents(run results.Run, c *results.Consumer) map[int]results.ConsumerEvent {
 	want := map[string]bool{}
 	if c.Tally != nil {
 		for _, a := range c.Tally.AppliedTwice {
 			want[a.Event] = true
 		}
 	}
-	parts := map[int32]bool{}
 	crashed := map[int]results.ConsumerEvent{}
 	noTally := c.Tally == nil
 	type at struct {
@@ -248,7 +260,6 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 		f.committed = map[int32]int64{}
 	}
 	for _, ev := range sortedByTime(c.Events, eventAt) {
-		parts[ev.Partition] = true
 		switch ev.Kind {
 		case results.EventEffect:
 			if k := eventKey(ev); want[k] {
@@ -286,6 +297,17 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 		results.SortIDs(f.redelivered)
 		results.SortIDs(f.skipped)
 	}
+	return crashed
+}
+
+// partitionCount counts the partitions the group's records say it read or
+// committed: its events, its tally and its sampled offsets, since a
+// partition may show in any one of them alone.
+func partitionCount(c *results.Consumer) int {
+	parts := map[int32]bool{}
+	for _, ev := range c.Events {
+		parts[ev.Partition] = true
+	}
 	if c.Tally != nil {
 		for p := range c.Tally.End {
 			parts[p] = true
@@ -297,12 +319,15 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 	for _, s := range c.Offsets {
 		parts[s.Partition] = true
 	}
-	f.partitions = len(parts)
+	return len(parts)
+}
 
-	// Crashes: a crash event (--crash-at) says which record; a member that
-	// ended crashed, or failed, says why. One mark per member.
-	members := sortedMembers(c.Members)
-	for i, m := range members {
+// markMembers adds the chart's member marks, in time order: a crash event
+// (--crash-at) says which record; a member that ended crashed, or failed,
+// says why; one crash mark per member, and a start mark for each member
+// after the first. crashed holds each member's first crash event.
+func (f *groupFacts) markMembers(run results.Run, members []results.Member, crashed map[int]results.ConsumerEvent) {
+	for i, m := range sortedMembers(members) {
 		ev, hasEv := crashed[m.N]
 		switch {
 		case hasEv || m.How == results.MemberCrashed:
@@ -341,7 +366,6 @@ func newGroupFacts(run results.Run, c *results.Consumer) groupFacts {
 			Name: fmt.Sprintf("run %d: member %d crashed while handling %s (partition %d, offset %d)", run.Number, n, orDash(ev.ID), ev.Partition, ev.Offset)})
 	}
 	sort.SliceStable(f.marks, func(i, j int) bool { return f.marks[i].At < f.marks[j].At })
-	return f
 }
 
 func orDash(s string) string {
