@@ -57,18 +57,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
 
-	var hw map[int32]int64
-	var still time.Time
-	serr := poll.Until(ctx, 100*time.Millisecond, o.Settle, o.Progress, func(ctx context.Context) (bool, string, error) {
-		now, err := endOffsets(ctx, adm, topic)
-		if err != nil {
-			return false, "", err
-		}
-		if hw == nil || !maps.Equal(now, hw) {
-			hw, still = now, time.Now()
-		}
-		return time.Since(still) >= o.Quiet, fmt.Sprintf("waiting for the high watermark of %s to stand still for %s (now %s)", topic, o.Quiet, showHW(hw)), nil
-	})
+	hw, serr := settledHW(ctx, adm, topic, o)
 	read := Read{HW: hw, Settled: serr == nil, Records: &results.Records{}}
 	if hw == nil {
 		return read, serr
@@ -85,6 +74,36 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	if o.Isolation == results.ReadCommitted {
 		to, isolation = read.LastStable, kgo.ReadCommitted()
 	}
+	return read, readTo(ctx, seeds, topic, to, isolation, isolationName(o.Isolation), read.Records)
+}
+
+// settledHW waits, up to o.Settle, until the high watermarks of topic
+// stand still for o.Quiet, telling o.Progress what it waits for, since a
+// read to a moving high watermark misses records that are there. It
+// returns the last high watermarks it saw (nil if it saw none) and
+// poll.Until's error, nil when they settled.
+func settledHW(ctx context.Context, adm *kadm.Client, topic string, o ReadOptions) (map[int32]int64, error) {
+	var hw map[int32]int64
+	var still time.Time
+	err := poll.Until(ctx, 100*time.Millisecond, o.Settle, o.Progress, func(ctx context.Context) (bool, string, error) {
+		now, err := endOffsets(ctx, adm, topic)
+		if err != nil {
+			return false, "", err
+		}
+		if hw == nil || !maps.Equal(now, hw) {
+			hw, still = now, time.Now()
+		}
+		return time.Since(still) >= o.Quiet, fmt.Sprintf("waiting for the high watermark of %s to stand still for %s (now %s)", topic, o.Quiet, showHW(hw)), nil
+	})
+	return hw, err
+}
+
+// readTo reads every partition of topic from the start up to its offset
+// in to (exclusive), with a fresh client and no consumer group, adding the
+// records to recs; named is the isolation's name, for the error when ctx
+// ends first. Control records are read too, for their offsets: without
+// them a read could wait for an offset that holds no record.
+func readTo(ctx context.Context, seeds []string, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named string, recs *results.Records) error {
 	assign := map[int32]kgo.Offset{}
 	for p, end := range to {
 		if end > 0 {
@@ -92,15 +111,15 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 		}
 	}
 	if len(assign) == 0 {
-		return read, nil
+		return nil
 	}
 	cl, err := kgo.NewClient(append(baseOpts(seeds),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.FetchIsolationLevel(isolation),
-		kgo.KeepControlRecords())...) // they take offsets too: without them a read could wait for an offset that holds no record
+		kgo.KeepControlRecords())...)
 	if err != nil {
-		return read, err
+		return err
 	}
 	defer cl.Close()
 	next := map[int32]int64{} // next offset to read, per partition
@@ -115,7 +134,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	for !done() {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return read, fmt.Errorf("reading %s to %v (%s): %w (got to %v)", topic, to, isolationName(o.Isolation), ctx.Err(), next)
+			return fmt.Errorf("reading %s to %v (%s): %w (got to %v)", topic, to, named, ctx.Err(), next)
 		}
 		// Errors (a leader moving) are retried by the client.
 		fs.EachRecord(func(r *kgo.Record) {
@@ -124,11 +143,11 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 			}
 			next[r.Partition] = max(next[r.Partition], r.Offset+1)
 			if !r.Attrs.IsControl() {
-				read.Records.Add(IDOf(r.Value), r.Partition, r.Offset)
+				recs.Add(IDOf(r.Value), r.Partition, r.Offset)
 			}
 		})
 	}
-	return read, nil
+	return nil
 }
 
 // endOffsets lists the high watermarks, retrying until ctx ends: while a
