@@ -110,7 +110,7 @@ func rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{exitUsage, fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(checkCmd(), runCmd(), renderCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd())
+	root.AddCommand(checkCmd(), runCmd(), renderCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd(), clientCmd())
 	return root
 }
 
