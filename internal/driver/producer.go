@@ -16,8 +16,8 @@ import (
 )
 
 // StartTimeout is how long a driver may take from spawn to
-// startup_complete before it is killed.
-const StartTimeout = 60 * time.Second
+// startup_complete before it is killed (a variable for tests).
+var StartTimeout = 60 * time.Second
 
 // stopGrace is how long a driver told to stop (stdin closed) may take to
 // report what it has and exit before it is killed.
