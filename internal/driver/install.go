@@ -47,10 +47,19 @@ func installed(dir string, source []byte) bool {
 	return err == nil && strings.TrimSpace(string(b)) == sourceHash(source)
 }
 
+// sourceHash names a driver's source and the layout of its install
+// (installLayout), so that a kafkabook whose driver or build differs
+// rebuilds it.
 func sourceHash(source []byte) string {
-	h := sha256.Sum256(source)
-	return hex.EncodeToString(h[:8])
+	h := sha256.New()
+	h.Write([]byte(installLayout))
+	h.Write(source)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
+
+// installLayout changes when an install's files change (driver.jar and the
+// class archive came in 2).
+const installLayout = "2"
 
 // build makes dir anew through a temporary directory beside it that fill
 // populates, so that an interrupted build leaves nothing half done under
