@@ -7,7 +7,8 @@
 #      Kafka's own org.apache.kafka.tools.ProducerPerformance (kafka-tools of
 #      the cluster's version, the client's defaults otherwise), the java
 #      driver (kafka-clients of the same version, same properties) through
-#      `kafkabook client produce`, and the librdkafka driver beside them.
+#      `kafkabook client produce`, and the librdkafka driver beside them,
+#      after one unreported run that warms the brokers up.
 #   2. Driver start-up, warm: spawn to startup_complete, three times each.
 #
 # Usage: sudo scripts/bench-drivers.sh [KAFKA_VERSION]   (default 4.3.1)
@@ -60,16 +61,23 @@ topic() {
 		--replica-assignment 1:2:3 >/dev/null
 }
 
-echo "== $COUNT x 100 B, acks=all, one 1:2:3 partition each"
-topic bench-pp
-java_tool org.apache.kafka.tools.ProducerPerformance --topic bench-pp --num-records "$COUNT" --record-size 100 \
-	--throughput -1 --producer-props "bootstrap.servers=$BOOT" acks=all | tail -1 | sed 's/^/ProducerPerformance: /'
+perf() {
+	topic "$1"
+	java_tool org.apache.kafka.tools.ProducerPerformance --topic "$1" --num-records "$COUNT" --record-size 100 \
+		--throughput -1 --producer-props "bootstrap.servers=$BOOT" acks=all | tail -1
+}
+# The brokers of a fresh cluster are slow until their JIT has warmed up:
+# a first ProducerPerformance run, not reported, pays for it.
+perf bench-warmup >/dev/null
+echo "== $COUNT x 100 B, acks=all, one 1:2:3 partition each; ProducerPerformance before and after the drivers"
+perf bench-pp1 | sed 's/^/ProducerPerformance: /'
 for client in "java@$VERSION" librdkafka; do
 	t="bench-${client%%@*}"
 	topic "$t"
 	"$BIN" client produce "$client" --bootstrap "$BOOT" --topic "$t" --count "$COUNT" --size 100 --acks all >"$WORK/$t.log"
 	grep -E 'started in|sent:|latency' "$WORK/$t.log" | sed "s/^/$client: /"
 done
+perf bench-pp2 | sed 's/^/ProducerPerformance: /'
 
 echo "== driver start-up, warm (spawn to startup_complete)"
 for client in "java@$VERSION" librdkafka; do
