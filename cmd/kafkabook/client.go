@@ -132,12 +132,15 @@ func clientProduce(cmd *cobra.Command, d driver.Driver, spec driver.Spec) error 
 			last = r.Done
 		}
 	})
-	took := last.Sub(stats.Start)
-	fmt.Fprintf(out, "%d sent: %d ok, %d failed, %d unknown; last outcome %v after the start (%.0f msg/s)\n",
-		stats.Sent, count[results.StatusOK], count[results.StatusFailed], count[results.StatusUnknown],
-		took.Round(time.Millisecond), float64(stats.Sent)/took.Seconds())
-	pc := lat.Percentiles()
-	fmt.Fprintf(out, "latency from intended send: p50 %v p99 %v max %v\n", pc.P50, pc.P99, pc.Max)
+	fmt.Fprintf(out, "%d sent: %d ok, %d failed, %d unknown", stats.Sent,
+		count[results.StatusOK], count[results.StatusFailed], count[results.StatusUnknown])
+	if took := last.Sub(stats.Start); !last.IsZero() && took > 0 {
+		fmt.Fprintf(out, "; last outcome %v after the start (%.0f msg/s)", took.Round(time.Millisecond), float64(stats.Sent)/took.Seconds())
+	}
+	fmt.Fprintln(out)
+	if pc := lat.Percentiles(); pc.Count > 0 {
+		fmt.Fprintf(out, "latency from intended send: p50 %v p99 %v max %v\n", pc.P50, pc.P99, pc.Max)
+	}
 	for e, n := range errs {
 		fmt.Fprintf(out, "  %d × %s\n", n, e)
 	}
