@@ -8,7 +8,8 @@
 #      the cluster's version, the client's defaults otherwise), the java
 #      driver (kafka-clients of the same version, same properties) through
 #      `kafkabook client produce`, and the librdkafka driver beside them,
-#      after one unreported run that warms the brokers up.
+#      after one unreported run that warms the brokers up; ROUNDS rounds
+#      (default 3) of the three in turn.
 #   2. Driver start-up, warm: spawn to startup_complete, three times each.
 #
 # Usage: sudo scripts/bench-drivers.sh [KAFKA_VERSION]   (default 4.3.1)
@@ -18,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=${1:-4.3.1}
 COUNT=${COUNT:-100000}
+ROUNDS=${ROUNDS:-3}
 WORK=${BENCH_DIR:-$(mktemp -d /tmp/kb-drivers.XXXXXX)}
 mkdir -p "$WORK"
 export KAFKABOOK_STATE="$WORK/state" # this script's own default cluster
@@ -67,17 +69,20 @@ perf() {
 		--throughput -1 --producer-props "bootstrap.servers=$BOOT" acks=all | tail -1
 }
 # The brokers of a fresh cluster are slow until their JIT has warmed up:
-# a first ProducerPerformance run, not reported, pays for it.
+# a first ProducerPerformance run, not reported, pays for it. Then ROUNDS
+# rounds, each client in turn, so that a busy machine's noise shows as the
+# spread of one client's figures instead of favouring one client.
 perf bench-warmup >/dev/null
-echo "== $COUNT x 100 B, acks=all, one 1:2:3 partition each; ProducerPerformance before and after the drivers"
-perf bench-pp1 | sed 's/^/ProducerPerformance: /'
-for client in "java@$VERSION" librdkafka; do
-	t="bench-${client%%@*}"
-	topic "$t"
-	"$BIN" client produce "$client" --bootstrap "$BOOT" --topic "$t" --count "$COUNT" --size 100 --acks all >"$WORK/$t.log"
-	grep -E 'started in|sent:|latency' "$WORK/$t.log" | sed "s/^/$client: /"
+echo "== $COUNT x 100 B, acks=all, one 1:2:3 partition each, $ROUNDS rounds"
+for round in $(seq "$ROUNDS"); do
+	perf "bench-pp-$round" | sed "s/^/round $round: ProducerPerformance: /"
+	for client in "java@$VERSION" librdkafka; do
+		t="bench-${client%%@*}-$round"
+		topic "$t"
+		"$BIN" client produce "$client" --bootstrap "$BOOT" --topic "$t" --count "$COUNT" --size 100 --acks all >"$WORK/$t.log"
+		grep -E 'started in|sent:|latency' "$WORK/$t.log" | sed "s/^/round $round: /"
+	done
 done
-perf bench-pp2 | sed 's/^/ProducerPerformance: /'
 
 echo "== driver start-up, warm (spawn to startup_complete)"
 for client in "java@$VERSION" librdkafka; do
