@@ -357,31 +357,44 @@ public final class KafkabookDriver {
     }
 
     // Out batches lines: a writer thread flushes every 50 ms, and a caller
-    // that fills 64 KiB flushes at once, so that stdout never holds up the
-    // client's I/O thread for long.
+    // that fills 64 KiB flushes at once. A client callback only appends to
+    // the buffer; the write to stdout happens outside its lock, so that
+    // stdout never holds up the client's I/O thread for long.
     static final class Out {
         final OutputStream os;
-        StringBuilder buf = new StringBuilder(1 << 16);
+        final Object writeLock = new Object();
+        final StringBuilder buf = new StringBuilder(1 << 16);
 
         Out(OutputStream os) {
             this.os = new BufferedOutputStream(os, 1 << 16);
         }
 
-        synchronized void line(CharSequence s) {
-            buf.append(s).append('\n');
-            if (buf.length() >= 1 << 16) {
+        void line(CharSequence s) {
+            boolean full;
+            synchronized (this) {
+                buf.append(s).append('\n');
+                full = buf.length() >= 1 << 16;
+            }
+            if (full) {
                 flush();
             }
         }
 
-        synchronized void flush() {
-            try {
-                os.write(buf.toString().getBytes(StandardCharsets.UTF_8));
-                os.flush();
-            } catch (Exception e) {
-                stopped.set(true); // kafkabook is gone
+        // flush writes what is buffered; writeLock keeps chunks in order.
+        void flush() {
+            synchronized (writeLock) {
+                String chunk;
+                synchronized (this) {
+                    chunk = buf.toString();
+                    buf.setLength(0);
+                }
+                try {
+                    os.write(chunk.getBytes(StandardCharsets.UTF_8));
+                    os.flush();
+                } catch (Exception e) {
+                    stopped.set(true); // kafkabook is gone
+                }
             }
-            buf.setLength(0);
         }
 
         void startFlusher() {
