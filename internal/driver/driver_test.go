@@ -99,6 +99,7 @@ func TestProducers(t *testing.T) {
 				}
 			}
 			checkOffsets(t, st.Bootstrap(), topic, got)
+			testStop(t, d, st)
 			testUnknown(t, b, d, st)
 		})
 	}
@@ -191,5 +192,25 @@ func testUnknown(t *testing.T, b cluster.Backend, d Driver, st cluster.Status) {
 	t.Logf("broker paused after the first ack: %v; the last: %s %s", counts, last.Status, last.Err)
 	if len(got) != spec.Count || last.Status != results.StatusUnknown {
 		t.Errorf("%d results, the last %+v; want %d, the last unknown", len(got), last, spec.Count)
+	}
+}
+
+// testStop ends a slow run early: the driver stops sending, reports what
+// it had, and exits well within the grace kafkabook gives it.
+func testStop(t *testing.T, d Driver, st cluster.Status) {
+	p, err := d.StartProducer(context.Background(), Spec{Topic: "healthy-" + d.Ref.Client,
+		Bootstrap: st.Bootstrap(), From: 1001, Count: 100, Rate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	n := 0
+	stats, err := p.Run(ctx, func(Result) { n++ })
+	took := time.Since(stats.Start)
+	if err != nil || stats.Sent == 0 || stats.Sent >= 100 || n != stats.Sent || took > 6*time.Second {
+		t.Errorf("stopped after 1.5s: %v, %+v, %d results, returned after %v; want no error, a few sent, each with a result, within 6s",
+			err, stats, n, took)
 	}
 }

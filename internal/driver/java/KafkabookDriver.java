@@ -69,12 +69,10 @@ public final class KafkabookDriver {
             return;
         }
         long t0 = System.nanoTime();
-        watchStdin(in);
+        watchStdin(in, producer);
         out.startFlusher();
         long[] stats = produce(producer, spec, t0);
-        if (stopped.get()) {
-            producer.close(Duration.ZERO); // pending records fail: reported as unknown
-        } else {
+        if (!stopped.get()) {
             producer.flush();
             producer.close();
         }
@@ -123,8 +121,10 @@ public final class KafkabookDriver {
     }
 
     // watchStdin stops the run when stdin ends (kafkabook stopped it or
-    // died) and halts the JVM if closing takes longer than five seconds.
-    static void watchStdin(BufferedReader in) {
+    // died): it closes the producer at once, which also ends a send()
+    // blocked on metadata or a full buffer, and halts the JVM if the rest
+    // takes longer than five seconds.
+    static void watchStdin(BufferedReader in, KafkaProducer<byte[], byte[]> producer) {
         Thread t = new Thread(() -> {
             try {
                 while (in.readLine() != null) {
@@ -133,6 +133,7 @@ public final class KafkabookDriver {
                 // a broken stdin is an end too
             }
             stopped.set(true);
+            producer.close(Duration.ZERO); // pending records fail: reported as unknown
             LockSupport.parkNanos(5_000_000_000L);
             out.flush();
             Runtime.getRuntime().halt(3);
