@@ -11,6 +11,10 @@ set -eu
 need=""
 command -v java >/dev/null 2>&1 || need="$need openjdk-17-jre-headless"
 command -v mvn >/dev/null 2>&1 || need="$need maven"
+# The client drivers (docs/driver-protocol.md): javac compiles the java
+# driver; python3-venv holds confluent-kafka for the librdkafka driver.
+command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need="$need python3-venv"
 command -v ip >/dev/null 2>&1 || need="$need iproute2"
 command -v iptables >/dev/null 2>&1 || need="$need iptables"
 command -v fusermount3 >/dev/null 2>&1 || need="$need fuse3"

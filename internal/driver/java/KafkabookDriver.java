@@ -1,0 +1,550 @@
+// KafkabookDriver is kafkabook's producer driver for Apache Kafka's Java
+// client (kafka-clients). It speaks the protocol of docs/driver-protocol.md:
+// a JSON spec line and a start command on stdin, JSON lines on stdout.
+// kafkabook compiles it on the user's machine against the kafka-clients
+// release asked for; it uses nothing but that jar and the JDK.
+
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.AppInfoParser;
+
+public final class KafkabookDriver {
+    static final Out out = new Out(System.out);
+    static final AtomicBoolean stopped = new AtomicBoolean();
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line = in.readLine();
+        if (line == null) {
+            return; // kafkabook went away before sending a spec
+        }
+        Spec spec;
+        Properties props;
+        KafkaProducer<byte[], byte[]> producer;
+        try {
+            spec = new Spec(Json.parseObject(line));
+            props = spec.properties();
+            // The configuration the producer is about to build, with the
+            // client.id it would generate made explicit so that the one
+            // reported is the one in force.
+            ProducerConfig pc = new ProducerConfig(props);
+            props.putIfAbsent("client.id", pc.getString("client.id"));
+            producer = new KafkaProducer<>(props);
+        } catch (Exception e) {
+            out.line("{\"name\":\"startup_error\",\"exception\":" + Json.quote(e.getClass().getName())
+                    + ",\"message\":" + Json.quote(String.valueOf(e.getMessage())) + "}");
+            out.flush();
+            System.exit(2);
+            return;
+        }
+        out.line(startupComplete(props));
+        out.flush();
+        String cmd = in.readLine();
+        if (cmd == null || !cmd.contains("\"start\"")) {
+            producer.close(Duration.ZERO);
+            return;
+        }
+        long t0 = System.nanoTime();
+        watchStdin(in, producer);
+        out.startFlusher();
+        long[] stats = produce(producer, spec, t0);
+        if (!stopped.get()) {
+            producer.flush();
+            producer.close();
+        }
+        out.line("{\"name\":\"shutdown_complete\",\"sent\":" + stats[0] + ",\"max_lag_ns\":" + stats[1]
+                + ",\"end_ns\":" + (System.nanoTime() - t0) + "}");
+        out.flush();
+        System.exit(0);
+    }
+
+    // produce sends the spec's messages on its schedule and returns how many
+    // it handed to the client and the largest delay of a hand-off.
+    static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
+        double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+        long sent = 0, maxLag = 0;
+        for (int i = 0; i < spec.count && !stopped.get(); i++) {
+            long n = spec.from + i;
+            long intended = (long) (i * interval);
+            long wait;
+            while ((wait = intended - (System.nanoTime() - t0)) > 0 && !stopped.get()) {
+                LockSupport.parkNanos(wait);
+            }
+            if (stopped.get()) {
+                break;
+            }
+            String key = spec.keyOf(n);
+            ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(spec.topic, null,
+                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), spec.value(n));
+            if (spec.eventId != null) {
+                rec.headers().add(new RecordHeader("event-id", spec.eventId.getBytes(StandardCharsets.UTF_8)));
+            }
+            Report r = new Report(spec.topic, n, key, intended, t0);
+            r.inSend = true;
+            try {
+                producer.send(rec, r);
+            } catch (Exception e) {
+                r.onCompletion(null, e);
+            }
+            r.inSend = false;
+            sent++;
+            long lag = System.nanoTime() - t0 - intended;
+            if (lag > maxLag) {
+                maxLag = lag;
+            }
+        }
+        return new long[] {sent, maxLag};
+    }
+
+    // watchStdin stops the run when stdin ends (kafkabook stopped it or
+    // died): it closes the producer at once, which also ends a send()
+    // blocked on metadata or a full buffer, and halts the JVM if the rest
+    // takes longer than five seconds.
+    static void watchStdin(BufferedReader in, KafkaProducer<byte[], byte[]> producer) {
+        Thread t = new Thread(() -> {
+            try {
+                while (in.readLine() != null) {
+                }
+            } catch (Exception e) {
+                // a broken stdin is an end too
+            }
+            stopped.set(true);
+            producer.close(Duration.ZERO); // pending records fail: reported as unknown
+            LockSupport.parkNanos(5_000_000_000L);
+            out.flush();
+            Runtime.getRuntime().halt(3);
+        }, "kafkabook-stdin");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    // startupComplete names the client and the configuration in force: the
+    // ProducerConfig the producer itself builds, after defaults and the
+    // adjustments the client makes (idempotence off when acks is not all).
+    static String startupComplete(Properties props) {
+        ProducerConfig pc = new ProducerConfig(props);
+        StringBuilder b = new StringBuilder(4096);
+        b.append("{\"name\":\"startup_complete\",\"client\":\"java\",\"library\":\"kafka-clients\",\"version\":")
+                .append(Json.quote(AppInfoParser.getVersion()))
+                .append(",\"runtime\":").append(Json.quote("java " + System.getProperty("java.version")))
+                .append(",\"config\":{");
+        Map<String, Object> values = new TreeMap<>(pc.values());
+        boolean first = true;
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+            if (!first) {
+                b.append(',');
+            }
+            first = false;
+            String v = configValue(e.getKey(), e.getValue());
+            b.append(Json.quote(e.getKey())).append(':').append(v == null ? "null" : Json.quote(v));
+        }
+        b.append("},\"unknown_properties\":[");
+        first = true;
+        for (String name : new TreeMap<>(props).keySet().stream().map(Object::toString).toList()) {
+            if (!ProducerConfig.configNames().contains(name)) {
+                b.append(first ? "" : ",").append(Json.quote(name));
+                first = false;
+            }
+        }
+        return b.append("]}").toString();
+    }
+
+    static String configValue(String name, Object v) {
+        if (v == null) {
+            return null;
+        }
+        if (name.contains("password") || name.contains("secret")) {
+            return "[hidden]";
+        }
+        if (v instanceof Class<?> c) {
+            return c.getName();
+        }
+        if (v instanceof List<?> l) {
+            StringBuilder b = new StringBuilder();
+            for (Object o : l) {
+                b.append(b.length() == 0 ? "" : ",").append(o instanceof Class<?> c ? c.getName() : String.valueOf(o));
+            }
+            return b.toString();
+        }
+        return String.valueOf(v);
+    }
+
+    // Report writes the outcome of one send.
+    static final class Report implements org.apache.kafka.clients.producer.Callback {
+        final String topic, key;
+        final long n, intended, t0;
+        final Thread sender = Thread.currentThread();
+        // inSend is true while send() runs: a completion on the sending
+        // thread then is a record refused before it reached the client's
+        // buffer (no metadata within max.block.ms, too large), never sent.
+        boolean inSend;
+
+        Report(String topic, long n, String key, long intended, long t0) {
+            this.topic = topic;
+            this.n = n;
+            this.key = key;
+            this.intended = intended;
+            this.t0 = t0;
+        }
+
+        @Override
+        public void onCompletion(RecordMetadata md, Exception e) {
+            long ack = System.nanoTime() - t0;
+            StringBuilder b = new StringBuilder(200);
+            if (e == null) {
+                b.append("{\"name\":\"producer_send_success\",\"n\":").append(n)
+                        .append(",\"topic\":").append(Json.quote(topic))
+                        .append(",\"partition\":").append(md.partition())
+                        .append(",\"offset\":").append(md.hasOffset() ? md.offset() : -1);
+            } else {
+                b.append("{\"name\":\"producer_send_error\",\"n\":").append(n)
+                        .append(",\"topic\":").append(Json.quote(topic))
+                        .append(",\"partition\":").append(md == null ? -1 : md.partition())
+                        .append(",\"offset\":-1")
+                        .append(",\"class\":").append(inSend && Thread.currentThread() == sender ? "\"failed\"" : classify(e))
+                        .append(",\"error\":").append(Json.quote(errorName(e)))
+                        .append(",\"exception\":").append(Json.quote(e.getClass().getName()))
+                        .append(",\"message\":").append(Json.quote(String.valueOf(e.getMessage())));
+            }
+            b.append(",\"key\":").append(key == null ? "null" : Json.quote(key))
+                    .append(",\"value\":\"");
+            Spec.appendId(b, n);
+            b.append("\",\"intended_ns\":").append(intended).append(",\"ack_ns\":").append(ack).append('}');
+            out.line(b);
+        }
+    }
+
+    // classify says whether a failed record may be in the log: failed when
+    // the broker or the client refused it for certain, unknown when no
+    // definite answer came (timeouts, lost connections, retriable errors
+    // given up on, a forced close).
+    static String classify(Exception e) {
+        if (e instanceof NotEnoughReplicasException) {
+            return "\"failed\""; // checked before the append: not written
+        }
+        if (e instanceof RetriableException) {
+            return "\"unknown\"";
+        }
+        if (e instanceof ApiException) {
+            return "\"failed\"";
+        }
+        return "\"unknown\"";
+    }
+
+    // errorName is Kafka's name of the error (NOT_ENOUGH_REPLICAS), or ""
+    // for an exception of the client's own that Kafka has no name for.
+    static String errorName(Exception e) {
+        if (!(e instanceof ApiException)) {
+            return "";
+        }
+        Errors err = Errors.forException(e);
+        return err == Errors.UNKNOWN_SERVER_ERROR ? "" : err.name();
+    }
+
+    // Spec is the driver spec of docs/driver-protocol.md.
+    static final class Spec {
+        final String topic, key, eventId;
+        final long from, count, keys, size;
+        final double rate;
+        final Map<String, Object> raw;
+
+        Spec(Map<String, Object> m) {
+            raw = m;
+            topic = (String) m.get("topic");
+            if (topic == null || topic.isEmpty()) {
+                throw new IllegalArgumentException("spec has no topic");
+            }
+            from = num(m, "from", 1);
+            count = num(m, "count", 0);
+            keys = num(m, "keys", 0);
+            size = num(m, "size", 0);
+            rate = m.get("rate") == null ? 0 : ((Number) m.get("rate")).doubleValue();
+            key = (String) m.get("key");
+            eventId = (String) m.get("event_id");
+        }
+
+        static long num(Map<String, Object> m, String k, long def) {
+            Object v = m.get(k);
+            return v == null ? def : ((Number) v).longValue();
+        }
+
+        // properties are the producer's properties: the spec's map by the
+        // client's own names, then acks and the delivery timeout when given.
+        @SuppressWarnings("unchecked")
+        Properties properties() {
+            Properties p = new Properties();
+            List<Object> servers = (List<Object>) raw.get("bootstrap_servers");
+            p.put("bootstrap.servers", String.join(",", servers.stream().map(Object::toString).toList()));
+            p.put("key.serializer", ByteArraySerializer.class.getName());
+            p.put("value.serializer", ByteArraySerializer.class.getName());
+            Map<String, Object> given = (Map<String, Object>) raw.getOrDefault("properties", Map.of());
+            for (Map.Entry<String, Object> e : given.entrySet()) {
+                p.put(e.getKey(), String.valueOf(e.getValue()));
+            }
+            if (raw.get("acks") != null) {
+                p.put("acks", raw.get("acks").toString());
+            }
+            Object dt = raw.get("delivery_timeout_ms");
+            if (dt != null) {
+                long ms = ((Number) dt).longValue();
+                p.put("delivery.timeout.ms", Long.toString(ms));
+                // The client refuses delivery.timeout.ms < linger.ms +
+                // request.timeout.ms; a short delivery timeout lowers the
+                // request timeout unless the spec sets it.
+                Map<String, Object> defs = ProducerConfig.configDef().defaultValues();
+                long linger = Long.parseLong(p.getProperty("linger.ms", String.valueOf(defs.get("linger.ms"))));
+                long req = ((Number) defs.get("request.timeout.ms")).longValue();
+                if (!given.containsKey("request.timeout.ms") && ms < linger + req) {
+                    p.put("request.timeout.ms", Long.toString(Math.max(1, ms - linger)));
+                }
+            }
+            return p;
+        }
+
+        String keyOf(long n) {
+            if (keys > 0) {
+                return "k" + (n % keys);
+            }
+            return key;
+        }
+
+        // value is the id of message n, then, when size leaves room, a
+        // blank and filler up to size bytes (kafkabook's own format).
+        byte[] value(long n) {
+            StringBuilder b = new StringBuilder((int) Math.max(size, 12));
+            appendId(b, n);
+            if (size > b.length() + 1) {
+                b.append(' ');
+                while (b.length() < size) {
+                    b.append('.');
+                }
+            }
+            return b.toString().getBytes(StandardCharsets.UTF_8);
+        }
+
+        static void appendId(StringBuilder b, long n) {
+            b.append("m-");
+            if (n >= 0 && n < 10) {
+                b.append("00");
+            } else if (n >= 10 && n < 100) {
+                b.append('0');
+            }
+            b.append(n);
+        }
+    }
+
+    // Out batches lines: a writer thread flushes every 50 ms, and a caller
+    // that fills 64 KiB flushes at once. A client callback only appends to
+    // the buffer; the write to stdout happens outside its lock, so that
+    // stdout never holds up the client's I/O thread for long.
+    static final class Out {
+        final OutputStream os;
+        final Object writeLock = new Object();
+        final StringBuilder buf = new StringBuilder(1 << 16);
+
+        Out(OutputStream os) {
+            this.os = new BufferedOutputStream(os, 1 << 16);
+        }
+
+        void line(CharSequence s) {
+            boolean full;
+            synchronized (this) {
+                buf.append(s).append('\n');
+                full = buf.length() >= 1 << 16;
+            }
+            if (full) {
+                flush();
+            }
+        }
+
+        // flush writes what is buffered; writeLock keeps chunks in order.
+        void flush() {
+            synchronized (writeLock) {
+                String chunk;
+                synchronized (this) {
+                    chunk = buf.toString();
+                    buf.setLength(0);
+                }
+                try {
+                    os.write(chunk.getBytes(StandardCharsets.UTF_8));
+                    os.flush();
+                } catch (Exception e) {
+                    stopped.set(true); // kafkabook is gone
+                }
+            }
+        }
+
+        void startFlusher() {
+            Thread t = new Thread(() -> {
+                while (true) {
+                    LockSupport.parkNanos(50_000_000L);
+                    flush();
+                }
+            }, "kafkabook-flush");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    // Json reads the spec (objects, arrays, strings, numbers, booleans,
+    // null) and quotes strings; the JDK has no JSON library and the driver
+    // takes no dependency beyond kafka-clients.
+    static final class Json {
+        final String s;
+        int i;
+
+        Json(String s) {
+            this.s = s;
+        }
+
+        @SuppressWarnings("unchecked")
+        static Map<String, Object> parseObject(String s) {
+            Json j = new Json(s);
+            Object v = j.value();
+            if (!(v instanceof Map)) {
+                throw new IllegalArgumentException("spec is not a JSON object");
+            }
+            return (Map<String, Object>) v;
+        }
+
+        Object value() {
+            ws();
+            char c = s.charAt(i);
+            switch (c) {
+                case '{': {
+                    i++;
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    ws();
+                    if (s.charAt(i) == '}') {
+                        i++;
+                        return m;
+                    }
+                    while (true) {
+                        ws();
+                        String k = string();
+                        ws();
+                        expect(':');
+                        m.put(k, value());
+                        ws();
+                        if (s.charAt(i++) == '}') {
+                            return m;
+                        }
+                    }
+                }
+                case '[': {
+                    i++;
+                    List<Object> l = new ArrayList<>();
+                    ws();
+                    if (s.charAt(i) == ']') {
+                        i++;
+                        return l;
+                    }
+                    while (true) {
+                        l.add(value());
+                        ws();
+                        if (s.charAt(i++) == ']') {
+                            return l;
+                        }
+                    }
+                }
+                case '"':
+                    return string();
+                case 't':
+                    i += 4;
+                    return Boolean.TRUE;
+                case 'f':
+                    i += 5;
+                    return Boolean.FALSE;
+                case 'n':
+                    i += 4;
+                    return null;
+                default:
+                    int st = i;
+                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
+                        i++;
+                    }
+                    String num = s.substring(st, i);
+                    if (num.contains(".") || num.contains("e") || num.contains("E")) {
+                        return Double.parseDouble(num);
+                    }
+                    return Long.parseLong(num);
+            }
+        }
+
+        void ws() {
+            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+        }
+
+        void expect(char c) {
+            if (s.charAt(i++) != c) {
+                throw new IllegalArgumentException("spec: want '" + c + "' at " + (i - 1));
+            }
+        }
+
+        String string() {
+            expect('"');
+            StringBuilder b = new StringBuilder();
+            while (true) {
+                char c = s.charAt(i++);
+                if (c == '"') {
+                    return b.toString();
+                }
+                if (c != '\\') {
+                    b.append(c);
+                    continue;
+                }
+                char e = s.charAt(i++);
+                switch (e) {
+                    case 'n': b.append('\n'); break;
+                    case 't': b.append('\t'); break;
+                    case 'r': b.append('\r'); break;
+                    case 'b': b.append('\b'); break;
+                    case 'f': b.append('\f'); break;
+                    case 'u': b.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
+                    default: b.append(e);
+                }
+            }
+        }
+
+        static String quote(String s) {
+            StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+            for (int k = 0; k < s.length(); k++) {
+                char c = s.charAt(k);
+                if (c == '"' || c == '\\') {
+                    b.append('\\').append(c);
+                } else if (c < 0x20) {
+                    b.append(String.format("\\u%04x", (int) c));
+                } else {
+                    b.append(c);
+                }
+            }
+            return b.append('"').toString();
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// StartTimeout is how long a driver may take from spawn to
+// startup_complete before it is killed (a variable for tests).
+var StartTimeout = 60 * time.Second
+
+// stopGrace is how long a driver told to stop (stdin closed) may take to
+// report what it has and exit before it is killed.
+const stopGrace = 10 * time.Second
+
+// Producer is a running producer driver.
+type Producer struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   *bufio.Scanner
+	stderr  *tailBuffer
+	spec    Spec
+	startup Startup
+	exited  chan struct{} // closed once the process is reaped
+	waitErr error
+	once    sync.Once
+}
+
+// StartProducer spawns the driver in a process group of its own, sends it
+// the spec and waits for its startup_complete, which says what client and
+// configuration it runs. The driver sends nothing until Run. It exits when
+// its stdin ends, so a driver outlives neither Close nor kafkabook.
+func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error) {
+	spawned := time.Now()
+	cmd := exec.Command(d.Argv[0], d.Argv[1:]...)
+	cmd.Env = d.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Producer{cmd: cmd, spec: spec, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.lines = bufio.NewScanner(stdout)
+	p.lines.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s driver: %w", d.Ref, err)
+	}
+	go func() { p.waitErr = cmd.Wait(); close(p.exited) }()
+	line, err := spec.MarshalJSON()
+	if err == nil {
+		_, err = p.stdin.Write(append(line, '\n'))
+	}
+	if err != nil {
+		p.kill()
+		return nil, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
+	}
+	first := make(chan error, 1)
+	var ev event
+	go func() { first <- p.next(&ev) }()
+	timer := time.NewTimer(StartTimeout)
+	defer timer.Stop()
+	select {
+	case err = <-first:
+	case <-timer.C:
+		err = fmt.Errorf("no startup_complete within %v", StartTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err == nil && ev.Name != evStartup {
+		err = fmt.Errorf("%s %s: %s", ev.Name, ev.Exception, ev.Message)
+	}
+	if err != nil {
+		p.kill()
+		return nil, fmt.Errorf("%s driver did not start: %w%s", d.Ref, err, p.stderrTail())
+	}
+	p.startup = startupOf(ev, time.Since(spawned))
+	return p, nil
+}
+
+// startupOf is the Startup a startup_complete event says.
+func startupOf(ev event, took time.Duration) Startup {
+	s := Startup{Client: ev.Client, Library: ev.Library, Version: ev.Version, Librdkafka: ev.Librdkafka,
+		Runtime: ev.Runtime, Unknown: ev.Unknown, Took: took, Config: make(map[string]string, len(ev.Config))}
+	for k, v := range ev.Config {
+		if v != nil {
+			s.Config[k] = *v
+		} else {
+			s.Config[k] = ""
+		}
+	}
+	return s
+}
+
+// Startup is what the driver said at startup_complete.
+func (p *Producer) Startup() Startup { return p.startup }
+
+// next reads the next event; io.EOF when the driver closed its stdout.
+func (p *Producer) next(ev *event) error {
+	if !p.lines.Scan() {
+		if err := p.lines.Err(); err != nil {
+			return err
+		}
+		return io.EOF
+	}
+	return decodeEvent(p.lines.Bytes(), ev)
+}
+
+// Run sends the start command and calls onResult for each message's
+// outcome, in the order the driver reports them (from one goroutine).
+// Times count from the start command on kafkabook's clock. When ctx ends,
+// the driver is told to stop (its stdin is closed): messages not yet due
+// are not sent, and those in flight are reported unknown with no Done
+// time. A message handed to the client that the driver never reports on
+// (it crashed) is reported unknown too, and Run returns an error.
+func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error) {
+	defer p.kill()
+	start := time.Now()
+	stats := Stats{Start: start}
+	if _, err := io.WriteString(p.stdin, "{\"command\":\"start\"}\n"); err != nil {
+		return stats, fmt.Errorf("send start to the %s driver: %w%s", p.startup.Client, err, p.stderrTail())
+	}
+	stop := context.AfterFunc(ctx, func() {
+		p.stdin.Close()
+		select {
+		case <-p.exited:
+		case <-time.After(stopGrace):
+			p.kill()
+		}
+	})
+	defer stop()
+	seen := make([]bool, p.spec.Count)
+	var ev event
+	var err error
+	shutdown := false
+	for err == nil && !shutdown {
+		if err = p.next(&ev); err != nil {
+			break
+		}
+		switch ev.Name {
+		case evSuccess, evError:
+			i := int(ev.N) - p.spec.From
+			if i < 0 || i >= len(seen) {
+				err = fmt.Errorf("%s driver reported message %d, not one it was given", p.startup.Client, ev.N)
+				break
+			}
+			seen[i] = true
+			onResult(p.result(ctx, start, &ev))
+		case evShutdown:
+			shutdown = true
+			stats.Sent = int(ev.Sent)
+			stats.MaxLag = time.Duration(ev.MaxLagNS)
+			stats.Behind = p.spec.Rate > 0 && stats.MaxLag > lagLimit(p.spec.Rate)
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	end := time.Now()
+	p.stdin.Close()
+	<-p.exited
+	if err == nil && !shutdown && ctx.Err() == nil {
+		err = fmt.Errorf("%s driver exited without shutdown_complete (%v)%s", p.startup.Client, p.waitErr, p.stderrTail())
+	}
+	p.unreported(seen, stats, shutdown, start, end, onResult)
+	return stats, err
+}
+
+// unreported reports as unknown every message handed to the client that
+// got no outcome: the first Sent when the driver said how many it sent,
+// else those due before it ended.
+func (p *Producer) unreported(seen []bool, stats Stats, shutdown bool, start, end time.Time, onResult func(Result)) {
+	for i, ok := range seen {
+		intended := start
+		if p.spec.Rate > 0 {
+			intended = start.Add(time.Duration(float64(i) * float64(time.Second) / p.spec.Rate))
+		}
+		if ok || (shutdown && i >= stats.Sent) || (!shutdown && intended.After(end)) {
+			continue
+		}
+		onResult(Result{Num: p.spec.From + i, Intended: intended, Status: results.StatusUnknown,
+			Err: "no outcome: the driver ended first", Partition: -1, Offset: -1})
+	}
+}
+
+// result turns a send event into a Result.
+func (p *Producer) result(ctx context.Context, start time.Time, ev *event) Result {
+	r := Result{Num: int(ev.N), Intended: start.Add(time.Duration(ev.IntendedNS)),
+		Done: start.Add(time.Duration(ev.AckNS)), Status: results.StatusOK,
+		Partition: ev.Partition, Offset: ev.Offset}
+	if ev.Name == evSuccess {
+		return r
+	}
+	r.Offset = -1
+	name := ev.Error
+	if name == "" {
+		name = ev.Exception
+	}
+	r.Err = name + ": " + ev.Message
+	switch ev.Class {
+	case "failed":
+		r.Status = results.StatusFailed
+	default:
+		r.Status = results.StatusUnknown
+		if ctx.Err() != nil {
+			r.Done = time.Time{}
+		}
+	}
+	return r
+}
+
+// Close kills the driver if it still runs.
+func (p *Producer) Close() { p.kill() }
+
+// kill ends the driver's whole process group (a JVM's or Python's
+// children too) and waits for it.
+func (p *Producer) kill() {
+	p.once.Do(func() {
+		p.stdin.Close()
+		select {
+		case <-p.exited:
+			return
+		default:
+		}
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+	})
+}
+
+// stderrTail is the driver's last lines of stderr, for an error message.
+func (p *Producer) stderrTail() string {
+	s := strings.TrimSpace(p.stderr.String())
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return "\ndriver stderr:\n" + strings.Join(lines, "\n")
+}
+
+// lagLimit is how far behind its schedule a rate-driven producer may hand
+// a message to the client before it is said not to keep up (as in package
+// kafka).
+func lagLimit(rate float64) time.Duration {
+	return max(time.Second, time.Duration(10*float64(time.Second)/rate))
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,118 @@
+// Package driver runs a Kafka client other than franz-go as a process of
+// its own behind one protocol (docs/driver-protocol.md): kafkabook writes a
+// JSON spec on the driver's stdin and reads JSON lines of events from its
+// stdout. A driver's source is embedded in kafkabook and built on the
+// user's machine into kafkabook's cache (see Install).
+package driver
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// Spec is what a producer driver sends: messages m-From .. m-(From+Count-1)
+// in kafkabook's format (results.AppendMessageID, a blank, filler up to
+// Size bytes), on the schedule of Rate.
+type Spec struct {
+	Topic     string   `json:"topic"`
+	Bootstrap []string `json:"bootstrap_servers"`
+	From      int      `json:"from"`
+	Count     int      `json:"count"`
+	// Acks is "0", "1" or "all"; "": the client's own default.
+	Acks string `json:"acks,omitempty"`
+	// Properties are client properties by the client's own names
+	// (linger.ms, enable.idempotence); the driver refuses none itself:
+	// the client does.
+	Properties map[string]string `json:"properties,omitempty"`
+	// DeliveryTimeout is delivery.timeout.ms; 0: the client's default.
+	DeliveryTimeout time.Duration `json:"-"`
+	// Rate is in messages per second: message i is meant to be sent
+	// i/Rate seconds after the start command. 0: all at the start.
+	Rate    float64 `json:"rate,omitempty"`
+	Size    int     `json:"size,omitempty"`
+	Keys    int     `json:"keys,omitempty"`
+	Key     string  `json:"key,omitempty"`
+	EventID string  `json:"event_id,omitempty"`
+}
+
+// MarshalJSON writes the spec line, the delivery timeout in milliseconds.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	v := struct {
+		plain
+		DeliveryTimeoutMS int64 `json:"delivery_timeout_ms,omitempty"`
+	}{plain(s), s.DeliveryTimeout.Milliseconds()}
+	return json.Marshal(v)
+}
+
+// Result is the outcome of one send as the client saw it, the same as
+// what kafkabook's in-process producer reports (kafka.Result): a ledger
+// entry before the engine adds what it knows (the leader epoch).
+type Result struct {
+	Num       int       // message number: results.MessageID(Num) is its id
+	Intended  time.Time // when the schedule meant it to be sent
+	Done      time.Time // when the outcome arrived; zero when the run ended first
+	Status    results.Status
+	Err       string // Kafka's error name, then the client's message
+	Partition int32
+	Offset    int64 // -1 when not acknowledged (and for acks=0)
+}
+
+// Stats says how the driver kept its schedule, like kafka.ProduceStats.
+type Stats struct {
+	Start  time.Time     // the schedule's start, on kafkabook's clock
+	Sent   int           // messages handed to the client
+	MaxLag time.Duration // largest delay between a message's scheduled time and its hand-off
+	Behind bool          // some hand-off lagged more than a second (or ten intervals)
+}
+
+// Startup is what the driver says of itself once its client is built.
+type Startup struct {
+	Client     string            // java, librdkafka
+	Library    string            // kafka-clients, confluent-kafka
+	Version    string            // the library's exact version
+	Librdkafka string            // rd_kafka_version_str, for librdkafka
+	Runtime    string            // java 17.0.2, python 3.11.7
+	Config     map[string]string // the configuration in force, by the client's names
+	Unknown    []string          // property names the client does not know (Java warns only)
+	Took       time.Duration     // from spawn to startup_complete
+}
+
+// Ref names a driver and, optionally, its library's version: java,
+// java@3.9.1, librdkafka@2.15.1.
+type Ref struct {
+	Client  string
+	Version string // "": the default (see Install)
+}
+
+func (r Ref) String() string {
+	if r.Version == "" {
+		return r.Client
+	}
+	return r.Client + "@" + r.Version
+}
+
+var versionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// Clients are the drivers kafkabook can build.
+var Clients = []string{"java", "librdkafka"}
+
+// ParseRef reads java, java@4.3.1, librdkafka@2.15.1.
+func ParseRef(s string) (Ref, error) {
+	name, version, _ := strings.Cut(s, "@")
+	r := Ref{Client: name, Version: version}
+	switch name {
+	case "java", "librdkafka":
+	default:
+		return r, fmt.Errorf("client %q: want one of %s, optionally with @version (java@4.3.1)", name, strings.Join(Clients, ", "))
+	}
+	if version != "" && !versionRE.MatchString(version) {
+		return r, fmt.Errorf("client %q: version %q is not a release number like 4.3.1", s, version)
+	}
+	return r, nil
+}
