@@ -5,7 +5,7 @@
 // compiles DumpClientConfig.java against them with javac, and runs it once
 // per role. Nothing in the catalogue is typed by hand.
 //
-//	go run ./cmd/genclientconfig               # every Kafka release kafkabook knows
+//	go run ./cmd/genclientconfig               # every version catalogued and every Kafka release kafkabook knows
 //	go run ./cmd/genclientconfig 4.5.0         # add (or refresh) a version
 //
 // It needs a JDK (javac; Debian's openjdk-17-jdk-headless), Maven and the
@@ -20,8 +20,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
@@ -34,7 +36,7 @@ func main() {
 	flag.Parse()
 	versions := flag.Args()
 	if len(versions) == 0 {
-		versions = kafkaconfig.Releases()
+		versions = slices.Compact(slices.Sorted(slices.Values(append(clientconfig.Versions(clientconfig.Java), kafkaconfig.Releases()...))))
 	}
 	if err := generate(context.Background(), *out, versions); err != nil {
 		fmt.Fprintln(os.Stderr, "genclientconfig:", err)

@@ -38,7 +38,9 @@ func Check(client, version string, role Role, name, value string) error {
 }
 
 // checkFranzGo checks name against the table kafkabook maps, and its value
-// against the newest Java catalogue's type (the names are Java's).
+// against the newest Java catalogue's type (the names are Java's). A Java
+// property outside the table is refused with "use --client java"; a name
+// Java lacks too is called unknown, since pointing at java would not help.
 func checkFranzGo(role Role, name, value string) error {
 	if _, ok := franzGo[role][name]; ok {
 		p, _ := Lookup(Java, "", role, name)
@@ -49,6 +51,9 @@ func checkFranzGo(role Role, name, value string) error {
 	}
 	if s := suggest(name, Names(FranzGoClient, "", role)); s != "" {
 		return fmt.Errorf("unknown franz-go %s property %q: did you mean %q?", role, name, s)
+	}
+	if _, ok := Lookup(Java, "", role, name); !ok {
+		return fmt.Errorf("unknown franz-go %s property %q: kafkabook maps Java's property names onto franz-go, and kafka-clients has no %s property of that name either", role, name, role)
 	}
 	return fmt.Errorf("franz-go has no counterpart for %q: use --client java", name)
 }

@@ -258,3 +258,14 @@ func product(client, version string) string {
 	}
 	return client
 }
+
+// Known returns nil when client has a catalogue at version ("" for the
+// newest; any version for franz-go), else the error Check would give,
+// naming the catalogued versions and the command that adds one.
+func Known(client, version string) error {
+	if client == FranzGoClient {
+		return nil
+	}
+	_, _, err := lookupCatalog(client, version)
+	return err
+}

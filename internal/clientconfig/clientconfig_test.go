@@ -38,7 +38,7 @@ func TestCatalogsParse(t *testing.T) {
 
 func TestVersions(t *testing.T) {
 	for client, want := range map[string][]string{
-		Java:       {"4.0.0", "4.0.1", "4.0.2", "4.1.0", "4.1.1", "4.1.2", "4.2.0", "4.2.1", "4.2.2", "4.3.0", "4.3.1", "4.4.0"},
+		Java:       {"3.9.1", "4.0.0", "4.0.1", "4.0.2", "4.1.0", "4.1.1", "4.1.2", "4.2.0", "4.2.1", "4.2.2", "4.3.0", "4.3.1", "4.4.0"},
 		Librdkafka: {"2.15.1", "2.16.1"},
 	} {
 		got := Versions(client)
@@ -48,6 +48,9 @@ func TestVersions(t *testing.T) {
 	}
 	if compareVersions("4.10.0", "4.9.1") <= 0 {
 		t.Error("4.10.0 sorts before 4.9.1")
+	}
+	if Known(Java, "4.3.1") != nil || Known(FranzGoClient, "1.22.3") != nil || Known(Librdkafka, "2.14.0") == nil {
+		t.Error("Known: want 4.3.1 and franz-go known, librdkafka 2.14.0 not")
 	}
 	if got := Versions(FranzGoClient); got != nil {
 		t.Errorf("Versions(franz-go) = %v, want nil", got)
@@ -79,7 +82,8 @@ func TestCheck(t *testing.T) {
 		{Java, "4.3.1", Consumer, "isolation.level", "read_committed", ""},
 		{Java, "4.3.1", Consumer, "auto.offset.reset", "by_duration:P1D", ""},
 		{Java, "4.3.1", Consumer, "group.protocol", "consumer", ""},
-		{Java, "3.9.1", Producer, "linger.ms", "5", "kafka-clients 3.9.1 has no catalogue"},
+		{Java, "3.9.1", Producer, "linger.ms", "5", ""},
+		{Java, "3.8.0", Producer, "linger.ms", "5", "kafka-clients 3.8.0 has no catalogue"},
 		{Librdkafka, "2.15.1", Producer, "enable.idempotence", "true", ""},
 		{Librdkafka, "2.15.1", Producer, "acks", "all", ""},
 		{Librdkafka, "2.15.1", Producer, "acks", "al", "want a number"},
@@ -96,6 +100,8 @@ func TestCheck(t *testing.T) {
 		{FranzGoClient, "", Consumer, "enable.auto.commit", "false", ""},
 		{FranzGoClient, "", Producer, "max.block.ms", "5", `franz-go has no counterpart for "max.block.ms": use --client java`},
 		{FranzGoClient, "", Consumer, "linger.ms", "5", "is a producer property"},
+		{FranzGoClient, "", Consumer, "group.protocol", "consumer", `franz-go has no counterpart for "group.protocol": use --client java`},
+		{FranzGoClient, "", Producer, "foo.bar", "5", "kafka-clients has no producer property of that name either"},
 		{FranzGoClient, "", Producer, "linger.mss", "5", `did you mean "linger.ms"?`},
 		{"kcat", "", Producer, "linger.ms", "5", `client "kcat"`},
 		{Java, "4.3.1", "admin", "linger.ms", "5", "want producer or consumer"},
