@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 )
 
 // Spec is what a producer driver sends: messages m-From .. m-(From+Count-1)
@@ -50,26 +50,14 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Result is the outcome of one send as the client saw it, the same as
-// what kafkabook's in-process producer reports (kafka.Result): a ledger
-// entry before the engine adds what it knows (the leader epoch).
-type Result struct {
-	Num       int       // message number: results.MessageID(Num) is its id
-	Intended  time.Time // when the schedule meant it to be sent
-	Done      time.Time // when the outcome arrived; zero when the run ended first
-	Status    results.Status
-	Err       string // Kafka's error name, then the client's message
-	Partition int32
-	Offset    int64 // -1 when not acknowledged (and for acks=0)
-}
+// Result is the outcome of one send as the client saw it: the same type
+// as kafkabook's in-process producer reports, so that the engine records
+// a driver's outcomes as it records franz-go's.
+type Result = kafka.Result
 
-// Stats says how the driver kept its schedule, like kafka.ProduceStats.
-type Stats struct {
-	Start  time.Time     // the schedule's start, on kafkabook's clock
-	Sent   int           // messages handed to the client
-	MaxLag time.Duration // largest delay between a message's scheduled time and its hand-off
-	Behind bool          // some hand-off lagged more than a second (or ten intervals)
-}
+// Stats says how the driver kept its schedule: kafka.ProduceStats, whose
+// Stopped a driver leaves empty.
+type Stats = kafka.ProduceStats
 
 // Startup is what the driver says of itself once its client is built.
 type Startup struct {
