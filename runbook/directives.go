@@ -229,7 +229,7 @@ var Directives = []*Directive{
 			{Name: "max-in-flight", Kind: KindInt, Meta: "N",
 				Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
 			{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
-				Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms)."},
+				Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); the default is franz-go's: without the flag java and librdkafka apply their own (120s and 300s)."},
 			{Name: "transactional", Kind: KindBool,
 				Help: "Send in transactions, with a transactional.id made of the topic, the step's line and the run; every transaction's outcome (committed, aborted, unknown) is recorded with its records, producer id and epoch. Needs --acks all (a transactional producer is idempotent). Only records of committed transactions count as acknowledged; those of aborted ones are failed in the ledger."},
 			{Name: "txn-size", Kind: KindInt, Meta: "N", Default: "10",

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // Spec is what a producer driver sends: messages m-From .. m-(From+Count-1)
@@ -103,4 +104,57 @@ func ParseRef(s string) (Ref, error) {
 		return r, fmt.Errorf("client %q: version %q is not a release number like 4.3.1", s, version)
 	}
 	return r, nil
+}
+
+// durabilityProps are the settings, by either client's names, that decide
+// what an acknowledgement means and how a send is timed; the rest of the
+// configuration is in the driver's startup_complete.
+var durabilityProps = []string{"acks", "request.required.acks", "enable.idempotence", "retries", "message.send.max.retries",
+	"max.in.flight.requests.per.connection", "max.in.flight", "delivery.timeout.ms", "message.timeout.ms", "request.timeout.ms",
+	"linger.ms", "queue.buffering.max.ms", "batch.size", "compression.type", "compression.codec"}
+
+// Describe is the one line that says which client runs and the settings
+// in force that decide durability: "kafka-clients 4.3.1 on java 17.0.2:
+// acks=-1 enable.idempotence=true ...".
+func (s Startup) Describe() string {
+	var b strings.Builder
+	b.WriteString(s.Library + " " + s.Version)
+	if s.Librdkafka != "" {
+		b.WriteString(" (librdkafka " + s.Librdkafka + ")")
+	}
+	if s.Runtime != "" {
+		b.WriteString(" on " + s.Runtime)
+	}
+	b.WriteString(":")
+	for _, k := range durabilityProps {
+		if v, ok := s.Config[k]; ok {
+			b.WriteString(" " + k + "=" + v)
+		}
+	}
+	return b.String()
+}
+
+// Info is the startup as the evidence's provenance records it.
+func (s Startup) Info() results.ClientInfo {
+	return results.ClientInfo{Client: s.Client, Library: s.Library, Version: s.Version,
+		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: s.Config}
+}
+
+// InForce reads the acks and idempotence the client runs with from its
+// configuration (the Java client's acks, librdkafka's
+// request.required.acks; -1 is all), for the ledger: what the evidence
+// says each send was made with, defaults included.
+func (s Startup) InForce() (results.Acks, bool, error) {
+	v, ok := s.Config["acks"]
+	if !ok {
+		v, ok = s.Config["request.required.acks"]
+	}
+	if v == "-1" {
+		v = "all"
+	}
+	acks, err := results.ParseAcks(v)
+	if !ok || err != nil {
+		return 0, false, fmt.Errorf("the %s driver did not say the acks in force (acks or request.required.acks: %q)", s.Client, v)
+	}
+	return acks, s.Config["enable.idempotence"] == "true", nil
 }
