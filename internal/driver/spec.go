@@ -134,11 +134,23 @@ func (s Startup) Describe() string {
 	return b.String()
 }
 
-// Info is the startup as the evidence's provenance records it.
+// Info is the startup as the evidence's provenance records it: the
+// configuration without the cluster's addresses (bootstrap.servers, which
+// the evidence keeps elsewhere and redacts for publishing) and without
+// librdkafka's callback pointers (open_cb=0x7f…), which differ at every
+// start and say nothing of what the client does.
 func (s Startup) Info() results.ClientInfo {
+	config := make(map[string]string, len(s.Config))
+	for k, v := range s.Config {
+		if k != "bootstrap.servers" && !pointerRE.MatchString(v) {
+			config[k] = v
+		}
+	}
 	return results.ClientInfo{Client: s.Client, Library: s.Library, Version: s.Version,
-		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: s.Config}
+		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: config}
 }
+
+var pointerRE = regexp.MustCompile(`^0x[0-9a-f]+$`)
 
 // InForce reads the acks and idempotence the client runs with from its
 // configuration (the Java client's acks, librdkafka's
