@@ -2,6 +2,7 @@ package runbook
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -129,20 +130,27 @@ func (c *checker) stepClients(st *Step) []string {
 // the catalogue the caller gave (Capabilities.ClientProperty), and
 // reports each problem at p.
 func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, name, value string, p Pos, report func(Pos, string)) {
-	if caps.ClientProperty == nil {
-		return
-	}
 	seen := map[string]bool{}
 	for _, cl := range clients {
 		client, version, err := ParseClient(cl)
 		if err != nil {
 			continue // reported where the client is named
 		}
+		if client == FranzGo && role == RoleProducer && !FranzGoMaps(name) {
+			if msg := FranzGoRefusal(name); !seen[msg] {
+				seen[msg] = true
+				report(p, msg)
+			}
+			continue
+		}
 		versions := []string{version}
 		if client == Java && version == "" {
 			versions = meta.Kafka // the Java client at the cluster's release
 		}
 		for _, v := range versions {
+			if caps.ClientProperty == nil {
+				break
+			}
 			if err := caps.ClientProperty(client, v, role, name, value); err != nil && !seen[err.Error()] {
 				seen[err.Error()] = true
 				report(p, err.Error())
@@ -162,6 +170,20 @@ var mapped = map[string]func(string) bool{
 	"retries":                               func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 },
 	"max.in.flight.requests.per.connection": func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
 	"delivery.timeout.ms":                   func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
+}
+
+// FranzGoMaps reports whether kafkabook maps a producer property onto
+// franz-go (the five its shorthand flags stand for); franz-go takes no
+// other, and a property it would ignore is refused rather than dropped.
+func FranzGoMaps(name string) bool {
+	_, ok := mapped[name]
+	return ok
+}
+
+// FranzGoRefusal says that franz-go cannot take a property, for check and
+// the engine alike.
+func FranzGoRefusal(name string) string {
+	return fmt.Sprintf("franz-go has no counterpart for %s: use --client java or --client librdkafka", name)
 }
 
 // ParseAcksProperty reads an acks property as the clients write it: 0, 1,
@@ -184,6 +206,15 @@ func checkClientProperties(c *checker, st *Step) {
 		}
 	}
 	clients := c.stepClients(st)
+	if st.given("client") && !slices.Contains(c.d.Meta.Client, st.flagStr("client")) {
+		// The front matter's producer: was checked for the run's clients,
+		// not for this step's own.
+		for _, name := range slices.Sorted(maps.Keys(c.d.Meta.Producer)) {
+			checkClientProperty(c.caps, &c.d.Meta, clients, RoleProducer, name, c.d.Meta.Producer[name], st.flagPos("client"), func(p Pos, msg string) {
+				c.errorf(p, "producer: %s (from the front matter): %s", name, msg)
+			})
+		}
+	}
 	for _, a := range st.Flags["property"] {
 		name, value, ok := strings.Cut(a.Text, "=")
 		if !ok || name == "" {

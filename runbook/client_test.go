@@ -78,6 +78,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "produce t --acks 1 -X acks=all", Overrides{}, "c.md:6:23: -X acks and --acks set the same property: give one"},
 		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
 		{"client: java\n", "produce t --transactional", Overrides{}, "--transactional runs through franz-go only"},
+		{"client: java\nproducer: {linger.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: linger.ms (from the front matter): franz-go has no counterpart for linger.ms"},
 		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, optionally with @version (java@4.3.1) (did you mean "java"?)`},
 	} {
 		_, err := LoadFor("c.md", clientDoc(tc.front, tc.step), tc.ov, caps)
@@ -99,6 +100,10 @@ func TestClientAcksDefault(t *testing.T) {
 	}
 	if p := d.Blocks[0].Steps[1].Action.(Produce); !p.AcksDefault {
 		t.Errorf("AcksDefault = false, want true: %+v", p)
+	}
+	// Without a catalogue, franz-go still refuses what it would ignore.
+	if _, err := Load("c.md", clientDoc("", "produce t --acks 1 -X linger.ms=5"), Overrides{}); err == nil || !strings.Contains(err.Error(), "franz-go has no counterpart for linger.ms") {
+		t.Errorf("franz-go took -X linger.ms: %v", err)
 	}
 	d, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1"), Overrides{})
 	if err != nil {

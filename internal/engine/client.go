@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -97,4 +99,19 @@ func driverSpec(topic string, seeds []string, p runbook.Produce) driver.Spec {
 	}
 	return driver.Spec{Topic: topic, Bootstrap: slices.Clone(seeds), From: p.From, Count: p.Count,
 		Properties: props, Rate: p.Rate, Size: p.Size, Keys: p.Keys, Key: p.Key, EventID: p.EventID}
+}
+
+// franzGoTakes says why franz-go cannot run a produce step as written, or
+// nil: check refuses such a step, and the engine does not run one that a
+// caller built otherwise, since franz-go would ignore what it cannot map.
+func franzGoTakes(p runbook.Produce) error {
+	if p.AcksDefault {
+		return fmt.Errorf("produce through franz-go needs --acks: kafkabook sets franz-go's acks itself")
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Properties)) {
+		if !runbook.FranzGoMaps(name) {
+			return errors.New(runbook.FranzGoRefusal(name))
+		}
+	}
+	return nil
 }

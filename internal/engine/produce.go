@@ -58,8 +58,10 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	if err != nil {
 		return err
 	}
-	if !viaDriver && p.AcksDefault {
-		return fmt.Errorf("produce through franz-go needs --acks (check refuses a step without it)")
+	if !viaDriver {
+		if err := franzGoTakes(p); err != nil {
+			return err
+		}
 	}
 	var dp *driver.Producer
 	if viaDriver {
