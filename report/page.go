@@ -347,6 +347,12 @@ func provenanceFacts(r *results.Results) []fact {
 	if p.Java != "" {
 		f = append(f, fact{"Java", p.Java})
 	}
+	if p.Client != "" {
+		f = append(f, fact{"client", p.Client})
+	}
+	for _, c := range p.Clients {
+		f = append(f, fact{"client " + c.Client, clientFact(c)})
+	}
 	f = append(f,
 		fact{"runbook", r.Runbook.Path},
 		fact{"runbook sha256", r.Runbook.SHA256},
@@ -359,6 +365,20 @@ func provenanceFacts(r *results.Results) []fact {
 		f = append(f, fact{"cluster", "reused from before this invocation"})
 	}
 	return f
+}
+
+// clientFact is a client driver's library, version and the whole
+// configuration it ran with, as it said at start-up.
+func clientFact(c results.ClientInfo) string {
+	lib := c.Library + " " + c.Version
+	if c.Librdkafka != "" {
+		lib += " (librdkafka " + c.Librdkafka + ")"
+	}
+	var conf []string
+	for _, kv := range sortedFacts(c.Config) {
+		conf = append(conf, kv.Key+"="+kv.Value)
+	}
+	return lib + " on " + c.Runtime + "; " + strings.Join(conf, " ")
 }
 
 func stamp(t time.Time) string {

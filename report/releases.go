@@ -42,9 +42,9 @@ func releaseDifferences(newest []siteRun) []releaseDifference {
 		}
 	}
 	for _, sr := range newest {
-		add("the run", sr.Sum.Complete, sr.Version, " (incomplete)")
+		add("the run", sr.Sum.Complete, sr.label(), " (incomplete)")
 		for _, x := range sr.Sum.Expects {
-			add(x.Expr, x.Held == x.Runs, sr.Version, fmt.Sprintf(" (%d of %d runs)", x.Held, x.Runs))
+			add(x.Expr, x.Held == x.Runs, sr.label(), fmt.Sprintf(" (%d of %d runs)", x.Held, x.Runs))
 		}
 	}
 	var out []releaseDifference
@@ -112,7 +112,7 @@ func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b sit
 		}
 		keep[name] = true
 		index = append(index, c)
-		list = append(list, releaseComparison{From: a.Version, To: b.Version, Link: runbook + "/" + name, Changed: c.Changed})
+		list = append(list, releaseComparison{From: a.label(), To: b.label(), Link: runbook + "/" + name, Changed: c.Changed})
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -142,7 +142,7 @@ func writeComparison(p string, a, b siteRun) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := evidence.Compare(ra, rb, "Kafka "+a.Version+" ("+a.Stamp+")", "Kafka "+b.Version+" ("+b.Stamp+")")
+	c := evidence.Compare(ra, rb, "Kafka "+a.label()+" ("+a.Stamp+")", "Kafka "+b.label()+" ("+b.Stamp+")")
 	var buf bytes.Buffer
 	if err := c.HTML(&buf); err != nil {
 		return 0, fmt.Errorf("report: comparing %s and %s: %w", a.Rel, b.Rel, err)

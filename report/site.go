@@ -28,7 +28,7 @@ type siteRun struct {
 	Dir     string // path on disk
 	Rel     string // relative to the site, slash-separated
 	Runbook string // directory names: <runbook>/kafka-<version>/<stamp>
-	Version string
+	Version string // the directory's: 4.3.1, or 4.3.1-java for a client other than franz-go
 	Stamp   string
 	Sum     runSummary
 	Fresh   bool // Sum was made from the evidence in this pass, not read from summary.json
@@ -186,6 +186,15 @@ func lessVersion(a, b string) bool {
 
 func isSep(r rune) bool { return r == '.' || r == '-' }
 
+// label is how the index names a run's release and client: 4.3.1, or
+// 4.3.1 · java when it ran with a client other than franz-go.
+func (sr siteRun) label() string {
+	if sr.Sum.Client == "" || sr.Sum.Kafka == "" {
+		return sr.Version
+	}
+	return sr.Sum.Kafka + " · " + sr.Sum.Client
+}
+
 // linkLatest points each runbook/version directory's latest at its newest
 // complete run, or at its newest run where none completed: a run cut short
 // is evidence, but not the one a reader of "latest" expects. A latest that
@@ -255,7 +264,8 @@ type siteRunbook struct {
 }
 
 type siteVersion struct {
-	Kafka  string
+	dir    string // the run directory's version, the row's key
+	Kafka  string // the release, and the client when not franz-go: 4.3.1 · java
 	Latest siteEntry
 	Older  []siteEntry
 }
@@ -386,8 +396,8 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 	for _, sr := range runs {
 		rb := byRunbook[sr.Runbook]
 		n := len(rb.Versions)
-		if n == 0 || rb.Versions[n-1].Kafka != sr.Version {
-			rb.Versions = append(rb.Versions, siteVersion{Kafka: sr.Version, Latest: entry(sr, rb.Labels, rb.Groups)})
+		if n == 0 || rb.Versions[n-1].dir != sr.Version {
+			rb.Versions = append(rb.Versions, siteVersion{dir: sr.Version, Kafka: sr.label(), Latest: entry(sr, rb.Labels, rb.Groups)})
 			latest[sr.Runbook] = append(latest[sr.Runbook], sr)
 			continue
 		}
@@ -448,7 +458,7 @@ func contains(list []string, s string) bool {
 func versionCharts(n int, labels []string, newest []siteRun) []chart {
 	var versions []string
 	for _, sr := range newest {
-		versions = append(versions, sr.Version)
+		versions = append(versions, sr.label())
 	}
 	lost := charts.NewBar()
 	lost.SetGlobalOptions(baseOpts()...)

@@ -257,3 +257,36 @@ func TestReleaseDifferences(t *testing.T) {
 }
 
 func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
+
+// TestSiteClients: a run with a client other than franz-go, in its
+// kafka-<version>-<client> directory, gets its own row in the index named
+// by the release and the client, and its page names the client.
+func TestSiteClients(t *testing.T) {
+	site := t.TempDir()
+	mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213500Z")
+	java := mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1-java", "20261129T220000Z")
+	r, err := results.Load(java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Provenance.Client = "java"
+	r.Provenance.Clients = []results.ClientInfo{{Client: "java", Library: "kafka-clients", Version: "4.3.1", Runtime: "java 17",
+		Config: map[string]string{"acks": "-1", "enable.idempotence": "true"}}}
+	if err := r.Write(java); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderSite(site, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	idx, _ := os.ReadFile(filepath.Join(site, IndexFile))
+	for _, want := range []string{"<strong>4.3.1</strong>", "<strong>4.3.1 · java</strong>",
+		`href="producer-acks/kafka-4.3.1-java/20261129T220000Z/index.html"`} {
+		if !strings.Contains(string(idx), want) {
+			t.Errorf("site index lacks %s", want)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(java, IndexFile))
+	if want := "kafka-clients 4.3.1 on java 17; acks=-1 enable.idempotence=true"; !strings.Contains(string(page), want) {
+		t.Errorf("the java run's page lacks %q", want)
+	}
+}

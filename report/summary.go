@@ -66,8 +66,11 @@ func (d *runDir) storedSummary() (runSummary, bool) {
 // runSummary is what the site index needs of a run directory, so that the
 // site never holds every run's evidence in memory at once.
 type runSummary struct {
-	Runbook  string // the runbook's name and Kafka version, for a run
-	Kafka    string // directory outside the <runbook>/kafka-<version>/ layout
+	Runbook string // the runbook's name and Kafka version, for a run
+	Kafka   string // directory outside the <runbook>/kafka-<version>/ layout
+	// Client is the client the runbook ran with (provenance client);
+	// "" for franz-go.
+	Client   string `json:",omitempty"`
 	Title    string
 	Labels   []string
 	Lost     map[string][]int // per label, per run; -1 when not read
@@ -94,7 +97,7 @@ type runSummary struct {
 // summarize makes the summary of r; exps are its runs' explanations, or
 // nil to explain them here.
 func summarize(r *results.Results, exps []explain.Explanation) runSummary {
-	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Client: r.Provenance.Client, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
 		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
 	for _, l := range s.Labels {

@@ -34,6 +34,7 @@ const (
 	KindOffsets        = "offsets"         // OffsetsEvent: committed offsets from the admin API
 	KindConsumerTally  = "consumer_tally"  // ConsumerTallyEvent
 	KindEnd            = "end"             // EndEvent
+	KindClient         = "client"          // ClientInfo: a client driver started (schema 4)
 )
 
 // runScoped tells which kinds belong to a run (and so need a run number);
@@ -43,7 +44,7 @@ var runScoped = map[string]bool{
 	KindFault: true, KindISR: true, KindSampling: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
-	KindTransactions: true,
+	KindTransactions: true, KindClient: true,
 }
 
 // syncedKinds are fsync'd as soon as they are written: they are rare and

@@ -102,6 +102,12 @@ func (f *folder) apply(ev Event) error {
 		return f.applyRecord(ev, dec)
 	case KindTransactions:
 		return f.addTransactions(ev.Run, ev.Data)
+	case KindClient:
+		var c ClientInfo
+		if err := dec(&c); err != nil {
+			return err
+		}
+		f.r.Provenance.AddClient(c)
 	}
 	return nil
 }

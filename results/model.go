@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"time"
 )
 
@@ -58,6 +59,31 @@ type Provenance struct {
 	// run --cell) and the batch of cells it belongs to; empty otherwise.
 	Cell  string `json:"cell,omitempty"`
 	Batch string `json:"batch,omitempty"`
+	// Client is the client the runbook ran with (kafkabook run --client,
+	// the front matter's client:), as asked: java, java@3.9.1,
+	// librdkafka@2.15.1; "" for franz-go, the default, so that evidence
+	// from before clients were a dimension reads the same. Added in
+	// schema version 4.
+	Client string `json:"client,omitempty"`
+	// Clients are the client drivers the runs started, each once per
+	// distinct version and configuration: the exact version and the
+	// configuration in force, as the driver's startup_complete said.
+	// Added in schema version 4.
+	Clients []ClientInfo `json:"clients,omitempty"`
+}
+
+// ClientInfo is a client driver as it said of itself when it started
+// (docs/driver-protocol.md, startup_complete): which library at which
+// exact version, and the configuration in force by the client's own
+// names, so that evidence says what a default was, not what it is
+// believed to be.
+type ClientInfo struct {
+	Client     string            `json:"client"`                       // java, librdkafka
+	Library    string            `json:"library"`                      // kafka-clients, confluent-kafka
+	Version    string            `json:"version"`                      // the library's exact version
+	Librdkafka string            `json:"librdkafka_version,omitempty"` // rd_kafka_version_str
+	Runtime    string            `json:"runtime,omitempty"`            // java 17.0.2, python 3.11.7
+	Config     map[string]string `json:"config"`                       // the configuration in force
 }
 
 // Run is one pass through the whole runbook. All times inside a run are
@@ -329,4 +355,16 @@ type StepOutput struct {
 	Output     []string  `json:"output"`
 	Error      string    `json:"error,omitempty"`
 	Background bool      `json:"background,omitempty"`
+}
+
+// AddClient records a client driver in the provenance unless one of the
+// same library, version and configuration is there already: a runbook's
+// produce steps start a driver each, mostly alike.
+func (p *Provenance) AddClient(c ClientInfo) {
+	for _, o := range p.Clients {
+		if o.Client == c.Client && o.Version == c.Version && maps.Equal(o.Config, c.Config) {
+			return
+		}
+	}
+	p.Clients = append(p.Clients, c)
 }

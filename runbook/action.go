@@ -24,8 +24,21 @@ type TopicCreate struct {
 
 // Produce sends numbered messages: produce TOPIC --acks ...
 type Produce struct {
-	Topic       string
-	Acks        results.Acks
+	Topic string
+	// Client is the step's own --client (java, librdkafka@2.15.1);
+	// "": the client the run is for.
+	Client string
+	// Properties are the producer's properties by the client's own names:
+	// the front matter's producer: map, the step's -X values and what its
+	// shorthand flags (--acks, --idempotent, --retries, --max-in-flight,
+	// --delivery-timeout) stand for. A driver gets them as they are;
+	// franz-go gets the typed fields below, which they fill.
+	Properties map[string]string
+	Acks       results.Acks
+	// AcksDefault is true when the step gives no acks: the client's
+	// default applies (java and librdkafka; check refuses it for
+	// franz-go), and Acks means nothing.
+	AcksDefault bool
 	From        int     // number of the first message
 	Count       int     // messages to send; with --for, rate × duration
 	Rate        float64 // messages a second; 0: every message at once

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/kafkabook/kafkabook/results"
 )
 
 // The build functions of the registry: each turns a checked step into its
@@ -32,6 +30,7 @@ func buildTopicCreate(st *Step) Action {
 func buildProduce(st *Step) Action {
 	a := Produce{
 		Topic:       st.arg(0).Text,
+		Client:      st.flagStr("client"),
 		From:        st.flagInt("from"),
 		Count:       st.flagInt("count"),
 		For:         st.flagDuration("for"),
@@ -47,12 +46,7 @@ func buildProduce(st *Step) Action {
 	if st.flagBool("transactional") {
 		a.Transactional, a.TxnSize, a.AbortEvery = true, st.flagInt("txn-size"), st.flagInt("abort-every")
 	}
-	a.Acks, _ = results.ParseAcks(st.flagStr("acks"))
 	a.Rate, _ = parseRate(st.flagStr("rate"))
-	if v := st.flagStr("retries"); v != "max" {
-		n, _ := strconv.Atoi(v)
-		a.Retries = &n
-	}
 	if a.Rate > 0 && a.For > 0 {
 		a.Count = forCount(a.Rate, a.For)
 	}

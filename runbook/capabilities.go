@@ -10,4 +10,13 @@ type Capabilities struct {
 	// (root, the FUSE device, fusermount3), worded by the probe; "" when
 	// it has all of it.
 	PowerLossMissing string
+	// ClientProperty checks a client property of the given role
+	// (RoleProducer, RoleConsumer) against that client's own catalogue at
+	// that version (version "" is the client's default release; java
+	// without a version is checked at each Kafka release of the run), and
+	// says what is wrong, with a suggestion; nil accepts every name.
+	// check calls it for every -X value and every producer: and
+	// consumer: entry, for every client the property goes to.
+	// cmd/kafkabook passes internal/clientconfig's catalogues.
+	ClientProperty func(client, version, role, name, value string) error
 }

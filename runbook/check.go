@@ -127,6 +127,14 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if k, _, ok := strings.Cut(v.text, "="); !ok || k == "" {
 			bad("KEY=VALUE")
 		}
+	case KindProperty:
+		if k, _, ok := strings.Cut(v.text, "="); !ok || k == "" {
+			bad("NAME=VALUE, like linger.ms=5")
+		}
+	case KindClient:
+		if _, _, err := ParseClient(v.text); err != nil {
+			c.errorf(p, "%s: %v", what, err)
+		}
 	case KindBool:
 		if _, err := strconv.ParseBool(v.text); err != nil {
 			bad("true or false")
@@ -232,6 +240,12 @@ func (c *checker) semantics(st *Step) {
 		st.dir.check(c, st, topic, tp)
 	}
 	st.Action = st.dir.build(st)
+	if p, ok := st.Action.(Produce); ok {
+		// The one action that reads the front matter: its producer: map.
+		p.Properties = stepProperties(st, c.d.Meta.Producer)
+		p.clientSettings(p.Properties)
+		st.Action = p
+	}
 	c.trackNodes(st)
 	if topic != "" && st.Op != OpTopicCreate {
 		c.useTopic(topic, tp)
@@ -306,6 +320,10 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 			c.errorf(st.flagPos("for"), "--rate %s for %s sends %d messages: at most %s", st.flagStr("rate"), st.flagStr("for"), n, limitText(maxInt))
 		}
 	}
+	if !c.mentioned["acks"] && !acksKnown(st, &c.d.Meta) && slices.Contains(c.stepClients(st), FranzGo) {
+		c.errorf(st.lineEnd(), "missing --acks %s: franz-go needs it (java and librdkafka apply their own default without it)%s", st.dir.flag("acks").Meta, usageNote(st.dir))
+	}
+	checkClientProperties(c, st)
 	if st.flagBool("idempotent") && st.flagStr("acks") != "all" && st.given("acks") {
 		c.errorf(st.flagPos("idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
 	}

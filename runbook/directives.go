@@ -30,6 +30,8 @@ const (
 	KindWord                     // one of the flag's Choices
 	KindRetries                  // a number of retries, or max
 	KindText                     // any word: a key, an event id
+	KindClient                   // a client: franz-go, java[@V], librdkafka[@V]
+	KindProperty                 // a client property NAME=VALUE
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -42,6 +44,7 @@ type ArgSpec struct {
 // FlagSpec describes a flag of a directive.
 type FlagSpec struct {
 	Name       string // without dashes
+	Short      string // a one-letter name written with one dash (-X), or ""
 	Kind       Kind
 	Meta       string // metavariable in usage lines ("N", "DUR")
 	Required   bool
@@ -119,6 +122,16 @@ func (d *Directive) flag(name string) *FlagSpec {
 	return nil
 }
 
+// short returns the flag whose one-letter name is s (-X), or nil.
+func (d *Directive) short(s string) *FlagSpec {
+	for i := range d.Flags {
+		if d.Flags[i].Short != "" && d.Flags[i].Short == s {
+			return &d.Flags[i]
+		}
+	}
+	return nil
+}
+
 func (d *Directive) flagNames() []string {
 	var names []string
 	for _, f := range d.Flags {
@@ -187,8 +200,12 @@ var Directives = []*Directive{
 		Background: true,
 		Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 		Flags: []FlagSpec{
-			{Name: "acks", Kind: KindAcks, Meta: "0|1|all", Required: true,
-				Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica)."},
+			{Name: "acks", Kind: KindAcks, Meta: "0|1|all",
+				Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Required with franz-go; without it java and librdkafka apply their own default (Java 3.0 and later: all, with idempotence; librdkafka: all, without idempotence) and the evidence records the value in force."},
+			{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
+				Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
+			{Name: "property", Short: "X", Kind: KindProperty, Meta: "NAME=VALUE", Many: true,
+				Help: "A client property by the client's own name, as kcat's -X: -X linger.ms=5 -X compression.type=lz4; over the front matter's producer: map. check refuses a name the client does not have. The flags --acks, --idempotent, --retries, --max-in-flight and --delivery-timeout are shorthands for acks, enable.idempotence, retries, max.in.flight.requests.per.connection and delivery.timeout.ms; franz-go takes only these five."},
 			{Name: "from", Kind: KindInt, Meta: "N", Default: "1",
 				Help: "Number of the first message."},
 			{Name: "count", Kind: KindInt, Meta: "N", Default: "10",
@@ -212,7 +229,7 @@ var Directives = []*Directive{
 			{Name: "max-in-flight", Kind: KindInt, Meta: "N",
 				Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
 			{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
-				Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms)."},
+				Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); the default is franz-go's: without the flag java and librdkafka apply their own (120s and 300s)."},
 			{Name: "transactional", Kind: KindBool,
 				Help: "Send in transactions, with a transactional.id made of the topic, the step's line and the run; every transaction's outcome (committed, aborted, unknown) is recorded with its records, producer id and epoch. Needs --acks all (a transactional producer is idempotent). Only records of committed transactions count as acknowledged; those of aborted ones are failed in the ledger."},
 			{Name: "txn-size", Kind: KindInt, Meta: "N", Default: "10",
@@ -427,6 +444,9 @@ func usage(d *Directive) string {
 			continue
 		}
 		s := "--" + f.Name
+		if f.Short != "" {
+			s = "-" + f.Short
+		}
 		if f.Kind != KindBool {
 			s += " " + f.Meta
 		}

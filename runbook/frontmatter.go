@@ -15,7 +15,7 @@ import (
 // position; the loader blanks it out before goldmark sees the file.
 
 // metaKeys are the front matter keys, in the order of the reference.
-var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "backend"}
+var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "client", "producer", "consumer", "backend"}
 
 // frontMatter locates the front matter. It returns the 0-based line
 // indexes of the opening and closing delimiter lines, or ok false when the
@@ -58,6 +58,7 @@ type metaParser struct {
 	first  int // 0-based file line of YAML line 1
 	m      *Meta
 	broker []metaSetting
+	client []clientSetting // producer: and consumer: entries
 	errs   ErrorList
 }
 
@@ -70,24 +71,25 @@ func (p *metaParser) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 // parseMeta decodes the front matter between lines open and close into m.
-// It returns the broker settings with their positions, for checkBroker.
-func parseMeta(s *source, open, close int, m *Meta) ([]metaSetting, ErrorList) {
+// It returns the broker settings with their positions, for checkBroker,
+// and the producer: and consumer: ones, for checkClientSettings.
+func parseMeta(s *source, open, close int, m *Meta) ([]metaSetting, []clientSetting, ErrorList) {
 	p := &metaParser{s: s, first: open + 1, m: m}
 	text := strings.Join(s.lineRange(p.first, close), "\n")
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
-		return nil, ErrorList{yamlError(s, err, p.first, close)}
+		return nil, nil, ErrorList{yamlError(s, err, p.first, close)}
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {
-		return nil, nil // empty front matter
+		return nil, nil, nil // empty front matter
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if doc.Kind != yaml.MappingNode {
 		p.errorf(doc, "front matter must be a mapping of keys (%s)", strings.Join(metaKeys, ", "))
-		return nil, p.errs
+		return nil, nil, p.errs
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
@@ -99,7 +101,7 @@ func parseMeta(s *source, open, close int, m *Meta) ([]metaSetting, ErrorList) {
 		seen[k.Value] = true
 		p.key(k, v)
 	}
-	return p.broker, p.errs
+	return p.broker, p.client, p.errs
 }
 
 // yamlError positions a YAML syntax error on its file line.
@@ -151,6 +153,18 @@ func (p *metaParser) key(k, v *yaml.Node) {
 		for _, kv := range pairs {
 			p.broker = append(p.broker, metaSetting{name: kv[0].Value, value: kv[1].Value, namePos: p.at(kv[0]), valuePos: p.at(kv[1])})
 		}
+	case "client":
+		p.clients(v)
+	case "producer", "consumer":
+		props, pairs := scalarMap(v, k.Value, p.errorf, func(*yaml.Node) {})
+		for _, kv := range pairs {
+			p.client = append(p.client, clientSetting{role: k.Value, name: kv[0].Value, value: kv[1].Value, pos: p.at(kv[0])})
+		}
+		if k.Value == RoleProducer {
+			m.Producer = props
+		} else {
+			m.Consumer = props
+		}
 	case "params":
 		m.Params, _ = scalarMap(v, "params", p.errorf, func(k *yaml.Node) {
 			switch {
@@ -189,6 +203,29 @@ func (p *metaParser) kafka(v *yaml.Node) {
 			continue
 		}
 		p.m.Kafka = append(p.m.Kafka, it.Value)
+	}
+}
+
+// clients decodes the client: key, one client or a list of them.
+func (p *metaParser) clients(v *yaml.Node) {
+	p.m.Client = nil
+	items := []*yaml.Node{v}
+	switch {
+	case v.Kind == yaml.SequenceNode && len(v.Content) == 0:
+		p.errorf(v, "client: the list of clients is empty")
+	case v.Kind == yaml.SequenceNode:
+		items = v.Content
+	}
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode {
+			p.errorf(it, "client must be a client like %s or a list of them", Java)
+			continue
+		}
+		if _, _, err := ParseClient(it.Value); err != nil {
+			p.errorf(it, "client: %v", err)
+			continue
+		}
+		p.m.Client = append(p.m.Client, it.Value)
 	}
 }
 

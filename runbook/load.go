@@ -59,6 +59,7 @@ func LoadFor(path string, src []byte, ov Overrides, caps Capabilities) (*Doc, er
 			Repeat: 1,
 			Broker: map[string]string{},
 			Params: map[string]string{},
+			Client: []string{DefaultClient},
 		},
 	}
 	if len(src) > MaxRunbookBytes {
@@ -70,6 +71,7 @@ func LoadFor(path string, src []byte, ov Overrides, caps Capabilities) (*Doc, er
 	l.body(l.frontMatter())
 	l.errs = append(l.errs, applyOverrides(d, ov, l.declared, l.used)...)
 	l.errs = append(l.errs, checkBroker(l.broker, d.Meta.Kafka)...)
+	l.errs = append(l.errs, checkClientSettings(l.client, &d.Meta, caps)...)
 	l.undefinedRefs()
 	l.checkRuns()
 	return d, l.finish()
@@ -82,6 +84,7 @@ type loader struct {
 	caps     Capabilities
 	errs     ErrorList
 	broker   []metaSetting   // the broker: settings, with positions
+	client   []clientSetting // the producer: and consumer: settings, with positions
 	declared map[string]bool // parameters declared under params:
 	used     map[string]bool // parameters referred to by steps
 	refs     []piece         // every ${ref}, with its position
@@ -101,10 +104,13 @@ func (l *loader) frontMatter() (masked []byte, body int) {
 		return s.src, 0
 	}
 	var errs ErrorList
-	l.broker, errs = parseMeta(s, open, close, &d.Meta)
+	l.broker, l.client, errs = parseMeta(s, open, close, &d.Meta)
 	l.errs = append(l.errs, errs...)
 	if len(d.Meta.Kafka) == 0 {
 		d.Meta.Kafka = []string{DefaultKafka}
+	}
+	if len(d.Meta.Client) == 0 {
+		d.Meta.Client = []string{DefaultClient}
 	}
 	return maskLines(s, close+1), close + 1
 }
@@ -290,6 +296,19 @@ func applyOverrides(d *Doc, ov Overrides, declared, used map[string]bool) ErrorL
 		}
 		if len(vs) > 0 {
 			d.Meta.Kafka = vs
+		}
+	}
+	if len(ov.Client) > 0 {
+		var cs []string
+		for _, c := range ov.Client {
+			if _, _, err := ParseClient(c); err != nil {
+				errorf("--client: %v", err)
+				continue
+			}
+			cs = append(cs, c)
+		}
+		if len(cs) > 0 {
+			d.Meta.Client = cs
 		}
 	}
 	switch {

@@ -37,6 +37,7 @@ func TestLoadAcks(t *testing.T) {
 		Broker: map[string]string{"replica.lag.time.max.ms": "3000"},
 		Repeat: 4,
 		Params: map[string]string{"count": "10"},
+		Client: []string{DefaultClient},
 	}
 	if !reflect.DeepEqual(d.Meta, wantMeta) {
 		t.Errorf("Meta = %+v\nwant %+v", d.Meta, wantMeta)

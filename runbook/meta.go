@@ -12,6 +12,16 @@ type Meta struct {
 	// Backend is the cluster backend the runbook asks for: "local",
 	// "docker", or "" for kafkabook's choice; --backend wins.
 	Backend string
+	// Client are the clients produce steps send through, as written
+	// (franz-go, java, java@3.9.1, librdkafka@2.15.1); the runbook runs
+	// once per client, like once per Kafka release. Default
+	// [DefaultClient]; --client wins.
+	Client []string
+	// Producer and Consumer are client properties by the client's own
+	// names, for every produce step (and, later, consumer), checked
+	// against each client's catalogue (Capabilities.ClientProperty).
+	Producer map[string]string
+	Consumer map[string]string
 }
 
 // DefaultKafka is the Kafka version used when the front matter names none.
@@ -24,4 +34,5 @@ type Overrides struct {
 	Repeat int               // --repeat
 	Kafka  []string          // --kafka
 	Nodes  int               // --nodes
+	Client []string          // --client
 }

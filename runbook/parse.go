@@ -22,6 +22,7 @@ type checker struct {
 	created    map[string]Pos    // topics created so far
 	produced   map[string]bool   // topics produced to so far
 	background bool              // a background step came before
+	mentioned  map[string]bool   // the flags the current step names, even wrongly (splitFlags)
 	bad        map[Pos]bool      // arguments with undefined parameters
 	down       map[string]Step   // nodes killed or stopped and not started since, by the step that did it
 	groups     map[string]Pos    // consumer groups started so far, by their consume step's --group
@@ -224,6 +225,7 @@ func (c *checker) step(raw Step) Step {
 		c.errorf(p, "only produce can run in the background: %s cannot end in &", d.Name)
 	}
 	pos, mentioned := c.splitFlags(&st, raw.toks[n:])
+	c.mentioned = mentioned
 	missing := c.positional(&st, pos, end)
 	for _, f := range d.Flags {
 		if f.Required && !mentioned[f.Name] && !missing {
@@ -269,10 +271,12 @@ func (c *checker) readFlag(st *Step, toks []token, i int, mentioned map[string]b
 	trimmed := strings.TrimLeft(v.text, "-")
 	dashes := len(v.text) - len(trimmed)
 	name, val, hasEq := strings.Cut(trimmed, "=")
-	if dashes != 2 {
+	f := d.flag(name)
+	if s := d.short(name); dashes == 1 && s != nil {
+		f, name = s, s.Name
+	} else if dashes != 2 {
 		c.errorf(t.pos, "flags start with two dashes: write --%s", name)
 	}
-	f := d.flag(name)
 	mentioned[name] = true
 	valueNext := i+1 < len(toks) && !isFlag(toks[i+1])
 	if f == nil {

@@ -30,6 +30,8 @@ var kindText = map[Kind]string{
 	KindWord:     "one of the words in the usage line",
 	KindRetries:  "a whole number, or `max`",
 	KindText:     "a word",
+	KindClient:   "`franz-go`, `java[@VERSION]` or `librdkafka[@VERSION]`",
+	KindProperty: "`NAME=VALUE`, a property by the client's own name",
 }
 
 // Reference returns the Markdown reference of the runbook language,

@@ -59,7 +59,7 @@ func TestRegistry(t *testing.T) {
 			}
 		}
 	}
-	if got := Lookup("produce").Usage; got != "produce TOPIC --acks 0|1|all [--from N] [--count N] [--rate N/s] [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID] [--idempotent] [--retries N|max] [--max-in-flight N] [--delivery-timeout DUR] [--transactional] [--txn-size N] [--abort-every K] [--via NODE]" {
+	if got := Lookup("produce").Usage; got != "produce TOPIC [--acks 0|1|all] [--client CLIENT[@V]] [-X NAME=VALUE]... [--from N] [--count N] [--rate N/s] [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID] [--idempotent] [--retries N|max] [--max-in-flight N] [--delivery-timeout DUR] [--transactional] [--txn-size N] [--abort-every K] [--via NODE]" {
 		t.Errorf("produce usage = %q", got)
 	}
 }

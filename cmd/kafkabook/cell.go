@@ -1,6 +1,9 @@
 package main
 
 import (
+	"strings"
+
+	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/pflag"
 )
 
@@ -10,7 +13,7 @@ type cellFlags struct {
 }
 
 func (c *cellFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.id, "cell", "", "run one cell of 'kafkabook plan': ID is RUNBOOK.kafka-VERSION.rN (one run on that release), recorded in the provenance")
+	fs.StringVar(&c.id, "cell", "", "run one cell of 'kafkabook plan': ID is RUNBOOK[.CLIENT].kafka-VERSION.rN (one run on that release with that client), recorded in the provenance")
 	fs.StringVar(&c.batch, "batch", "", "the batch the run belongs to (the plan's batch), recorded in the provenance")
 }
 
@@ -26,12 +29,18 @@ func (c *cellFlags) apply(path string, f *runbookFlags) error {
 	if err != nil {
 		return err
 	}
+	client := runbook.FranzGo
+	if rest, ok := strings.CutPrefix(prefix, name+"."); ok {
+		if _, _, err := runbook.ParseClient(rest); err == nil {
+			prefix, client = name, rest
+		}
+	}
 	if prefix != name {
 		return usageErr("--cell %q is a cell of runbook %q, not of %s (run each cell with the runbook `kafkabook plan` listed it with)", c.id, prefix, path)
 	}
-	if len(f.kafka) > 0 || f.repeat != 0 {
-		return usageErr("--cell %q names the Kafka release and one run: leave out --kafka and --repeat", c.id)
+	if len(f.kafka) > 0 || len(f.client) > 0 || f.repeat != 0 {
+		return usageErr("--cell %q names the Kafka release, the client and one run: leave out --kafka, --client and --repeat", c.id)
 	}
-	f.kafka, f.repeat = []string{kafka}, 1
+	f.kafka, f.client, f.repeat = []string{kafka}, []string{client}, 1
 	return nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -108,12 +106,7 @@ func clientProduce(cmd *cobra.Command, d driver.Driver, spec driver.Spec) error 
 	}
 	defer p.Close()
 	st := p.Startup()
-	fmt.Fprintf(out, "%s: %s %s", d.Ref, st.Library, st.Version)
-	if st.Librdkafka != "" {
-		fmt.Fprintf(out, " (librdkafka %s)", st.Librdkafka)
-	}
-	fmt.Fprintf(out, " on %s, started in %v\n", st.Runtime, st.Took.Round(time.Millisecond))
-	printConfig(out, st.Config)
+	fmt.Fprintf(out, "%s: %s; started in %v\n", d.Ref, st.Describe(), st.Took.Round(time.Millisecond))
 	if len(st.Unknown) > 0 {
 		fmt.Fprintf(out, "unknown to the client: %s\n", strings.Join(st.Unknown, ", "))
 	}
@@ -145,21 +138,4 @@ func clientProduce(cmd *cobra.Command, d driver.Driver, spec driver.Spec) error 
 		fmt.Fprintf(out, "  %d × %s\n", n, e)
 	}
 	return err
-}
-
-// durabilityProps are the settings, by either client's names, that decide
-// what an acknowledgement means; the rest of the configuration is in the
-// driver's startup_complete.
-var durabilityProps = []string{"acks", "request.required.acks", "enable.idempotence", "retries", "message.send.max.retries",
-	"max.in.flight.requests.per.connection", "delivery.timeout.ms", "message.timeout.ms", "request.timeout.ms", "linger.ms", "queue.buffering.max.ms", "batch.size", "compression.type", "compression.codec"}
-
-func printConfig(out io.Writer, config map[string]string) {
-	var parts []string
-	for _, k := range durabilityProps {
-		if v, ok := config[k]; ok {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	slices.Sort(parts)
-	fmt.Fprintf(out, "in force: %s\n", strings.Join(parts, " "))
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
 )
 
@@ -20,8 +21,9 @@ type matrixPlan struct {
 }
 
 // cell is one job of a matrix: one run of one runbook on one Kafka
-// release. Client is empty until kafkabook drives other clients; the id
-// then gains the client between runbook and release.
+// release with one client. Client is empty for franz-go, the default, so
+// that the ids of cells from before clients were a dimension stay the
+// same; another client's id has it between runbook and release.
 type cell struct {
 	ID      string `json:"id"`
 	Runbook string `json:"runbook"` // the path, as given to plan
@@ -31,7 +33,8 @@ type cell struct {
 	Batch   string `json:"batch"`
 }
 
-// cellID is the stable id of a cell: producer-acks.kafka-4.3.1.r1.
+// cellID is the stable id of a cell: producer-acks.kafka-4.3.1.r1,
+// producer-acks.java.kafka-4.3.1.r1.
 func cellID(runbook, client, kafka string, repeat int) string {
 	parts := []string{runbook}
 	if client != "" {
@@ -73,16 +76,18 @@ func runbookName(path string) (string, error) {
 }
 
 func planCmd() *cobra.Command {
-	var kafka []string
+	var kafka, clients []string
 	var repeat int
 	var batch string
 	c := &cobra.Command{
 		Use:   "plan RUNBOOK.md...",
-		Short: "Print the cells of a matrix (runbooks × Kafka releases × repeats) as JSON for a CI matrix",
+		Short: "Print the cells of a matrix (runbooks × Kafka releases × clients × repeats) as JSON for a CI matrix",
 		Long: `Plan checks each runbook and prints, as one line of JSON, the cells of
 the matrix they make: one cell per runbook, Kafka release (the front
-matter's kafka:, or --kafka) and repeat (1 to the front matter's repeat:,
-or --repeat), each with a stable id:
+matter's kafka:, or --kafka), client (the front matter's client:, or
+--client; a client other than franz-go is in the cell's "client" and id,
+producer-acks.java.kafka-4.3.1.r1) and repeat (1 to the front matter's
+repeat:, or --repeat), each with a stable id:
 
   {"batch":"B","include":[{"id":"producer-acks.kafka-4.3.1.r1",
     "runbook":"examples/producer-acks.md","kafka":"4.3.1","repeat":1,"batch":"B"}, ...]}
@@ -93,7 +98,7 @@ joins the directories of every cell into one site. In GitHub Actions:
 matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := makePlan(args, kafka, repeat, batch, cmd.ErrOrStderr())
+			p, err := makePlan(args, runbookFlags{kafka: kafka, client: clients, repeat: repeat}, batch, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -101,17 +106,19 @@ matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
 		},
 	}
 	c.Flags().StringSliceVar(&kafka, "kafka", nil, "Kafka releases, overriding every runbook's front matter (comma-separated)")
+	c.Flags().StringSliceVar(&clients, "client", nil, "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION]")
 	c.Flags().IntVar(&repeat, "repeat", 0, "cells per runbook and release, overriding every runbook's repeat:")
 	c.Flags().StringVar(&batch, "batch", "local", "the batch name every cell records in its provenance (e.g. the CI run's id)")
 	return c
 }
 
 // makePlan checks the runbooks and lists their cells, in the order the
-// runbooks were given, then release, then repeat.
-func makePlan(paths, kafka []string, repeat int, batch string, stderr io.Writer) (matrixPlan, error) {
+// runbooks were given, then release, then client, then repeat; ov are the
+// command line's --kafka, --client and --repeat.
+func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (matrixPlan, error) {
 	p := matrixPlan{Batch: batch, Include: []cell{}}
-	if repeat < 0 {
-		return p, usageErr("--repeat %d: must be positive", repeat)
+	if ov.repeat < 0 {
+		return p, usageErr("--repeat %d: must be positive", ov.repeat)
 	}
 	seen := map[string]string{}
 	for _, path := range paths {
@@ -123,14 +130,19 @@ func makePlan(paths, kafka []string, repeat int, batch string, stderr io.Writer)
 			return p, usageErr("%s and %s have the same name %q: their cells and evidence directories would collide", other, path, name)
 		}
 		seen[name] = path
-		f := runbookFlags{kafka: kafka, repeat: repeat}
+		f := ov
 		doc, err := f.load(path, stderr)
 		if err != nil {
 			return p, err
 		}
 		for _, v := range doc.Meta.Kafka {
-			for r := 1; r <= doc.Meta.Repeat; r++ {
-				p.Include = append(p.Include, cell{ID: cellID(name, "", v, r), Runbook: path, Kafka: v, Repeat: r, Batch: batch})
+			for _, client := range doc.Meta.Client {
+				if client == runbook.FranzGo {
+					client = ""
+				}
+				for r := 1; r <= doc.Meta.Repeat; r++ {
+					p.Include = append(p.Include, cell{ID: cellID(name, client, v, r), Runbook: path, Kafka: v, Client: client, Repeat: r, Batch: batch})
+				}
 			}
 		}
 	}

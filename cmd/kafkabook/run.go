@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +31,8 @@ func runCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run RUNBOOK.md",
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
-		Long: `Run checks the runbook, then runs it once per Kafka version (and repeat:
-times per version) against a three-node KRaft cluster: local (a JVM per
+		Long: `Run checks the runbook, then runs it once per Kafka version and client
+(and repeat: times per version and client) against a three-node KRaft cluster: local (a JVM per
 node in a network namespace; needs root) or docker (containers from
 compose.yaml), as --backend says; without it, local where it can run,
 else docker.
@@ -45,7 +46,10 @@ however it ends; if it is killed, the next kafkabook command removes the
 rest. A second Ctrl-C exits at once, without finishing the cleanup.
 
 Evidence goes to OUT/<runbook>/kafka-<version>/<UTC time>/: events.jsonl
-(written as the run goes), results.json, runbook.md and index.html.
+(written as the run goes), results.json, runbook.md and index.html; for a
+client other than franz-go (--client, the front matter's client:) to
+OUT/<runbook>/kafka-<version>-<client>/<UTC time>/ (java@3.9.1 as
+java-3.9.1). The clients of one Kafka version share its cluster.
 
 Exit codes: 0 every expectation held; 1 an expectation failed; 2 the run
 could not complete (partial evidence is still written); 3 bad runbook or
@@ -115,8 +119,8 @@ type runOpts struct {
 	cell                         cellFlags          // --cell, --batch
 }
 
-// runVersion runs the runbook against one Kafka version and returns the
-// exit code it earns.
+// runVersion runs the runbook against one Kafka version, once per client
+// on one cluster, and returns the worst exit code they earn.
 func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version string) (int, error) {
 	backend, teardown, err := o.clusterFor(ctx, doc, version)
 	if err != nil {
@@ -125,13 +129,50 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	// Every way out of here (error, panic, Ctrl-C) takes the cluster down;
 	// teardown runs once.
 	defer teardown()
+	code := exitOK
+	for i, client := range doc.Meta.Client {
+		last := i == len(doc.Meta.Client)-1
+		c, err := o.runClient(ctx, doc, version, client, backend, func() {
+			if last {
+				teardown() // down before rendering: the report needs no cluster
+			}
+		})
+		if err != nil {
+			return 0, err
+		}
+		code = max(code, c)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return code, nil
+}
+
+// clientDir is the evidence directory of a release and client under a
+// runbook's: kafka-4.3.1 for franz-go, so that evidence published before
+// clients were a dimension stays where it is, else kafka-4.3.1-java,
+// kafka-4.3.1-librdkafka-2.15.1.
+func clientDir(version, client string) string {
+	if client == "" || client == runbook.FranzGo {
+		return "kafka-" + version
+	}
+	return "kafka-" + version + "-" + strings.ReplaceAll(client, "@", "-")
+}
+
+// runClient runs the runbook against one Kafka version with one client on
+// a cluster that is up, renders its report and returns the exit code it
+// earns; done is called once the engine is through with the cluster.
+func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, client string, backend runCluster, done func()) (int, error) {
 	name, err := runbookName(doc.Path)
 	if err != nil {
 		return 0, err
 	}
-	dir, err := results.NewRunDir(filepath.Join(o.out, name, "kafka-"+version), time.Now())
+	dir, err := results.NewRunDir(filepath.Join(o.out, name, clientDir(version, client)), time.Now())
 	if err != nil {
 		return 0, err
+	}
+	if len(doc.Meta.Client) > 1 || client != runbook.FranzGo {
+		fmt.Fprintf(o.stdout, "\n=== Kafka %s, client %s ===\n", version, client)
 	}
 	toolV, commit := buildInfo()
 	host := ""
@@ -139,7 +180,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 		host, _ = os.Hostname()
 	}
 	res, runErr := engine.Run(ctx, engine.Options{
-		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose,
+		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose, Client: client,
 		Provenance: results.Provenance{
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
 			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
@@ -147,8 +188,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 			Cell: o.cell.id, Batch: o.cell.batch,
 		},
 	})
-	// Down before rendering: the report needs no cluster.
-	teardown()
+	done()
 	if res == nil {
 		return 0, runErr
 	}
@@ -263,7 +303,11 @@ func matches(st cluster.Status, doc *runbook.Doc, version string) bool {
 // summarize prints the headline numbers of a run set.
 func summarize(w io.Writer, res *results.Results, dir string) {
 	held, runs := res.Verdict()
-	fmt.Fprintf(w, "\n=== %s: expectations held in %d of %d runs ===\n", res.Title, held, runs)
+	title := res.Title
+	if c := res.Provenance.Client; c != "" {
+		title += " (client " + c + ")"
+	}
+	fmt.Fprintf(w, "\n=== %s: expectations held in %d of %d runs ===\n", title, held, runs)
 	for _, label := range res.Labels() {
 		lost := res.LostPerRun(label)
 		p := res.LatencyAll(label)

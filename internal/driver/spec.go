@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -50,26 +51,14 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Result is the outcome of one send as the client saw it, the same as
-// what kafkabook's in-process producer reports (kafka.Result): a ledger
-// entry before the engine adds what it knows (the leader epoch).
-type Result struct {
-	Num       int       // message number: results.MessageID(Num) is its id
-	Intended  time.Time // when the schedule meant it to be sent
-	Done      time.Time // when the outcome arrived; zero when the run ended first
-	Status    results.Status
-	Err       string // Kafka's error name, then the client's message
-	Partition int32
-	Offset    int64 // -1 when not acknowledged (and for acks=0)
-}
+// Result is the outcome of one send as the client saw it: the same type
+// as kafkabook's in-process producer reports, so that the engine records
+// a driver's outcomes as it records franz-go's.
+type Result = kafka.Result
 
-// Stats says how the driver kept its schedule, like kafka.ProduceStats.
-type Stats struct {
-	Start  time.Time     // the schedule's start, on kafkabook's clock
-	Sent   int           // messages handed to the client
-	MaxLag time.Duration // largest delay between a message's scheduled time and its hand-off
-	Behind bool          // some hand-off lagged more than a second (or ten intervals)
-}
+// Stats says how the driver kept its schedule: kafka.ProduceStats, whose
+// Stopped a driver leaves empty.
+type Stats = kafka.ProduceStats
 
 // Startup is what the driver says of itself once its client is built.
 type Startup struct {
@@ -115,4 +104,69 @@ func ParseRef(s string) (Ref, error) {
 		return r, fmt.Errorf("client %q: version %q is not a release number like 4.3.1", s, version)
 	}
 	return r, nil
+}
+
+// durabilityProps are the settings, by either client's names, that decide
+// what an acknowledgement means and how a send is timed; the rest of the
+// configuration is in the driver's startup_complete.
+var durabilityProps = []string{"acks", "request.required.acks", "enable.idempotence", "retries", "message.send.max.retries",
+	"max.in.flight.requests.per.connection", "max.in.flight", "delivery.timeout.ms", "message.timeout.ms", "request.timeout.ms",
+	"linger.ms", "queue.buffering.max.ms", "batch.size", "compression.type", "compression.codec"}
+
+// Describe is the one line that says which client runs and the settings
+// in force that decide durability: "kafka-clients 4.3.1 on java 17.0.2:
+// acks=-1 enable.idempotence=true ...".
+func (s Startup) Describe() string {
+	var b strings.Builder
+	b.WriteString(s.Library + " " + s.Version)
+	if s.Librdkafka != "" {
+		b.WriteString(" (librdkafka " + s.Librdkafka + ")")
+	}
+	if s.Runtime != "" {
+		b.WriteString(" on " + s.Runtime)
+	}
+	b.WriteString(":")
+	for _, k := range durabilityProps {
+		if v, ok := s.Config[k]; ok {
+			b.WriteString(" " + k + "=" + v)
+		}
+	}
+	return b.String()
+}
+
+// Info is the startup as the evidence's provenance records it: the
+// configuration without the cluster's addresses (bootstrap.servers, which
+// the evidence keeps elsewhere and redacts for publishing) and without
+// librdkafka's callback pointers (open_cb=0x7f…), which differ at every
+// start and say nothing of what the client does.
+func (s Startup) Info() results.ClientInfo {
+	config := make(map[string]string, len(s.Config))
+	for k, v := range s.Config {
+		if k != "bootstrap.servers" && !pointerRE.MatchString(v) {
+			config[k] = v
+		}
+	}
+	return results.ClientInfo{Client: s.Client, Library: s.Library, Version: s.Version,
+		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: config}
+}
+
+var pointerRE = regexp.MustCompile(`^0x[0-9a-f]+$`)
+
+// InForce reads the acks and idempotence the client runs with from its
+// configuration (the Java client's acks, librdkafka's
+// request.required.acks; -1 is all), for the ledger: what the evidence
+// says each send was made with, defaults included.
+func (s Startup) InForce() (results.Acks, bool, error) {
+	v, ok := s.Config["acks"]
+	if !ok {
+		v, ok = s.Config["request.required.acks"]
+	}
+	if v == "-1" {
+		v = "all"
+	}
+	acks, err := results.ParseAcks(v)
+	if !ok || err != nil {
+		return 0, false, fmt.Errorf("the %s driver did not say the acks in force (acks or request.required.acks: %q)", s.Client, v)
+	}
+	return acks, s.Config["enable.idempotence"] == "true", nil
 }

@@ -37,6 +37,11 @@ type Options struct {
 	// binary (os.Executable), which is kafkabook; tests give their own
 	// test binary, whose TestMain forwards the subcommand.
 	MemberCommand string
+	// Client is the client produce steps send through unless a step names
+	// its own: franz-go ("" too), java[@V] or librdkafka[@V] (one entry
+	// of the front matter's client: list or of --client). The caller
+	// runs the runbook once per client, as once per Kafka release.
+	Client string
 }
 
 // Run executes every run of the runbook and writes the evidence into
@@ -67,6 +72,9 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	prov.Params = doc.Meta.Params
 	prov.Broker = doc.Meta.Broker
 	prov.Nodes = doc.Meta.Nodes
+	if opts.Client != runbook.FranzGo {
+		prov.Client = opts.Client
+	}
 	start := results.StartEvent{
 		Title: doc.Meta.Title,
 		Runbook: results.Runbook{
@@ -81,10 +89,11 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 
 	id := make([]byte, 2)
 	rand.Read(id) // never fails (crypto/rand)
+	clients := &drivers{}
 	runErr := func() error {
 		for n := 1; n <= doc.Meta.Repeat; n++ {
 			r := &runner{
-				opts: opts, ev: ev, num: n,
+				opts: opts, ev: ev, num: n, drivers: clients,
 				suffix: fmt.Sprintf("-r%d-%x", n, id),
 				out:    opts.Out,
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -26,7 +27,13 @@ const progressEvery = time.Second
 // [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID]
 // [--idempotent] [--retries N|max] [--max-in-flight N]
 // [--delivery-timeout DUR] [--transactional [--txn-size N] [--abort-every K]]
-// [--via NODE]
+// [--via NODE] [--client CLIENT[@V]] [-X NAME=VALUE]...
+//
+// Through franz-go (the default) it runs in kafkabook's process; through
+// java or librdkafka it starts that client's driver (internal/driver), one
+// process per step, and records the client's exact version and
+// configuration in the evidence, and in each ledger entry the acks and
+// idempotence in force, the client's defaults included.
 //
 // With --transactional the records go out in transactions; each record's
 // ledger entry follows its transaction's outcome (ok when it committed,
@@ -47,6 +54,27 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		return err
 	}
 	spec := produceSpec(t.name, p)
+	ref, viaDriver, err := r.clientRef(p)
+	if err != nil {
+		return err
+	}
+	if !viaDriver {
+		if err := franzGoTakes(p); err != nil {
+			return err
+		}
+	}
+	var dp *driver.Producer
+	if viaDriver {
+		if dp, err = r.startDriver(ctx, ref, driverSpec(t.name, seeds, p), log); err != nil {
+			return err
+		}
+		defer dp.Close()
+		// The ledger says what each send was made with: the client's
+		// settings in force, its defaults and adjustments included.
+		if spec.Acks, spec.Idempotent, err = dp.Startup().InForce(); err != nil {
+			return err
+		}
+	}
 	list := r.opts.Verbose || spec.Count <= listLimit
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
 	stopProgress := every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
@@ -65,7 +93,10 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	var stats kafka.ProduceStats
 	txns := txnSummary{producerID: -1, epoch: -1}
 	id := transactionalID(t, s)
-	if p.Transactional {
+	switch {
+	case dp != nil:
+		stats, err = dp.Run(ctx, onResult)
+	case p.Transactional:
 		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult,
 			func(x kafka.TxnResult) {
 				t.addTxn(transactionOf(t, id, x))
@@ -74,7 +105,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 					log.line("%s", txnLine(x))
 				}
 			})
-	} else {
+	default:
 		stats, err = kafka.Produce(ctx, seeds, spec, onResult)
 	}
 	stopProgress()
@@ -87,17 +118,23 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	if p.Transactional {
 		log.line("%s", txns.line(id))
 	}
+	produceNotes(log, stats, spec.Count, p.Rate)
+	return nil
+}
+
+// produceNotes are the lines that say a producer did not do all it was
+// asked: it stopped, the run ended first, or it could not keep its rate.
+func produceNotes(log *stepLog, stats kafka.ProduceStats, count int, rate float64) {
 	if stats.Stopped != "" {
 		log.line("the producer stopped: %s", stats.Stopped)
 	}
-	if stats.Sent < spec.Count {
-		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, spec.Count)
+	if stats.Sent < count {
+		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, count)
 	}
 	if stats.Behind {
 		log.line("could not keep up with %s/s: a message went out %s after its scheduled time (latency counts from the schedule)",
-			strconv.FormatFloat(p.Rate, 'f', -1, 64), stats.MaxLag.Round(time.Millisecond))
+			strconv.FormatFloat(rate, 'f', -1, 64), stats.MaxLag.Round(time.Millisecond))
 	}
-	return nil
 }
 
 // produceSummary counts a produce step's results as they arrive.

@@ -27,6 +27,9 @@ type runner struct {
 	start  time.Time
 	status cluster.Status // node addresses
 	admin  *kafka.Client
+	// drivers are the client drivers installed so far, shared by the
+	// invocation's runs.
+	drivers *drivers
 
 	mu        sync.Mutex
 	topics    map[string]*topicState   // by label

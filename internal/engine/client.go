@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// drivers are the client drivers one invocation has installed, by the
+// version asked for, so that each is installed (or found in the cache)
+// once however many steps and runs use it.
+type drivers struct {
+	mu sync.Mutex
+	by map[driver.Ref]driver.Driver
+}
+
+// get installs ref on first use, saying so on the console: a first
+// install resolves kafka-clients or confluent-kafka and builds the
+// driver, which takes a minute.
+func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (driver.Driver, error) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d, ok := ds.by[ref]; ok {
+		return d, nil
+	}
+	d, err := driver.Install(ctx, ref, func(format string, args ...any) {
+		con.printf("  [client %s] %s\n", ref, fmt.Sprintf(format, args...))
+	})
+	if err != nil {
+		return d, fmt.Errorf("install the %s client: %w", ref, err)
+	}
+	if ds.by == nil {
+		ds.by = map[driver.Ref]driver.Driver{}
+	}
+	ds.by[ref] = d
+	return d, nil
+}
+
+// clientRef is the driver a produce step sends through: the step's own
+// --client, else the run's; ok is false for franz-go, which runs in
+// kafkabook's process. java without a version is kafka-clients at the
+// cluster's Kafka release, so that the client matches the brokers.
+func (r *runner) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err error) {
+	client := p.Client
+	if client == "" {
+		client = r.opts.Client
+	}
+	if client == "" || client == runbook.FranzGo {
+		return ref, false, nil
+	}
+	if ref, err = driver.ParseRef(client); err != nil {
+		return ref, false, err
+	}
+	if ref.Client == runbook.Java && ref.Version == "" {
+		ref.Version = r.opts.Provenance.Kafka
+	}
+	return ref, true, nil
+}
+
+// startDriver starts the step's producer driver, records in the evidence
+// which client at which exact version runs with which configuration, and
+// says the settings in force that decide durability. A property the
+// client does not know is an error: the Java client only warns of one,
+// and a setting silently ignored is the mistake evidence must not carry.
+func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Spec, log *stepLog) (*driver.Producer, error) {
+	d, err := r.drivers.get(ctx, ref, r.con)
+	if err != nil {
+		return nil, err
+	}
+	p, err := d.StartProducer(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	st := p.Startup()
+	if len(st.Unknown) > 0 {
+		p.Close()
+		return nil, fmt.Errorf("the %s client does not know the properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
+			ref, strings.Join(st.Unknown, ", "))
+	}
+	r.ev.Emit(results.KindClient, r.num, st.Info())
+	log.line("client %s: %s", ref, st.Describe())
+	return p, nil
+}
+
+// driverSpec is what a produce step asks of a driver: the messages and
+// the properties as given; what is not given is the client's default.
+func driverSpec(topic string, seeds []string, p runbook.Produce) driver.Spec {
+	props := make(map[string]string, len(p.Properties))
+	for k, v := range p.Properties {
+		props[k] = v
+	}
+	return driver.Spec{Topic: topic, Bootstrap: slices.Clone(seeds), From: p.From, Count: p.Count,
+		Properties: props, Rate: p.Rate, Size: p.Size, Keys: p.Keys, Key: p.Key, EventID: p.EventID}
+}
+
+// franzGoTakes says why franz-go cannot run a produce step as written, or
+// nil: check refuses such a step, and the engine does not run one that a
+// caller built otherwise, since franz-go would ignore what it cannot map.
+func franzGoTakes(p runbook.Produce) error {
+	if p.AcksDefault {
+		return fmt.Errorf("produce through franz-go needs --acks: kafkabook sets franz-go's acks itself")
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Properties)) {
+		if !runbook.FranzGoMaps(name) {
+			return errors.New(runbook.FranzGoRefusal(name))
+		}
+	}
+	return nil
+}

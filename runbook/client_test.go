@@ -1,0 +1,115 @@
+package runbook
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// clientDoc is a runbook with the given front matter lines and produce step.
+func clientDoc(front, step string) []byte {
+	return []byte("---\n" + front + "---\n\n```kafka\ntopic create t\n" + step + "\n```\n")
+}
+
+// fakeCatalogue knows linger.ms and compression.type for producers and
+// value.deserializer for consumers, and records what it was asked.
+type fakeCatalogue struct{ asked []string }
+
+func (f *fakeCatalogue) check(client, version, role, name, value string) error {
+	f.asked = append(f.asked, fmt.Sprintf("%s@%s %s %s=%s", client, version, role, name, value))
+	known := map[string]bool{"producer linger.ms": true, "producer compression.type": true, "producer acks": true,
+		"consumer value.deserializer": true}
+	if client == FranzGo && name == "linger.ms" {
+		return fmt.Errorf("franz-go has no counterpart for %s: use --client java", name)
+	}
+	if !known[role+" "+name] {
+		return fmt.Errorf("%s has no %s property %q", client, role, name)
+	}
+	return nil
+}
+
+// TestClientProperties checks -X, --client, the front matter's client:,
+// producer: and consumer:, and what becomes of the shorthand flags.
+func TestClientProperties(t *testing.T) {
+	var cat fakeCatalogue
+	src := clientDoc("client: [java, librdkafka@2.15.1]\nproducer:\n  linger.ms: 5\nconsumer:\n  value.deserializer: x\n",
+		"produce t -X compression.type=lz4 --idempotent --count 3")
+	d, err := LoadFor("c.md", src, Overrides{}, Capabilities{ClientProperty: cat.check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"java", "librdkafka@2.15.1"}; !reflect.DeepEqual(d.Meta.Client, want) {
+		t.Errorf("Meta.Client = %v, want %v", d.Meta.Client, want)
+	}
+	p := d.Blocks[0].Steps[1].Action.(Produce)
+	wantProps := map[string]string{"linger.ms": "5", "compression.type": "lz4", "enable.idempotence": "true"}
+	if !reflect.DeepEqual(p.Properties, wantProps) || !p.AcksDefault || !p.Idempotent {
+		t.Errorf("Produce = %+v, want properties %v, AcksDefault, Idempotent", p, wantProps)
+	}
+	// java without a version is checked at the cluster's release.
+	for _, want := range []string{"java@4.3.1 producer linger.ms=5", "librdkafka@2.15.1 consumer value.deserializer=x",
+		"java@4.3.1 producer compression.type=lz4"} {
+		if !strings.Contains(strings.Join(cat.asked, "\n"), want) {
+			t.Errorf("catalogue not asked %q; asked:\n%s", want, strings.Join(cat.asked, "\n"))
+		}
+	}
+}
+
+// TestClientPropertyErrors checks what check refuses, each at its
+// file:line:col.
+func TestClientPropertyErrors(t *testing.T) {
+	var cat fakeCatalogue
+	caps := Capabilities{ClientProperty: cat.check}
+	for _, tc := range []struct {
+		front, step string
+		ov          Overrides
+		want        string
+	}{
+		{"", "produce t --count 3", Overrides{}, "c.md:6:20: missing --acks 0|1|all: franz-go needs it"},
+		{"client: java\n", "produce t -X linger.ms=5 -X lnger.ms=5", Overrides{}, `c.md:7:29: -X lnger.ms: java has no producer property "lnger.ms"`},
+		{"", "produce t --acks 1 -X linger.ms=5", Overrides{}, "c.md:6:23: -X linger.ms: franz-go has no counterpart for linger.ms: use --client java"},
+		{"", "produce t --acks 1 --client java -X linger.ms=5", Overrides{}, ""},
+		{"", "produce t --acks 1", Overrides{Client: []string{"java", "kafka-go"}}, `--client: client "kafka-go": want one of franz-go, java, librdkafka`},
+		{"client: [java, franz-go@1.0.0]\n", "produce t --acks 1", Overrides{}, `c.md:2:16: client: client "franz-go@1.0.0": franz-go is built into kafkabook`},
+		{"consumer:\n  value-serializer: x\n", "produce t --acks 1", Overrides{}, `c.md:3:3: consumer: franz-go has no consumer property "value-serializer"`},
+		{"", "produce t --acks 1 -X acks=all", Overrides{}, "c.md:6:23: -X acks and --acks set the same property: give one"},
+		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
+		{"client: java\n", "produce t --transactional", Overrides{}, "--transactional runs through franz-go only"},
+		{"client: java\nproducer: {linger.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: linger.ms (from the front matter): franz-go has no counterpart for linger.ms"},
+		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, optionally with @version (java@4.3.1) (did you mean "java"?)`},
+	} {
+		_, err := LoadFor("c.md", clientDoc(tc.front, tc.step), tc.ov, caps)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q %q: %v", tc.front, tc.step, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q %q: got %v\nwant %s", tc.front, tc.step, err, tc.want)
+		}
+	}
+}
+
+// TestClientAcksDefault checks that java and librdkafka run without
+// --acks, and that the acks a step gives by property reaches franz-go.
+func TestClientAcksDefault(t *testing.T) {
+	d, err := Load("c.md", clientDoc("client: [java, librdkafka]\n", "produce t --count 3"), Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := d.Blocks[0].Steps[1].Action.(Produce); !p.AcksDefault {
+		t.Errorf("AcksDefault = false, want true: %+v", p)
+	}
+	// Without a catalogue, franz-go still refuses what it would ignore.
+	if _, err := Load("c.md", clientDoc("", "produce t --acks 1 -X linger.ms=5"), Overrides{}); err == nil || !strings.Contains(err.Error(), "franz-go has no counterpart for linger.ms") {
+		t.Errorf("franz-go took -X linger.ms: %v", err)
+	}
+	d, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1"), Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := d.Blocks[0].Steps[1].Action.(Produce); p.AcksDefault || p.Acks != results.AcksAll || p.MaxInFlight != 1 {
+		t.Errorf("Produce = %+v, want acks all and max in flight 1", p)
+	}
+}
