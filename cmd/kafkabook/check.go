@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"io"
 	"maps"
 	"os"
@@ -118,8 +119,7 @@ func checkOne(cmd *cobra.Command, f *runbookFlags, path string) error {
 }
 
 // clientProperty checks a client property against the client's own
-// catalogue (internal/clientconfig). Until that package is wired in it is
-// nil, and check accepts every name; the wiring is the one line
-//
-//	return clientconfig.Check(client, version, clientconfig.Role(role), name, value)
-var clientProperty func(client, version, role, name, value string) error
+// catalogue, generated from the client (internal/clientconfig).
+func clientProperty(client, version, role, name, value string) error {
+	return clientconfig.Check(client, version, clientconfig.Role(role), name, value)
+}
