@@ -19,12 +19,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/internal/gencat"
 )
 
 //go:embed show_properties.py
@@ -45,37 +44,27 @@ func main() {
 
 // generate writes librdkafka-VERSION.txt into out for each version.
 func generate(ctx context.Context, out string, versions []string) error {
-	tmp, err := os.MkdirTemp("", "genrdkafkaconfig-")
+	_, script, remove, err := gencat.Scratch("show_properties.py", showProperties)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	script := filepath.Join(tmp, "show_properties.py")
-	if err := os.WriteFile(script, showProperties, 0o644); err != nil {
-		return err
-	}
-	progress := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "… "+format+"\n", args...) }
+	defer remove()
 	for _, version := range versions {
-		d, err := driver.Install(ctx, driver.Ref{Client: "librdkafka", Version: version}, progress)
+		d, err := driver.Install(ctx, driver.Ref{Client: "librdkafka", Version: version}, gencat.Progress)
 		if err != nil {
 			return err
 		}
-		cmd := exec.CommandContext(ctx, d.Argv[0], "-I", script)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		table, err := cmd.Output()
+		table, err := gencat.Output(ctx, d.Argv[0], "-I", script)
 		if err != nil {
-			return fmt.Errorf("listing the properties of confluent-kafka %s: %v: %s", version, err, strings.TrimSpace(stderr.String()))
+			return fmt.Errorf("listing the properties of confluent-kafka %s: %w", version, err)
 		}
-		text, err := clientconfig.RdkafkaCatalog(string(table))
+		text, err := clientconfig.RdkafkaCatalog(table)
 		if err != nil {
 			return fmt.Errorf("confluent-kafka %s: %w", version, err)
 		}
-		name := filepath.Join(out, "librdkafka-"+version+".txt")
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		if err := gencat.Write(filepath.Join(out, "librdkafka-"+version+".txt"), text, "properties"); err != nil {
 			return err
 		}
-		progress("wrote %s (%d properties)", name, strings.Count(text, "\n")-1)
 	}
 	return nil
 }
