@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 	"io"
 	"regexp"
@@ -75,7 +76,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, brokerRegistry
+			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, kafka.Ready
 			if cfg.Broker, err = parseSets(cfg.Kafka, sets); err != nil {
 				return err
 			}

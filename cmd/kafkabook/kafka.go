@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
 )
@@ -30,18 +27,3 @@ func kafkaCmd() *cobra.Command {
 	c.AddCommand(install)
 	return c
 }
-
-// brokerRegistry is how a backend's Up learns that its brokers are ready:
-// through the Kafka client, which package cluster does not import.
-func brokerRegistry(seeds []string) (cluster.Registry, error) {
-	c, err := kafka.Dial(seeds...)
-	if err != nil {
-		return nil, err
-	}
-	return registry{c}, nil
-}
-
-// registry is the Kafka client as a cluster.Registry.
-type registry struct{ *kafka.Client }
-
-func (r registry) Brokers(ctx context.Context) ([]int32, error) { return r.Client.Brokers(ctx) }

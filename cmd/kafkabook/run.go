@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"io"
 	"iter"
 	"maps"
@@ -268,7 +269,7 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 	if _, ok := b.(cluster.PowerLoss); powerloss && !ok {
 		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backendName(b))}
 	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss, Ready: brokerRegistry}
+	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss, Ready: kafka.Ready}
 	// Up removes what it created when it fails or is interrupted.
 	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
 		return runCluster{}, nil, err

@@ -86,18 +86,7 @@ func Condition(cond string) (bool, error) {
 
 // Ready is the readiness a test cluster's Up waits for: the brokers
 // registered and unfenced, as kafkabook's Kafka client sees them.
-func Ready(seeds []string) (cluster.Registry, error) {
-	c, err := kafka.Dial(seeds...)
-	if err != nil {
-		return nil, err
-	}
-	return registry{c}, nil
-}
-
-// registry is a Kafka client seen as a cluster.Registry.
-type registry struct{ *kafka.Client }
-
-func (r registry) Brokers(ctx context.Context) ([]int32, error) { return r.Client.Brokers(ctx) }
+var Ready = kafka.Ready
 
 func has(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
 
