@@ -14,7 +14,7 @@ import (
 // line (--image kafkabook image build). Every value name is a word in
 // capitals or pflag's type name.
 func TestFlagValueNames(t *testing.T) {
-	ok := regexp.MustCompile(`^([A-Z][A-Z_]*|string|strings|stringArray|int|duration|)$`)
+	ok := regexp.MustCompile(`^([A-Z][A-Z_]*|string|strings|stringArray|int|float|duration|)$`)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		check := func(f *pflag.Flag) {
