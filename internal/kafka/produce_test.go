@@ -135,7 +135,9 @@ func TestProduceSettings(t *testing.T) {
 		if r.Status == results.StatusOK {
 			t.Fatalf("retries max: acknowledged at offset %d by a partition short of replicas", r.Offset)
 		}
-		if took := r.Done.Sub(r.Intended); took < 4*time.Second {
+		// franz-go starts the delivery timeout when it buffers the record,
+		// a moment around the intended send time: allow that moment.
+		if took := r.Done.Sub(r.Intended); took < 4*time.Second-50*time.Millisecond {
 			t.Errorf("retries max, delivery timeout 4s: gave up after %v (%s %s)", took, r.Status, r.Err)
 		}
 		if r.Status != results.StatusUnknown {
