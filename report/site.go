@@ -279,8 +279,9 @@ type siteEntry struct {
 	Complete  bool
 	Headlines []headline
 	Groups    []groupHeadline
-	Why       string // the causes of its losses, run by run (whyHeadline)
-	WhyFrom   string // the release before, when its newest run's causes differ
+	Why       string   // the causes of its losses, run by run (whyHeadline)
+	Causes    []string // the distinct causes of its runs, sorted: what a change of cause compares
+	WhyFrom   string   // the release before, when its newest run's causes differ
 }
 
 // groupHeadline is a consumer group of a run directory, run by run.
@@ -303,7 +304,7 @@ type headline struct {
 func entry(sr siteRun, labels, groups []string) siteEntry {
 	sum := sr.Sum
 	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
-		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why)}
+		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why), Causes: distinctCauses(sum.Why)}
 	for _, l := range labels {
 		var parts, unseen []string
 		snapshots := false
@@ -352,13 +353,27 @@ func entry(sr siteRun, labels, groups []string) siteEntry {
 
 // markWhyChanges notes, on each release's newest run, when its causes
 // differ from those of the release before: a change of cause is a finding
-// as much as a change of verdict.
+// as much as a change of verdict. The causes are compared as a set, so
+// that two runs of a cause are no change from one.
 func markWhyChanges(vs []siteVersion) {
 	for i := 1; i < len(vs); i++ {
-		if prev := vs[i-1].Latest.Why; prev != vs[i].Latest.Why {
+		if !slices.Equal(vs[i-1].Latest.Causes, vs[i].Latest.Causes) {
 			vs[i].Latest.WhyFrom = vs[i-1].Kafka
 		}
 	}
+}
+
+// distinctCauses is the set of a run directory's causes, sorted, without
+// the runs that had none.
+func distinctCauses(why []string) []string {
+	var out []string
+	for _, c := range why {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // writeIndex writes out/index.html, and the comparison pages of the pairs

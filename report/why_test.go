@@ -255,3 +255,22 @@ func TestBrowserWhyLinks(t *testing.T) {
 		t.Errorf("following run 2's first why link: %s, want #log-2-9:shown", pc.Eval)
 	}
 }
+
+// TestWhyChangeIsASetChange: a release whose runs share the causes of the
+// release before is not marked, however many runs show each cause; a new
+// cause is.
+func TestWhyChangeIsASetChange(t *testing.T) {
+	c := "acks1: clean election of k2 after isolation of k2, k3 and kill of k1"
+	vs := []siteVersion{
+		{Kafka: "4.2.2", Latest: siteEntry{Causes: distinctCauses([]string{c})}},
+		{Kafka: "4.3.0", Latest: siteEntry{Causes: distinctCauses([]string{c, "", c})}},
+		{Kafka: "4.3.1", Latest: siteEntry{Causes: distinctCauses([]string{c, "plast: last-known-leader election of k1"})}},
+	}
+	markWhyChanges(vs)
+	if vs[1].Latest.WhyFrom != "" {
+		t.Errorf("4.3.0 marked as changed from %s: the same cause in more runs is no change", vs[1].Latest.WhyFrom)
+	}
+	if vs[2].Latest.WhyFrom != "4.3.0" {
+		t.Errorf("4.3.1: a new cause not marked (WhyFrom %q)", vs[2].Latest.WhyFrom)
+	}
+}
