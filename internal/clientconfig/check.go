@@ -2,6 +2,7 @@ package clientconfig
 
 import (
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/typo"
 	"strings"
 )
 
@@ -106,7 +107,7 @@ func suggest(name string, candidates []string) string {
 	n := normalize(name)
 	best, bestDist := "", max(2, len(n)/4)+1
 	for _, c := range candidates {
-		if d := distance(n, normalize(c)); d < bestDist || (d == bestDist && best != "" && c < best) {
+		if d := typo.Distance(n, normalize(c)); d < bestDist || (d == bestDist && best != "" && c < best) {
 			best, bestDist = c, d
 		}
 	}
@@ -114,25 +115,4 @@ func suggest(name string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// distance is the number of single-byte insertions, deletions and
-// substitutions between a and b (Levenshtein).
-func distance(a, b string) int {
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		diag := row[0]
-		row[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
-		}
-	}
-	return row[len(b)]
 }
