@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ var javaSource []byte
 // DefaultJava is the kafka-clients version of `java` when neither the
 // runbook nor the cluster says one (the engine passes the cluster's Kafka
 // version).
-const DefaultJava = "4.3.1"
+const DefaultJava = kafkadist.Default
 
 // installJava resolves kafka-clients and its runtime dependencies from
 // Maven Central with mvn into driver-java-<version>/libs and compiles the
@@ -41,13 +42,9 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 	}
 	err := build(cache, dir, javaSource, func(tmp string) error {
 		progress("java driver: resolving org.apache.kafka:kafka-clients:%s from Maven Central", ref.Version)
-		if err := os.WriteFile(filepath.Join(tmp, "pom.xml"), []byte(clientsPom(ref.Version)), 0o644); err != nil {
-			return err
-		}
-		err := run(ctx, tmp, "mvn", "-B", "-q", "-f", "pom.xml", "dependency:copy-dependencies",
-			"-DincludeScope=runtime", "-DoutputDirectory=libs")
+		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.apache.kafka:kafka-clients:"+ref.Version)
 		if err != nil {
-			if strings.Contains(err.Error(), "Could not find artifact") || strings.Contains(err.Error(), "could not be resolved") {
+			if msg := err.Error(); strings.Contains(msg, "Could not find artifact") || strings.Contains(msg, "could not be resolved") || strings.Contains(msg, "was not found in") {
 				return fmt.Errorf("kafka-clients %s is not on Maven Central: releases look like 3.9.1, 4.3.1", ref.Version)
 			}
 			return err
@@ -101,16 +98,4 @@ func archiveClasses(ctx context.Context, dir string) error {
 		return fmt.Errorf("%v: %s", err, tailLines(string(out), 5))
 	}
 	return nil
-}
-
-// clientsPom is a pom depending on kafka-clients at version.
-func clientsPom(version string) string {
-	return `<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kafkabook</groupId><artifactId>driver-java</artifactId><version>1</version>
-  <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-clients</artifactId><version>` + version + `</version></dependency>
-  </dependencies>
-</project>
-`
 }

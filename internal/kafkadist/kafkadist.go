@@ -174,6 +174,14 @@ func pomFor(coords ...string) string {
 `
 }
 
+// Resolve copies the given group:artifact:version artifacts and their
+// runtime dependencies from Maven Central into out, with dir as Maven's
+// scratch directory: Kafka's own jars here, kafka-clients for the java
+// driver.
+func Resolve(ctx context.Context, dir, out string, coords ...string) error {
+	return mvnCopy(ctx, dir, pomFor(coords...), out)
+}
+
 // mvnCopy resolves the pom's runtime dependencies into out.
 func mvnCopy(ctx context.Context, dir, pom, out string) error {
 	pomPath := filepath.Join(dir, "pom.xml")
