@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -25,15 +26,17 @@ const stopGrace = 10 * time.Second
 
 // Producer is a running producer driver.
 type Producer struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lines   *bufio.Scanner
-	stderr  *tailBuffer
-	spec    Spec
-	startup Startup
-	exited  chan struct{} // closed once the process is reaped
-	waitErr error
-	once    sync.Once
+	cmd         *exec.Cmd
+	stdin       io.WriteCloser
+	stdout      *os.File // the read end of the driver's stdout, closed once it is done
+	closeStdout sync.Once
+	lines       *bufio.Scanner
+	stderr      *tailBuffer
+	spec        Spec
+	startup     Startup
+	exited      chan struct{} // closed once the process is reaped
+	waitErr     error
+	once        sync.Once
 }
 
 // StartProducer spawns the driver in a process group of its own, sends it
@@ -51,13 +54,21 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: Wait closes StdoutPipe's read end
+	// when the driver exits, which loses the lines a crashed driver wrote
+	// just before and that were not read yet. This read end ends at EOF.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = w
+	p.stdout = stdout
 	p.lines = bufio.NewScanner(stdout)
 	p.lines.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("start %s driver: %w", d.Ref, err)
 	}
 	go func() { p.waitErr = cmd.Wait(); close(p.exited) }()
@@ -66,7 +77,7 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 		_, err = p.stdin.Write(append(line, '\n'))
 	}
 	if err != nil {
-		p.kill()
+		p.release()
 		return nil, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
 	}
 	first := make(chan error, 1)
@@ -85,7 +96,7 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 		err = fmt.Errorf("%s %s: %s", ev.Name, ev.Exception, ev.Message)
 	}
 	if err != nil {
-		p.kill()
+		p.release()
 		return nil, fmt.Errorf("%s driver did not start: %w%s", d.Ref, err, p.stderrTail())
 	}
 	p.startup = startupOf(ev, time.Since(spawned))
@@ -128,7 +139,7 @@ func (p *Producer) next(ev *event) error {
 // time. A message handed to the client that the driver never reports on
 // (it crashed) is reported unknown too, and Run returns an error.
 func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error) {
-	defer p.kill()
+	defer p.release()
 	start := time.Now()
 	stats := Stats{Start: start}
 	if _, err := io.WriteString(p.stdin, "{\"command\":\"start\"}\n"); err != nil {
@@ -224,7 +235,7 @@ func (p *Producer) result(ctx context.Context, start time.Time, ev *event) Resul
 }
 
 // Close kills the driver if it still runs.
-func (p *Producer) Close() { p.kill() }
+func (p *Producer) Close() { p.release() }
 
 // kill ends the driver's whole process group (a JVM's or Python's
 // children too) and waits for it.
@@ -239,6 +250,13 @@ func (p *Producer) kill() {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.exited
 	})
+}
+
+// release kills the driver if it still runs and closes the read end of
+// its stdout, once nothing reads it any more.
+func (p *Producer) release() {
+	p.kill()
+	p.closeStdout.Do(func() { p.stdout.Close() })
 }
 
 // stderrTail is the driver's last lines of stderr, for an error message.
