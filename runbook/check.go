@@ -320,9 +320,6 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 			c.errorf(st.flagPos("for"), "--rate %s for %s sends %d messages: at most %s", st.flagStr("rate"), st.flagStr("for"), n, limitText(maxInt))
 		}
 	}
-	if !c.mentioned["acks"] && !acksKnown(st, &c.d.Meta) && slices.Contains(c.stepClients(st), FranzGo) {
-		c.errorf(st.lineEnd(), "missing --acks %s: franz-go needs it (java and librdkafka apply their own default without it)%s", st.dir.flag("acks").Meta, usageNote(st.dir))
-	}
 	checkClientProperties(c, st)
 	if st.flagBool("idempotent") && st.flagStr("acks") != "all" && st.given("acks") {
 		c.errorf(st.flagPos("idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")

@@ -237,35 +237,6 @@ func checkClientProperties(c *checker, st *Step) {
 	}
 }
 
-// acksKnown reports whether a produce step says its acks: --acks, -X acks
-// or the front matter's producer: acks. Without it franz-go refuses the
-// step (kafkabook sets franz-go's acks itself, and asks for it rather
-// than pick one), and java and librdkafka apply their own default, which
-// the evidence records.
-func acksKnown(st *Step, meta *Meta) bool {
-	if st.given("acks") {
-		return true
-	}
-	if _, ok := meta.Producer["acks"]; ok {
-		return true
-	}
-	for _, a := range st.Flags["property"] {
-		if name, _, _ := strings.Cut(a.Text, "="); name == "acks" {
-			return true
-		}
-	}
-	return false
-}
-
-// lineEnd is the position just after a step's text, where a missing
-// argument or flag is reported.
-func (st *Step) lineEnd() Pos {
-	end := st.Pos
-	end.Col += len(strings.TrimSuffix(st.Text, "&"))
-	end.Col = max(end.Col, st.Pos.Col+1)
-	return end
-}
-
 // clientSettings applies a produce step's properties to its typed fields:
 // what franz-go and the ledger read. Values were checked.
 func (a *Produce) clientSettings(props map[string]string) {

@@ -201,7 +201,7 @@ var Directives = []*Directive{
 		Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 		Flags: []FlagSpec{
 			{Name: "acks", Kind: KindAcks, Meta: "0|1|all",
-				Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Required with franz-go; without it java and librdkafka apply their own default (Java 3.0 and later: all, with idempotence; librdkafka: all, without idempotence) and the evidence records the value in force."},
+				Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Without it the client applies its own default and the evidence records the value in force: franz-go and Java 3.0 and later: all, with idempotence unless enable.idempotence=false is given; librdkafka: all, without idempotence."},
 			{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
 				Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
 			{Name: "property", Short: "X", Kind: KindProperty, Meta: "NAME=VALUE", Many: true,

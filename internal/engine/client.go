@@ -105,9 +105,6 @@ func driverSpec(topic string, seeds []string, p runbook.Produce) driver.Spec {
 // nil: check refuses such a step, and the engine does not run one that a
 // caller built otherwise, since franz-go would ignore what it cannot map.
 func franzGoTakes(p runbook.Produce) error {
-	if p.AcksDefault {
-		return fmt.Errorf("produce through franz-go needs --acks: kafkabook sets franz-go's acks itself")
-	}
 	for _, name := range slices.Sorted(maps.Keys(p.Properties)) {
 		if !runbook.FranzGoMaps(name) {
 			return errors.New(runbook.FranzGoRefusal(name))

@@ -214,6 +214,17 @@ func showDuration(d time.Duration) string {
 // produceSpec is the producer a produce step asks for, writing to the
 // topic's name in the cluster.
 func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
+	if p.AcksDefault {
+		// franz-go's own defaults, as kgo.NewClient applies them without
+		// options: acks=all and idempotent writes (kafkabook otherwise
+		// turns idempotence off unless it is asked for). A driver's
+		// client reports its own in startup_complete, which replaces
+		// these for the ledger.
+		p.Acks = results.AcksAll
+		if v, given := p.Properties["enable.idempotence"]; !given || v == "true" {
+			p.Idempotent = true
+		}
+	}
 	return kafka.ProduceSpec{
 		Topic:       topic,
 		Acks:        p.Acks,
