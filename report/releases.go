@@ -82,7 +82,7 @@ type storedComparison struct {
 }
 
 // writeComparisons writes out/<runbook>/compare-<a>-<b>.html for each
-// pair of consecutive releases (their newest run directories) that fresh
+// pair of comparisonPairs (newest run directories) that fresh
 // says changed, or that has no page of these two runs yet; removes the
 // comparison pages no longer listed; and returns the list for the index.
 func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b siteRun) bool) ([]releaseComparison, error) {
@@ -99,8 +99,8 @@ func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b sit
 	keep := map[string]bool{}
 	var list []releaseComparison
 	var index []storedComparison
-	for i := 1; i < len(newest); i++ {
-		a, b := newest[i-1], newest[i]
+	for _, pair := range comparisonPairs(newest) {
+		a, b := pair[0], pair[1]
 		name := comparePrefix + safeName(a.Version) + "-" + safeName(b.Version) + ".html"
 		c, ok := stored[name]
 		if !ok || c.FromRun != a.Rel || c.ToRun != b.Rel || fresh(a, b) || !lexists(filepath.Join(dir, name)) {
@@ -129,6 +129,45 @@ func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b sit
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return list, writeFile(filepath.Join(dir, comparisonsFile), append(data, '\n'))
+}
+
+// comparisonPairs are the pairs of runs (newest, in release order) that
+// get a comparison page: consecutive releases with the same client, then
+// the clients of one release side by side, each next to the one before
+// it. A pair of another release and another client would compare two
+// things at once, and neither difference would be readable from it.
+func comparisonPairs(newest []siteRun) [][2]siteRun {
+	var byClient, byRelease [][]siteRun // each group in the order first seen
+	clientAt, releaseAt := map[string]int{}, map[string]int{}
+	add := func(groups *[][]siteRun, at map[string]int, key string, sr siteRun) {
+		i, ok := at[key]
+		if !ok {
+			i = len(*groups)
+			at[key] = i
+			*groups = append(*groups, nil)
+		}
+		(*groups)[i] = append((*groups)[i], sr)
+	}
+	for _, sr := range newest {
+		release, client := sr.releaseClient()
+		add(&byClient, clientAt, client, sr)
+		add(&byRelease, releaseAt, release, sr)
+	}
+	var pairs [][2]siteRun
+	for _, runs := range append(byClient, byRelease...) {
+		for i := 1; i < len(runs); i++ {
+			pairs = append(pairs, [2]siteRun{runs[i-1], runs[i]})
+		}
+	}
+	return pairs
+}
+
+// releaseClient splits a run directory's version, 4.3.1-java or
+// 4.3.1-librdkafka-2.15.1, into the Kafka release and the client
+// ("" for franz-go).
+func (sr siteRun) releaseClient() (release, client string) {
+	release, client, _ = strings.Cut(sr.Version, "-")
+	return release, client
 }
 
 // writeComparison writes the page comparing the runs a and b, and returns
