@@ -581,12 +581,13 @@ class Member:
 
 
 def member_main(spec):
-    """member_main runs a member until SIGTERM (exit 0 after a clean close),
+    """member_main runs a member until SIGTERM or SIGINT (exit 0 after a clean close),
     a crash (SIGKILL of its own), or the end of stdin (SIGKILL of its own:
     kafkabook is gone and no member outlives its run)."""
     events = Events(spec.get("member") or 0)
     term = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: term.set())
+    signal.signal(signal.SIGINT, lambda *_: term.set())  # as kafkabook's own member
     try:
         conf = member_properties(spec)
         config, why = effective_config(conf, RD_KAFKA_CONSUMER)
