@@ -1,20 +1,26 @@
-"""kafkabook's producer driver for librdkafka, through confluent-kafka for
-Python (whose wheels carry librdkafka). It speaks the protocol of
-docs/driver-protocol.md: a JSON spec line and a start command on stdin, JSON
-lines on stdout. kafkabook runs it in a virtual environment of its cache with
-the confluent-kafka release asked for."""
+"""kafkabook's driver for librdkafka, through confluent-kafka for Python
+(whose wheels carry librdkafka). It speaks the protocol of
+docs/driver-protocol.md: a JSON spec line on stdin, JSON lines on stdout. A
+spec without "role" makes it a producer (a start command follows the spec);
+"role":"member" makes it a consumer group member that does what kafkabook's
+own member (internal/consumer) does. kafkabook runs it in a virtual
+environment of its cache with the confluent-kafka release asked for."""
 
 import ctypes
 import ctypes.util
 import glob
 import json
 import os
+import queue
+import signal
+import sqlite3
 import sys
 import threading
 import time
+from datetime import datetime, timezone
 
 import confluent_kafka
-from confluent_kafka import KafkaError, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 FLUSH_EVERY_NS = 50_000_000
 FLUSH_BYTES = 1 << 16
@@ -102,12 +108,17 @@ def rdkafka_library():
     return ctypes.CDLL(name) if name else None
 
 
-def effective_config(conf):
+RD_KAFKA_PRODUCER, RD_KAFKA_CONSUMER = 0, 1
+RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE = 0x8
+
+
+def effective_config(conf, kind=RD_KAFKA_PRODUCER):
     """effective_config is librdkafka's own dump of the configuration of a
-    producer built from conf, after rd_kafka_new finalized it (enable.idempotence
-    raising acks, for one). The producer dumped is a twin without bootstrap
-    servers, so it never connects; librdkafka has no call that dumps the
-    configuration of the handle confluent-kafka holds."""
+    client of kind (RD_KAFKA_PRODUCER, RD_KAFKA_CONSUMER) built from conf,
+    after rd_kafka_new finalized it (enable.idempotence raising acks, for
+    one). The client dumped is a twin without bootstrap servers, so it never
+    connects; librdkafka has no call that dumps the configuration of the
+    handle confluent-kafka holds. conf's values are strings (no callbacks)."""
     lib = rdkafka_library()
     if lib is None:
         return {}, "librdkafka not found for a configuration dump"
@@ -127,6 +138,7 @@ def effective_config(conf):
     lib.rd_kafka_topic_conf_dump.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
     lib.rd_kafka_conf_dump_free.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
     lib.rd_kafka_destroy.argtypes = [ctypes.c_void_p]
+    lib.rd_kafka_destroy_flags.argtypes = [ctypes.c_void_p, ctypes.c_int]
     errstr = ctypes.create_string_buffer(512)
     c = lib.rd_kafka_conf_new()
     for k, v in conf.items():
@@ -138,7 +150,7 @@ def effective_config(conf):
         # Topic-level defaults (acks among them) are finalized and dumped
         # only when the configuration holds a default topic configuration.
         lib.rd_kafka_conf_set_default_topic_conf(c, lib.rd_kafka_topic_conf_new())
-    rk = lib.rd_kafka_new(0, c, errstr, 512)
+    rk = lib.rd_kafka_new(kind, c, errstr, 512)
     if not rk:
         return {}, errstr.value.decode()
     out = {}
@@ -154,7 +166,9 @@ def effective_config(conf):
                 out[arr[i].decode()] = arr[i + 1].decode()
             lib.rd_kafka_conf_dump_free(arr, cnt)
     finally:
-        lib.rd_kafka_destroy(rk)
+        # A consumer twin has joined no group: destroying it must not try
+        # to leave one (which would wait for a coordinator it never had).
+        lib.rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE if kind == RD_KAFKA_CONSUMER else 0)
     out["bootstrap.servers"] = conf["bootstrap.servers"]
     for k in out:
         if "password" in k or "secret" in k:
@@ -240,12 +254,398 @@ def produce(p, spec, t0):
     return sent, max_lag
 
 
+# ---------------------------------------------------------------------------
+# Consumer group member (docs/driver-protocol.md, "Consumer group members").
+# The reference is kafkabook's own member, internal/consumer/member.go and
+# store.go: the same handling order, the same store, the same events.
+
+STORE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS like_count (product TEXT PRIMARY KEY, count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS applied (event_id TEXT PRIMARY KEY, times INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS event_handled (event_id TEXT PRIMARY KEY, handled_at TEXT NOT NULL);
+"""
+
+# How long one consume() waits. librdkafka's consume(num_messages, timeout)
+# returns early only when it has num_messages; with fewer it waits the whole
+# timeout, so a short one keeps a partial batch from waiting long. It is
+# also how often callbacks (on_commit) are served while the topic is idle.
+CONSUME_TIMEOUT_S = 0.1
+
+
+class Store:
+    """Store is the group's SQLite file, opened as store.go opens it: WAL,
+    synchronous=FULL (a transaction that returned survives a SIGKILL a moment
+    later), a busy timeout of 5 s. Its transactions are store.go's: Apply (the
+    like count and the applied count, with dedup transactional the
+    event_handled insert too) and MarkHandled (the insert alone)."""
+
+    def __init__(self, path):
+        # isolation_level=None: no implicit transactions; each one below is
+        # an explicit BEGIN ... COMMIT, as database/sql's BeginTx is.
+        self.db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(STORE_SCHEMA)
+
+    def handled(self, event):
+        return self.db.execute("SELECT 1 FROM event_handled WHERE event_id = ?", (event,)).fetchone() is not None
+
+    def apply(self, product, event, mark_handled):
+        self._tx([("INSERT INTO like_count (product, count) VALUES (?, 1) "
+                   "ON CONFLICT (product) DO UPDATE SET count = count + 1", (product,)),
+                  ("INSERT INTO applied (event_id, times) VALUES (?, 1) "
+                   "ON CONFLICT (event_id) DO UPDATE SET times = times + 1", (event,))]
+                 + ([self._insert_handled(event)] if mark_handled else []))
+
+    def mark_handled(self, event):
+        self._tx([self._insert_handled(event)])
+
+    @staticmethod
+    def _insert_handled(event):
+        return ("INSERT INTO event_handled (event_id, handled_at) "
+                "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))", (event,))
+
+    def _tx(self, statements):
+        self.db.execute("BEGIN")
+        try:
+            for sql, args in statements:
+                self.db.execute(sql, args)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def close(self):
+        self.db.close()
+
+
+class Record:
+    """Record is what the member keeps of a consumed message (kafka.Delivered):
+    partition, offset, key ("" when none), message id (the value up to its
+    first blank) and event id (the event-id header, "" when none)."""
+
+    __slots__ = ("partition", "offset", "key", "id", "event")
+
+    def __init__(self, msg):
+        self.partition, self.offset = msg.partition(), msg.offset()
+        key = msg.key()
+        self.key = key.decode("utf-8", "replace") if key is not None else ""
+        value = msg.value() or b""
+        self.id = value.split(b" ", 1)[0].decode("utf-8", "replace")
+        self.event = ""
+        for k, v in msg.headers() or ():
+            if k == "event-id":
+                self.event = (v or b"").decode("utf-8", "replace")
+
+
+class Events:
+    """Events writes results.ConsumerEvent lines, each written and flushed at
+    once under a lock (the poll loop, the worker and the commit callback all
+    report), so that a SIGKILL loses no line that was written."""
+
+    def __init__(self, member):
+        self.member = member
+        self.lock = threading.Lock()
+
+    def report(self, kind, partition, offset, rec=None):
+        at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        line = '{"at":"%s","member":%d,"kind":"%s","partition":%d,"offset":%d' % (
+            at, self.member, kind, partition, offset)
+        if rec is not None:
+            line += ',"id":' + json.dumps(rec.id)
+            if rec.event and rec.event != rec.id:
+                line += ',"event":' + json.dumps(rec.event)
+        self.write(line + "}")
+
+    def write(self, line):
+        with self.lock:
+            try:
+                sys.stdout.write(line + "\n")
+                sys.stdout.flush()
+            except (BrokenPipeError, OSError):
+                pass  # kafkabook is gone; the stdin watcher ends the process
+
+
+def member_properties(spec):
+    """member_properties is the consumer's configuration by librdkafka's
+    names: the spec's settings, then its properties, which win.
+
+    commit auto is librdkafka's own auto-commit: enable.auto.commit=true, every
+    auto.commit.interval.ms (auto_commit_ms; 0 keeps librdkafka's 5000), made by
+    librdkafka's background thread whatever the application is doing. What it
+    commits is the offsets *stored* per partition, and with
+    enable.auto.offset.store=true (librdkafka's default, kept here) librdkafka
+    stores a message's offset + 1 when consume() hands the message to the
+    application, not when the application is done with it: every record a
+    consume() returned can be committed while it is still waiting in the
+    batch (or in the handoff queue), and is lost if the member then crashes
+    (measured: internal/driver/member_librdkafka_test.go). Records fetched
+    ahead into librdkafka's own queue are not stored until consume() returns
+    them. close() commits the stored offsets once more.
+
+    after and before commit themselves (enable.auto.commit=false), so the
+    stored offsets are never committed."""
+    auto = spec.get("commit") == "auto"
+    conf = {
+        "bootstrap.servers": ",".join(spec["bootstrap_servers"]),
+        "group.id": spec["group"],
+        "auto.offset.reset": "earliest",
+        "isolation.level": "read_uncommitted",  # librdkafka's default is read_committed
+        "enable.auto.commit": "true" if auto else "false",
+    }
+    if auto and spec.get("auto_commit_ms"):
+        conf["auto.commit.interval.ms"] = str(spec["auto_commit_ms"])
+    for k, v in (spec.get("properties") or {}).items():
+        conf[k] = str(v)
+    return conf
+
+
+class Member:
+    """Member is one consumer group member: its consumer, its store, its
+    report. handle is member.go's handle, step for step."""
+
+    def __init__(self, spec, consumer, store, events):
+        self.spec, self.c, self.store, self.events = spec, consumer, store, events
+        self.topic = spec["topic"]
+        self.commit_mode = spec.get("commit") or "auto"
+        self.dedup = spec.get("dedup") or "none"
+        self.crash_at = spec.get("crash_at") or 0
+        self.crash_point = spec.get("crash_point") or "work"
+        self.work_s = (spec.get("work_ms") or 0) / 1000.0
+        self.n = 0  # records handled over the member's life
+
+    def commit(self, rec):
+        """commit commits rec's offset + 1 synchronously and reports what the
+        client answered, partition by partition.
+
+        This commit is reported from the result of commit(asynchronous=False),
+        not from on_commit: confluent-kafka's synchronous commit hands
+        librdkafka a callback of its own (rd_kafka_commit_queue), and
+        librdkafka then does not call the application's offset commit
+        callback, so on_commit never sees it (measured with 2.16.1). The
+        result is the broker's answer per partition, as on_commit would
+        have had it; an asynchronous commit would be reported only at the
+        next consume(), after the crash that the report must precede."""
+        try:
+            parts = self.c.commit(offsets=[TopicPartition(self.topic, rec.partition, rec.offset + 1)],
+                                  asynchronous=False)
+        except KafkaException as e:
+            raise RuntimeError("committing %s partition %d offset %d: %s" % (
+                self.topic, rec.partition, rec.offset + 1, e.args[0] if e.args else e))
+        for tp in parts or ():
+            if tp.error is not None:
+                raise RuntimeError("committing %s partition %d offset %d: %s" % (
+                    tp.topic, tp.partition, tp.offset, tp.error))
+            self.events.report("commit", tp.partition, tp.offset)
+
+    def on_commit(self, err, parts):
+        """on_commit is librdkafka's offset commit callback: it reports the
+        automatic commits (commit auto, and the one close() makes), served
+        from consume() and close() in the poll loop's thread, so an
+        auto-commit made while the member handles a batch is reported at its
+        next consume() (its "at" is when it was reported), and one made just
+        before a crash is never reported (the committed offsets the admin API
+        reads say what stuck). A partition is reported when it has no error
+        of its own and the request as a whole did not fail (_NO_OFFSET: there
+        was nothing new to commit)."""
+        own = any(tp.error is not None for tp in parts or ())
+        if err is not None and not own:
+            return
+        for tp in parts or ():
+            if tp.topic == self.topic and tp.error is None and tp.offset >= 0:
+                self.events.report("commit", tp.partition, tp.offset)
+
+    def crash(self, rec):
+        """crash reports the crash and kills the process with SIGKILL: no
+        finally block runs, nothing is committed, the consumer does not
+        leave its group."""
+        self.events.report("crash", rec.partition, rec.offset, rec)
+        os.kill(os.getpid(), signal.SIGKILL)
+        while True:
+            time.sleep(1)  # SIGKILL cannot be caught; wait for it
+
+    def handle(self, rec, commit):
+        """handle is the order of docs/driver-protocol.md, "Handling a
+        record": commit first (before), skip what event_handled knows (dedup),
+        work, the effect, the event_handled insert (table), commit last
+        (after). commit commits rec; with handoff it is the worker's hand-back
+        to the poll loop, which commits."""
+        self.n += 1
+        crash = self.crash_at == self.n
+        event = rec.event or rec.id
+        if self.commit_mode == "before" and commit is not None:
+            commit(rec)
+        if self.dedup != "none" and self.store.handled(event):
+            self.events.report("skip", rec.partition, rec.offset, rec)
+            if self.commit_mode == "after":
+                commit(rec)
+            return
+        if crash and self.crash_point == "work":
+            time.sleep(self.work_s / 2)
+            self.crash(rec)
+        time.sleep(self.work_s)
+        self.store.apply(rec.key, event, self.dedup == "transactional")
+        self.events.report("effect", rec.partition, rec.offset, rec)
+        if crash and self.crash_point == "effect":
+            self.crash(rec)
+        if self.dedup == "table":
+            self.store.mark_handled(event)
+            self.events.report("handled", rec.partition, rec.offset, rec)
+        elif self.dedup == "transactional":
+            self.events.report("handled", rec.partition, rec.offset, rec)
+        if crash and self.crash_point == "handled":
+            self.crash(rec)
+        if self.commit_mode == "after":
+            commit(rec)
+
+    def consume(self):
+        """consume is one poll: up to batch records, each reported as
+        delivered, in the order returned, before any is handled. It also
+        serves librdkafka's callbacks (on_commit): librdkafka calls them only
+        from consume(), poll() and close()."""
+        recs = []
+        for msg in self.c.consume(num_messages=self.spec.get("batch") or 1, timeout=CONSUME_TIMEOUT_S):
+            if msg.error() is not None:
+                if msg.error().fatal():
+                    raise RuntimeError("consuming %s: %s" % (self.topic, msg.error()))
+                print("member %d: %s" % (self.events.member, msg.error()), file=sys.stderr, flush=True)
+                continue
+            recs.append(Record(msg))
+        for rec in recs:
+            self.events.report("deliver", rec.partition, rec.offset, rec)
+        return recs
+
+    def run(self, term):
+        """run handles each batch in the poll loop, one record after the
+        other, until term is set; the batch in hand is finished first."""
+        commit = self.commit if self.commit_mode in ("after", "before") else None
+        while not term.is_set():
+            for rec in self.consume():
+                self.handle(rec, commit)
+
+    def run_handoff(self, term):
+        """run_handoff hands each record to one worker thread through a queue
+        of at most batch records (the poll loop waits while it is full) and
+        keeps polling. Commits stay in the poll loop, as the protocol has it
+        for every client (librdkafka's handle is thread-safe, kafka-clients'
+        is not): before commits each record as soon as it is handed over;
+        after commits the records the worker reports done, while the loop
+        waits for room and before its next consume(). On term the loop hands
+        over the rest of the batch in hand, waits for the worker to finish
+        every record it was given, and commits what it reports."""
+        work = queue.Queue(maxsize=self.spec.get("batch") or 1)
+        done = queue.Queue()
+        failed = []
+
+        def worker():
+            try:
+                while True:
+                    rec = work.get()
+                    if rec is None:
+                        return
+                    self.handle(rec, handed_back)
+            except BaseException as e:
+                failed.append(e)
+
+        handed_back = done.put if self.commit_mode == "after" else None
+        t = threading.Thread(target=worker, name="worker", daemon=True)
+        t.start()
+
+        def commit_done():
+            while True:
+                try:
+                    rec = done.get_nowait()
+                except queue.Empty:
+                    break
+                self.commit(rec)
+            if failed:
+                raise failed[0]
+
+        while not term.is_set():
+            commit_done()
+            for rec in self.consume():
+                while True:
+                    try:
+                        work.put(rec, timeout=0.01)
+                        break
+                    except queue.Full:
+                        commit_done()
+                if self.commit_mode == "before":
+                    self.commit(rec)
+        work.put(None)
+        while t.is_alive():
+            t.join(0.01)
+            commit_done()
+        commit_done()
+
+
+def member_main(spec):
+    """member_main runs a member until SIGTERM or SIGINT (exit 0 after a clean close),
+    a crash (SIGKILL of its own), or the end of stdin (SIGKILL of its own:
+    kafkabook is gone and no member outlives its run)."""
+    events = Events(spec.get("member") or 0)
+    term = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: term.set())
+    signal.signal(signal.SIGINT, lambda *_: term.set())  # as kafkabook's own member
+    try:
+        conf = member_properties(spec)
+        config, why = effective_config(conf, RD_KAFKA_CONSUMER)
+        store = Store(spec["store"])
+        m = Member(spec, None, store, events)
+        m.c = Consumer(dict(conf, on_commit=m.on_commit))
+        m.c.subscribe([spec["topic"]])
+    except Exception as e:
+        events.write(json.dumps({"name": "startup_error", "exception": type(e).__name__, "message": str(e)}))
+        return 2
+
+    def watch_stdin():
+        for _ in sys.stdin:
+            pass
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch_stdin, name="stdin", daemon=True).start()
+    events.write(startup_complete(config, why))
+    code = 0
+    try:
+        if spec.get("handoff"):
+            m.run_handoff(term)
+        else:
+            m.run(term)
+    except Exception as e:
+        print("member %d of group %s: %s" % (events.member, spec["group"], e), file=sys.stderr, flush=True)
+        code = 1
+    m.c.close()  # leaves the group; with auto-commit, commits the stored offsets (on_commit reports it)
+    store.close()
+    if code == 0:
+        events.write('{"name":"shutdown_complete"}')
+    return code
+
+
+def startup_complete(config, why):
+    """startup_complete is the line that says which client runs, in which
+    version and with which configuration in force."""
+    version = confluent_kafka.version()
+    return json.dumps({
+        "name": "startup_complete", "client": "librdkafka", "library": "confluent-kafka",
+        "version": version[0] if isinstance(version, tuple) else version, "librdkafka_version": confluent_kafka.libversion()[0],
+        "runtime": "python " + sys.version.split()[0], "config": config, "config_error": why,
+    }, separators=(",", ":"))
+
+
 def main():
     line = sys.stdin.readline()
     if not line:
         return 0
     try:
         spec = json.loads(line)
+    except ValueError as e:
+        OUT.line(json.dumps({"name": "startup_error", "exception": type(e).__name__, "message": "bad spec: %s" % e}))
+        OUT.flush()
+        return 2
+    if spec.get("role") == "member":
+        return member_main(spec)
+    try:
         conf = properties(spec)
         config, why = effective_config(conf)
         p = Producer(conf)
@@ -253,12 +653,7 @@ def main():
         OUT.line(json.dumps({"name": "startup_error", "exception": type(e).__name__, "message": str(e)}))
         OUT.flush()
         return 2
-    version = confluent_kafka.version()
-    OUT.line(json.dumps({
-        "name": "startup_complete", "client": "librdkafka", "library": "confluent-kafka",
-        "version": version[0] if isinstance(version, tuple) else version, "librdkafka_version": confluent_kafka.libversion()[0],
-        "runtime": "python " + sys.version.split()[0], "config": config, "config_error": why,
-    }, separators=(",", ":")))
+    OUT.line(startup_complete(config, why))
     OUT.flush()
     cmd = sys.stdin.readline()
     if '"start"' not in cmd:
