@@ -25,8 +25,9 @@ import (
 type group struct {
 	label, name string
 	topic       *topicState
-	spec        runbook.Consume // the consume step
-	store       string          // the SQLite file, absolute
+	spec        runbook.Consume    // the consume step
+	store       string             // the SQLite file, absolute
+	transform   *runbook.Transform // a transform group's step (transform.go); nil for consume
 
 	mu      sync.Mutex
 	members []*member
@@ -355,6 +356,12 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 // reports, the store and the committed offsets, asked of the cluster.
 func (r *runner) tallyGroups(ctx context.Context) error {
 	for _, g := range r.groupList() {
+		if g.transform != nil {
+			if err := r.tallyTransform(ctx, g); err != nil {
+				return err
+			}
+			continue
+		}
 		label := g.label
 		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
 		if err != nil {

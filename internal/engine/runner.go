@@ -193,9 +193,9 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 	}
 	r.con.printf("$ %s\n", s.Text)
 	log := newStepLog(r.con, s, block)
-	// A consume step's & leaves its member process running; the step
+	// A consume or transform step's & leaves its member process running; the step
 	// itself ends once the process runs.
-	if s.Background && s.Op != runbook.OpConsume {
+	if s.Background && s.Op != runbook.OpConsume && s.Op != runbook.OpTransform {
 		bg := &background{step: s, done: make(chan struct{})}
 		r.mu.Lock()
 		r.bg = append(r.bg, bg)
