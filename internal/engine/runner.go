@@ -262,10 +262,17 @@ func (r *runner) waitBackground(ctx context.Context, timeout time.Duration, log 
 	return nil
 }
 
-// node resolves a target (k2, leader(T), followers(T)) to node names.
+// node resolves a target (k2, leader(T), followers(T), coordinator(...)) to node names.
 func (r *runner) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 	if t.Node != "" {
 		return []string{t.Node}, nil
+	}
+	if t.Coordinator != nil {
+		n, err := r.coordinatorNode(ctx, *t.Coordinator)
+		if err != nil {
+			return nil, err
+		}
+		return []string{n}, nil
 	}
 	topic := t.Leader + t.Followers
 	parts, err := r.partitions(ctx, r.realName(topic))
