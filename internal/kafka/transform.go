@@ -25,7 +25,14 @@ type TransformSpec struct {
 // TransactionTimeout bounds a transform's open transaction: one its
 // member left open by dying, with no successor to fence it, is aborted by
 // the coordinator after this long.
-const TransactionTimeout = 20 * time.Second
+const TransactionTimeout = 30 * time.Second
+
+// transformRetries lets a transform member ride out a coordinator's
+// failover (the controller notices a dead broker after its 9 s session
+// timeout, then moves its partitions): about 30 s of tries at the 100 ms
+// backoff of baseOpts, where franz-go's default 20 give up within 2 s and
+// end the member with an error.
+const transformRetries = 300
 
 // Transformer is a transform member's client: a GroupTransactSession with
 // a transactional id, or a plain group member whose producer is
@@ -58,6 +65,7 @@ func NewTransformer(seeds []string, spec TransformSpec) (*Transformer, error) {
 		kgo.DisableAutoCommit(),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.DefaultProduceTopic(spec.Out),
+		kgo.RequestRetries(transformRetries),
 	)
 	t := &Transformer{spec: spec}
 	if spec.TxnID == "" {
