@@ -25,9 +25,9 @@ import (
 type group struct {
 	label, name string
 	topic       *topicState
-	spec        runbook.Consume    // the consume step
-	store       string             // the SQLite file, absolute
-	transform   *runbook.Transform // a transform group's step (transform.go); nil for consume
+	spec        runbook.Consume // the consume step
+	store       string          // the SQLite file, absolute
+	transform   *transformGroup // a transform group's step (transform.go); nil for consume
 
 	mu      sync.Mutex
 	members []*member
@@ -256,7 +256,7 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.Wait
 			}
 			return false, "", fmt.Errorf("group %s has no running member (member %d %s: %s): it would never catch up", g.label, last.n, how, why)
 		}
-		end, err := r.admin.EndOffsets(ctx, g.topic.name)
+		end, err := r.consumedEnd(ctx, g)
 		if err != nil {
 			return false, err.Error(), nil
 		}

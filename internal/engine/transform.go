@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/kafka"
@@ -32,7 +33,7 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 		mode = commitTransaction
 	}
 	g := &group{
-		label: a.Group, name: r.realName(a.Group), topic: in, transform: &a,
+		label: a.Group, name: r.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
 		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: consumer.DedupNone},
 		inHand: map[recordKey]bool{},
 	}
@@ -61,6 +62,53 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	}
 	log.line("transform member %d of group %s started (pid %d): %s → %s, batch %d, %s%s", m.n, g.label, m.pid, a.In, a.Out, a.Batch, how, crash)
 	return nil
+}
+
+// transformGroup is a transform group's step, and the end of its input
+// as a read_committed consumer sees it.
+type transformGroup struct {
+	runbook.Transform
+
+	mu  sync.Mutex
+	hw  map[int32]int64 // the input's high watermarks when end was found
+	end map[int32]int64
+}
+
+// consumedEnd is the offset per partition a group has consumed everything
+// below once its committed offsets reach it: the high watermark for a
+// consume group. A transform group reads read_committed and commits the
+// offset after the last record it was given, so its end is the offset
+// after the last committed record of each partition: records of aborted
+// transactions and transaction markers after it are never given to it.
+// That end is read again only when the high watermarks move.
+func (r *runner) consumedEnd(ctx context.Context, g *group) (map[int32]int64, error) {
+	hw, err := r.admin.EndOffsets(ctx, g.topic.name)
+	if err != nil || g.transform == nil {
+		return hw, err
+	}
+	t := g.transform
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.end != nil && maps.Equal(hw, t.hw) {
+		return t.end, nil
+	}
+	rd, err := kafka.ReadAll(ctx, r.reachable(ctx), g.topic.name, kafka.ReadOptions{
+		Timeout: readTimeout, Settle: settleLimit, Isolation: results.ReadCommitted})
+	if err != nil {
+		return nil, err
+	}
+	if !maps.Equal(rd.HW, rd.LastStable) {
+		return nil, fmt.Errorf("a transaction of %s is still open (last stable offset %s, high watermark %s)", g.topic.label, showOffsets(rd.LastStable), showOffsets(rd.HW))
+	}
+	end := map[int32]int64{}
+	for p := range rd.HW {
+		end[p] = 0
+	}
+	for i := range rd.Records.Len() {
+		end[rd.Records.Partition[i]] = max(end[rd.Records.Partition[i]], rd.Records.Offset[i]+1)
+	}
+	t.hw, t.end = rd.HW, end
+	return end, nil
 }
 
 // transformTxnID is the transactional.id of a transform group's members:

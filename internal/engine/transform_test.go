@@ -20,7 +20,10 @@ import (
 // successor fences the crashed member, whose open transaction (derived
 // m-011..m-013) is aborted, and writes every record once. alo commits
 // after the writes: the successor resumes at offset 10, so m-011..m-013
-// are written twice.
+// are written twice. teos reads an input written in transactions, every
+// other one aborted: it is given only the committed m-001..m-005 and
+// m-011..m-015, crashes at the 5th, and its successor catches up although
+// aborted records and transaction markers follow the last record it gets.
 const transformRunbook = "---\ntitle: transform\nnodes: 1\nrepeat: 1\n---\n" + "```kafka" + `
 topic create in --replication-factor 1
 topic create out --replication-factor 1
@@ -28,12 +31,21 @@ topic create out2 --replication-factor 1
 produce in --acks all --count 30
 transform in --to out --group eos --eos --batch 5 --crash-at 13 &
 transform in --to out2 --group alo --batch 5 --crash-at 13 &
+topic create tin --replication-factor 1
+topic create tout --replication-factor 1
+produce tin --acks all --count 20 --transactional --txn-size 5 --abort-every 2
+transform tin --to tout --group teos --eos --batch 4 --crash-at 5 &
 wait consumer eos --timeout 60s
 wait consumer alo --timeout 60s
+wait consumer teos --timeout 60s
 start consumer eos
 start consumer alo
+start consumer teos
 wait consumer eos --timeout 90s
 wait consumer alo --timeout 90s
+wait consumer teos --timeout 90s
+expect eos_duplicates(teos) == 0
+expect eos_missing(teos) == 0
 expect eos_duplicates(eos) == 0
 expect eos_missing(eos) == 0
 expect eos_duplicates(alo) == {m-011..m-013}
@@ -107,6 +119,13 @@ func TestTransformCrash(t *testing.T) {
 	}
 	if got := readAllIDs(t, seeds, "out2"+suffix, kgo.ReadCommitted()); !slices.Equal(got, withAgain) {
 		t.Errorf("independent read_committed of out2: %v, want m-001..m-030 with m-011..m-013 twice", got)
+	}
+	committedIn := []string{"m-001", "m-002", "m-003", "m-004", "m-005", "m-011", "m-012", "m-013", "m-014", "m-015"}
+	if got := readAllIDs(t, seeds, "tout"+suffix, kgo.ReadCommitted()); !slices.Equal(got, committedIn) {
+		t.Errorf("independent read_committed of tout: %v, want %v: the committed inputs once each", got, committedIn)
+	}
+	if teos, ok := run.Consumer("teos"); !ok || teos.Tally == nil || teos.Tally.EOS == nil || teos.Tally.EOS.Inputs != 10 || teos.Tally.EOS.Once != 10 {
+		t.Errorf("teos: %+v, want 10 inputs, each once", teos)
 	}
 }
 
