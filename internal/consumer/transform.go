@@ -15,7 +15,8 @@ import (
 // Spec.Transform is set. It shares the member's reports: deliver for each
 // input record polled, effect once its derived record is written to Out
 // (acknowledged; inside the open transaction with EOS), commit for the
-// input offsets committed (with EOS: by the transaction's commit), crash.
+// input offsets committed (with EOS: by the transaction's commit), abort
+// for each record of a transaction the session aborted, crash.
 type TransformSpec struct {
 	In    string        `json:"in"`
 	Out   string        `json:"out"`
@@ -73,7 +74,12 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 			return err
 		}
 		if !committed {
-			continue // the group rebalanced: the transaction was aborted, the records come again
+			// The group rebalanced (or the commit of the offsets failed):
+			// the session aborted the transaction, the records come again.
+			for _, d := range recs {
+				m.report(results.EventAbort, d, d.Offset)
+			}
+			continue
 		}
 		for p, o := range next {
 			m.report(results.EventCommit, kafka.Delivered{Partition: p}, o)

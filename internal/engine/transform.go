@@ -182,6 +182,15 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 	for _, l := range eosLines(g.label, g.transform.Out, check) {
 		r.con.printf("  %s\n", l)
 	}
+	var aborted []string
+	for _, e := range evs {
+		if e.Kind == results.EventAbort {
+			aborted = append(aborted, e.ID)
+		}
+	}
+	if len(aborted) > 0 {
+		r.con.printf("    the members' sessions aborted transactions holding the derived records of %s: given again\n", strings.Join(aborted, " "))
+	}
 	return nil
 }
 
