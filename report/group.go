@@ -501,6 +501,9 @@ func groupRunOf(run results.Run, c *results.Consumer, f groupFacts, open bool) g
 			committedRow(t),
 			storeRow(t),
 		}
+		if t.EOS != nil {
+			g.Tallies = append(g.Tallies, eosRows(t.EOS)...)
+		}
 		if c.Dedup != "" && c.Dedup != "none" {
 			row := tallyRow{Name: "event_handled", Value: count(t.Handled),
 				Meaning: "event ids in the store's event_handled table: one per applied event, unless a member died between an effect and its insert"}

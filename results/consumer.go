@@ -70,6 +70,7 @@ const (
 	EventHandled = "handled" // its event id is in event_handled (dedup table and transactional)
 	EventCommit  = "commit"  // the group's offset for the partition was committed
 	EventCrash   = "crash"   // the member was killed here (--crash-at)
+	EventAbort   = "abort"   // a transform member's transaction holding this record's derived record was aborted (the group rebalanced): the record comes again
 )
 
 // OffsetSample is a group's committed offset of one partition at one

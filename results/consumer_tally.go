@@ -42,6 +42,9 @@ type ConsumerTally struct {
 	// (dedup table and transactional): fewer than Applied when a member
 	// died between an effect and its insert.
 	Handled int `json:"handled"`
+	// EOS is the exactly-once check of a transform group (transform IN
+	// --to OUT): nil for a consume group.
+	EOS *EOSCheck `json:"eos,omitempty"`
 }
 
 // AppliedEvent is an event id and how many times its effect was applied.

@@ -164,9 +164,11 @@ func (c *checker) checkTarget(kind Kind, v value, bad func(want string)) {
 	case kind == KindNode && (!ok || t.Followers != ""):
 		bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
 	case !ok:
-		bad(fmt.Sprintf("k1..k%d, leader(TOPIC) or followers(TOPIC)", c.d.Meta.Nodes))
+		bad(fmt.Sprintf("k1..k%d, leader(TOPIC), followers(TOPIC), coordinator(txn:NAME) or coordinator(group:G)", c.d.Meta.Nodes))
 	case t.Node != "" && t.ID() > c.d.Meta.Nodes:
 		c.errorf(v.at(0), "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+	case t.Coordinator != nil:
+		c.checkCoordinator(t, v)
 	case t.Node == "":
 		topic := t.Leader + t.Followers
 		tp := v.at(strings.IndexByte(v.text, '(') + 1)

@@ -91,6 +91,7 @@ const (
 	OpWaitConsumer
 	OpOffsets
 	OpPowerloss
+	OpTransform
 	NumOps // one past the last Op: the size of a table indexed by Op
 )
 
@@ -410,6 +411,7 @@ var Directives = []*Directive{
 		Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
 		check:   checkPowerloss,
 	},
+	transformDirective,
 }
 
 var directiveByName = map[string]*Directive{}

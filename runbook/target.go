@@ -12,6 +12,10 @@ type Target struct {
 	Node      string // "k1".."kN"
 	Leader    string // topic of leader(TOPIC)
 	Followers string // topic of followers(TOPIC)
+	// Coordinator is the key of coordinator(txn:NAME) or
+	// coordinator(group:G): the transaction coordinator of a transactional
+	// id, or the group coordinator of a group (see coordinator.go).
+	Coordinator *Coordinator
 }
 
 // ID returns the broker id of a plain node target (k2 → 2), or 0.
@@ -29,6 +33,8 @@ func (t Target) String() string {
 		return "leader(" + t.Leader + ")"
 	case t.Followers != "":
 		return "followers(" + t.Followers + ")"
+	case t.Coordinator != nil:
+		return "coordinator(" + t.Coordinator.Kind + ":" + t.Coordinator.Name + ")"
 	}
 	return t.Node
 }
@@ -45,6 +51,9 @@ func (a Arg) Target() Target {
 // checking that the node exists; the topic may be empty (leader()), which
 // the checker refuses.
 func parseTarget(s string) (Target, bool) {
+	if c, ok, is := parseCoordinator(s); is {
+		return Target{Coordinator: c}, ok
+	}
 	for _, fn := range []string{"leader", "followers"} {
 		if rest, ok := strings.CutPrefix(s, fn+"("); ok {
 			topic, ok := strings.CutSuffix(rest, ")")

@@ -35,6 +35,9 @@ type Spec struct {
 	CrashAt    int           `json:"crash_at"`
 	CrashPoint string        `json:"crash_point"` // work, effect or handled
 	Store      string        `json:"store"`       // the SQLite file
+	// Transform makes the member a consume-transform-produce member
+	// (transform.go) instead: no store, no dedup.
+	Transform *TransformSpec `json:"transform,omitempty"`
 }
 
 // Commit modes, dedup modes and crash points, as the runbook writes them.
@@ -74,7 +77,11 @@ func Main(args []string) int {
 		io.Copy(io.Discard, os.Stdin)
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}()
-	if err := Run(ctx, spec, os.Stdout); err != nil {
+	run := Run
+	if spec.Transform != nil {
+		run = runTransform
+	}
+	if err := run(ctx, spec, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "member %d of group %s: %v\n", spec.Member, spec.Group, err)
 		return 1
 	}

@@ -27,6 +27,7 @@ type group struct {
 	topic       *topicState
 	spec        runbook.Consume // the consume step
 	store       string          // the SQLite file, absolute
+	transform   *transformGroup // a transform group's step (transform.go); nil for consume
 
 	mu      sync.Mutex
 	members []*member
@@ -255,7 +256,7 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.Wait
 			}
 			return false, "", fmt.Errorf("group %s has no running member (member %d %s: %s): it would never catch up", g.label, last.n, how, why)
 		}
-		end, err := r.admin.EndOffsets(ctx, g.topic.name)
+		end, err := r.consumedEnd(ctx, g)
 		if err != nil {
 			return false, err.Error(), nil
 		}
@@ -355,6 +356,12 @@ func (r *runner) sampleOffsets(ctx context.Context) {
 // reports, the store and the committed offsets, asked of the cluster.
 func (r *runner) tallyGroups(ctx context.Context) error {
 	for _, g := range r.groupList() {
+		if g.transform != nil {
+			if err := r.tallyTransform(ctx, g); err != nil {
+				return err
+			}
+			continue
+		}
 		label := g.label
 		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
 		if err != nil {

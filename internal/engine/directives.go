@@ -61,6 +61,7 @@ var runners = [runbook.NumOps]binder{
 	runbook.OpWaitConsumer:  typed(waitConsumer),
 	runbook.OpOffsets:       typed(offsets),
 	runbook.OpPowerloss:     typed(powerloss),
+	runbook.OpTransform:     typed(transform),
 }
 
 // faultOps names the backend operation of each fault directive: the one

@@ -59,7 +59,7 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	spec := consumer.Spec{
 		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
-		Dedup: c.Dedup, Store: g.store,
+		Dedup: c.Dedup, Store: g.store, Transform: r.transformSpec(g),
 	}
 	if first {
 		spec.CrashAt, spec.CrashPoint = c.CrashAt, c.CrashPoint

@@ -193,9 +193,9 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 	}
 	r.con.printf("$ %s\n", s.Text)
 	log := newStepLog(r.con, s, block)
-	// A consume step's & leaves its member process running; the step
+	// A consume or transform step's & leaves its member process running; the step
 	// itself ends once the process runs.
-	if s.Background && s.Op != runbook.OpConsume {
+	if s.Background && s.Op != runbook.OpConsume && s.Op != runbook.OpTransform {
 		bg := &background{step: s, done: make(chan struct{})}
 		r.mu.Lock()
 		r.bg = append(r.bg, bg)
@@ -262,10 +262,17 @@ func (r *runner) waitBackground(ctx context.Context, timeout time.Duration, log 
 	return nil
 }
 
-// node resolves a target (k2, leader(T), followers(T)) to node names.
+// node resolves a target (k2, leader(T), followers(T), coordinator(...)) to node names.
 func (r *runner) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 	if t.Node != "" {
 		return []string{t.Node}, nil
+	}
+	if t.Coordinator != nil {
+		n, err := r.coordinatorNode(ctx, *t.Coordinator)
+		if err != nil {
+			return nil, err
+		}
+		return []string{n}, nil
 	}
 	topic := t.Leader + t.Followers
 	parts, err := r.partitions(ctx, r.realName(topic))

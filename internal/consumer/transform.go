@@ -1,0 +1,89 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// TransformSpec is a consume-transform-produce member (transform IN --to
+// OUT): the member process runs it instead of the consumer when
+// Spec.Transform is set. It shares the member's reports: deliver for each
+// input record polled, effect once its derived record is written to Out
+// (acknowledged; inside the open transaction with EOS), commit for the
+// input offsets committed (with EOS: by the transaction's commit), abort
+// for each record of a transaction the session aborted, crash.
+type TransformSpec struct {
+	In    string        `json:"in"`
+	Out   string        `json:"out"`
+	EOS   bool          `json:"eos"`
+	TxnID string        `json:"txn_id,omitempty"` // with EOS: the transactional.id every member of the group shares
+	Batch int           `json:"batch"`
+	Work  time.Duration `json:"work"`
+}
+
+// runTransform is the transform member: poll up to Batch records, write a
+// derived record of each, then commit their input offsets, in the
+// transaction of the poll with EOS, after the writes without. --crash-at
+// N kills the process right after the N-th derived record was written,
+// before its poll's commit.
+func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
+	ts := *spec.Transform
+	m := &member{spec: spec, out: out}
+	ks := kafka.TransformSpec{In: ts.In, Out: ts.Out, Group: spec.Group}
+	if ts.EOS {
+		ks.TxnID = ts.TxnID
+	}
+	t, err := kafka.NewTransformer(spec.Brokers, ks)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	work := context.WithoutCancel(ctx)
+	for ctx.Err() == nil {
+		recs, err := t.Poll(ctx, ts.Batch)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		for _, d := range recs {
+			m.report(results.EventDeliver, d, d.Offset)
+		}
+		if err := t.Begin(); err != nil {
+			return fmt.Errorf("beginning a transaction: %w", err)
+		}
+		for _, d := range recs {
+			m.n++
+			time.Sleep(ts.Work)
+			if _, err := t.Send(work, d); err != nil {
+				return err
+			}
+			m.report(results.EventEffect, d, d.Offset)
+			if spec.CrashAt == m.n {
+				m.crash(d)
+			}
+		}
+		committed, next, err := t.End(work, recs)
+		if err != nil {
+			return err
+		}
+		if !committed {
+			// The group rebalanced (or the commit of the offsets failed):
+			// the session aborted the transaction, the records come again.
+			for _, d := range recs {
+				m.report(results.EventAbort, d, d.Offset)
+			}
+			continue
+		}
+		for p, o := range next {
+			m.report(results.EventCommit, kafka.Delivered{Partition: p}, o)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// coordinatorWait bounds the wait for a coordinator: a broker that just
+// died still leads its partitions of __consumer_offsets and
+// __transaction_state until the controller moves them.
+const coordinatorWait = 30 * time.Second
+
+// coordinatorNode resolves coordinator(txn:NAME) or coordinator(group:G)
+// to the node the cluster names (FindCoordinator) when the step runs.
+func (r *runner) coordinatorNode(ctx context.Context, c runbook.Coordinator) (string, error) {
+	kind, key := kafka.CoordinatorGroup, r.realName(c.Name)
+	if c.Kind == runbook.CoordTxn {
+		kind = kafka.CoordinatorTxn
+		id, err := r.txnIDOf(c.Name)
+		if err != nil {
+			return "", err
+		}
+		key = id
+	}
+	id, err := r.admin.Coordinator(ctx, kind, key, coordinatorWait)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("k%d", id), nil
+}
+
+// txnIDOf is the transactional id coordinator(txn:NAME) means: the
+// members' of transform group NAME, or that of the first produce NAME
+// --transactional step.
+func (r *runner) txnIDOf(name string) (string, error) {
+	r.mu.Lock()
+	g := r.groups[name]
+	r.mu.Unlock()
+	if g != nil && g.transform != nil {
+		if !g.transform.EOS {
+			return "", fmt.Errorf("coordinator(txn:%s): transform group %s runs without --eos: it has no transactional id", name, name)
+		}
+		return transformTxnID(g), nil
+	}
+	for _, b := range r.opts.Doc.Blocks {
+		for _, s := range b.Steps {
+			if p, ok := s.Action.(runbook.Produce); ok && p.Topic == name && p.Transactional {
+				return transactionalID(r.topic(name), s), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("coordinator(txn:%s): no transform group %s started yet and no produce %s --transactional step", name, name, name)
+}

@@ -1,0 +1,221 @@
+package engine
+
+// A transform group is a consumer group whose members consume, transform
+// and produce (transform IN --to OUT): its member processes are launched,
+// watched, crashed and stopped by the consumer group machinery (member.go,
+// consume.go), with the transform spec in place of the store; what differs
+// is the step that starts it and its tally, the exactly-once check.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// Commit modes of a transform group, as the evidence records them.
+const (
+	commitTransaction = "transaction" // with --eos: in the output's transaction
+	commitAfterBatch  = "after-batch" // without: after the poll's derived records were acknowledged
+)
+
+// transform: transform IN --to OUT --group G [--eos] ... &
+func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transform, log *stepLog) error {
+	in, out := r.topic(a.In), r.topic(a.Out)
+	mode := commitAfterBatch
+	if a.EOS {
+		mode = commitTransaction
+	}
+	g := &group{
+		label: a.Group, name: r.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
+		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: consumer.DedupNone},
+		inHand: map[recordKey]bool{},
+	}
+	settings := maps.Clone(a.Settings)
+	settings["to"] = out.label
+	r.mu.Lock()
+	r.groups[g.label] = g
+	r.groupOrder = append(r.groupOrder, g.label)
+	r.mu.Unlock()
+	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
+		Group: g.name, Label: g.label, Topic: in.label, Commit: mode, Dedup: consumer.DedupNone,
+		Pos: s.Pos.String(), Settings: settings,
+		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
+	})
+	m, err := r.startMember(ctx, g, true)
+	if err != nil {
+		return err
+	}
+	how := "offsets committed after each poll's derived records (at least once)"
+	if a.EOS {
+		how = "offsets committed in each poll's transaction, transactional.id " + transformTxnID(g)
+	}
+	crash := ""
+	if a.CrashAt > 0 {
+		crash = fmt.Sprintf("; crashes after writing the derived record of record %d", a.CrashAt)
+	}
+	log.line("transform member %d of group %s started (pid %d): %s → %s, batch %d, %s%s", m.n, g.label, m.pid, a.In, a.Out, a.Batch, how, crash)
+	return nil
+}
+
+// transformGroup is a transform group's step, and the end of its input
+// as a read_committed consumer sees it.
+type transformGroup struct {
+	runbook.Transform
+
+	mu  sync.Mutex
+	hw  map[int32]int64 // the input's high watermarks when end was found
+	end map[int32]int64
+}
+
+// consumedEnd is the offset per partition a group has consumed everything
+// below once its committed offsets reach it: the high watermark for a
+// consume group. A transform group reads read_committed and commits the
+// offset after the last record it was given, so its end is the offset
+// after the last committed record of each partition: records of aborted
+// transactions and transaction markers after it are never given to it.
+// That end is read again only when the high watermarks move.
+func (r *runner) consumedEnd(ctx context.Context, g *group) (map[int32]int64, error) {
+	hw, err := r.admin.EndOffsets(ctx, g.topic.name)
+	if err != nil || g.transform == nil {
+		return hw, err
+	}
+	t := g.transform
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.end != nil && maps.Equal(hw, t.hw) {
+		return t.end, nil
+	}
+	rd, err := kafka.ReadAll(ctx, r.reachable(ctx), g.topic.name, kafka.ReadOptions{
+		Timeout: readTimeout, Settle: settleLimit, Isolation: results.ReadCommitted})
+	if err != nil {
+		return nil, err
+	}
+	if !maps.Equal(rd.HW, rd.LastStable) {
+		return nil, fmt.Errorf("a transaction of %s is still open (last stable offset %s, high watermark %s)", g.topic.label, showOffsets(rd.LastStable), showOffsets(rd.HW))
+	}
+	end := map[int32]int64{}
+	for p := range rd.HW {
+		end[p] = 0
+	}
+	for i := range rd.Records.Len() {
+		end[rd.Records.Partition[i]] = max(end[rd.Records.Partition[i]], rd.Records.Offset[i]+1)
+	}
+	t.hw, t.end = rd.HW, end
+	return end, nil
+}
+
+// transformTxnID is the transactional.id of a transform group's members:
+// one per group and run, so that a successor fences its predecessor.
+func transformTxnID(g *group) string { return "kafkabook-transform-" + g.name }
+
+// transformSpec is the member spec of a transform group's member, nil for
+// a consume group.
+func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
+	if g.transform == nil {
+		return nil
+	}
+	return &consumer.TransformSpec{
+		In: g.topic.name, Out: r.realName(g.transform.Out), EOS: g.transform.EOS,
+		TxnID: transformTxnID(g), Batch: g.transform.Batch, Work: g.transform.Work,
+	}
+}
+
+// tallyTransform tallies a transform group: the exactly-once check of OUT
+// against IN, both read read_committed once OUT's last stable offset has
+// reached its high watermark (a transaction its crashed member left open
+// and no successor fenced ends by the transaction timeout), and the
+// members' reports.
+func (r *runner) tallyTransform(ctx context.Context, g *group) error {
+	seeds := r.reachable(ctx)
+	outName := r.realName(g.transform.Out)
+	hw, err := r.admin.EndOffsets(ctx, outName)
+	if err != nil {
+		return fmt.Errorf("end offsets of %s: %w", g.transform.Out, err)
+	}
+	past := map[int32]int64{}
+	for p, o := range hw {
+		past[p] = o - 1
+	}
+	if _, err := kafka.WaitStable(ctx, seeds, outName, past, stableWait, nil); err != nil {
+		return fmt.Errorf("the exactly-once check of group %s: %w", g.label, err)
+	}
+	opts := kafka.ReadOptions{Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Isolation: results.ReadCommitted}
+	in, err := kafka.ReadAll(ctx, seeds, g.topic.name, opts)
+	if err != nil {
+		return fmt.Errorf("reading %s for the exactly-once check of group %s: %w", g.topic.label, g.label, err)
+	}
+	out, err := kafka.ReadAll(ctx, seeds, outName, opts)
+	if err != nil {
+		return fmt.Errorf("reading %s for the exactly-once check of group %s: %w", g.transform.Out, g.label, err)
+	}
+	check := results.CheckEOS(
+		results.EOSRead{Name: g.topic.name, Records: in.Records, HW: in.HW, Stable: in.LastStable},
+		results.EOSRead{Name: outName, Records: out.Records, HW: out.HW, Stable: out.LastStable},
+		g.transform.EOS)
+	committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+	if err != nil {
+		return err
+	}
+	copies := map[string]int64{}
+	for _, d := range check.Duplicates {
+		copies[d.ID] = int64(len(d.Out))
+	}
+	for i := range out.Records.Len() {
+		if id := out.Records.ID(i); copies[id] == 0 && !results.IsSentinel(id) {
+			copies[id] = 1
+		}
+	}
+	g.mu.Lock()
+	evs := append([]results.ConsumerEvent(nil), g.events...)
+	g.mu.Unlock()
+	t := results.TallyConsumer(evs, copies, nil, 0, committed, g.end)
+	t.EOS = &check
+	r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+	g.tally = &t
+	for _, l := range eosLines(g.label, g.transform.Out, check) {
+		r.con.printf("  %s\n", l)
+	}
+	var aborted []string
+	for _, e := range evs {
+		if e.Kind == results.EventAbort {
+			aborted = append(aborted, e.ID)
+		}
+	}
+	if len(aborted) > 0 {
+		r.con.printf("    the members' sessions aborted transactions holding the derived records of %s: given again\n", strings.Join(aborted, " "))
+	}
+	return nil
+}
+
+// eosLines is what the console says of an exactly-once check.
+func eosLines(label, out string, c results.EOSCheck) []string {
+	mode := "at least once"
+	if c.EOS {
+		mode = "exactly once"
+	}
+	lines := []string{fmt.Sprintf("transform group %s (%s): %d input records, %d committed records in %s: once %d, duplicated %d, missing %d, strays %d",
+		label, mode, c.Inputs, c.Outputs, out, c.Once, len(c.Duplicates), len(c.Missing), len(c.Strays))}
+	if len(c.Duplicates) > 0 {
+		lines = append(lines, "  duplicated: "+strings.Join(c.DuplicateIDs(), " "))
+		for _, d := range c.Duplicates[:min(len(c.Duplicates), 3)] {
+			var at []string
+			for _, o := range d.Out {
+				at = append(at, fmt.Sprintf("p%d@%d", o.Partition, o.Offset))
+			}
+			lines = append(lines, fmt.Sprintf("    %s (input partition %d offset %d) is in %s at %s", d.ID, d.Partition, d.Offset, out, strings.Join(at, ", ")))
+		}
+	}
+	if len(c.Missing) > 0 {
+		lines = append(lines, "  missing: "+strings.Join(c.MissingIDs(), " "))
+		m := c.Missing[0]
+		lines = append(lines, fmt.Sprintf("    e.g. %s (input partition %d offset %d): no committed record of %s below its last stable offset %s names it", m.ID, m.Partition, m.Offset, out, showOffsets(c.OutStable)))
+	}
+	return lines
+}
