@@ -60,17 +60,22 @@ runbook() {
 	printf -- '---\ntitle: bench %s\nkafka: %s\nnodes: 3\nrepeat: 1\n---\n\n```kafka\n%s\n```\n' "$1" "$VERSION" "$2" >"$WORK/$1.md"
 }
 # run NAME [CLIENT]: runs it with /usr/bin/time; prints the run directory.
-# It also notes kafkabook's peak RSS when the run's summary appears, before
-# the report is rendered (in $WORK/NAME.engine-hwm, kB).
+# It also notes kafkabook's peak RSS (VmHWM of the kafkabook process alone,
+# not of a driver it runs) as of the run's summary, before the report is
+# rendered, in $WORK/NAME.engine-hwm (kB): read every 20 ms until the
+# summary appears, so that a run that ends between two reads still has
+# its last one.
 run() {
 	local client=${2:-franz-go} dir="kafka-$VERSION"
 	[ "$client" = franz-go ] || dir="kafka-$VERSION-${client/@/-}"
 	/usr/bin/time -v -o "$WORK/$1.time" "$BIN" run "$WORK/$1.md" --client "$client" --out "$WORK/out" --record-host=false >"$WORK/$1.log" 2>&1 &
-	local tpid=$! kb="" hwm=""
+	local tpid=$! kb="" hwm="" now="" done=""
 	while kill -0 "$tpid" 2>/dev/null; do
 		[ -n "$kb" ] || kb=$(pgrep -P "$tpid" || true)
-		if [ -n "$kb" ] && [ -z "$hwm" ] && grep -q '^evidence:' "$WORK/$1.log"; then
-			hwm=$(awk '/VmHWM/ {print $2}' "/proc/$kb/status" 2>/dev/null || true)
+		if [ -n "$kb" ] && [ -z "$done" ]; then
+			now=$(awk '/VmHWM/ {print $2}' "/proc/$kb/status" 2>/dev/null || true)
+			[ -z "$now" ] || hwm=$now
+			! grep -q '^evidence:' "$WORK/$1.log" || done=1
 		fi
 		sleep 0.02
 	done
