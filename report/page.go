@@ -22,6 +22,7 @@ type reportPage struct {
 	Complete  bool
 	Error     string
 	Kafka     string
+	Client    string // the run's client when not franz-go: java, librdkafka@2.15.1
 	Backend   string
 	Date      string
 	Facts     []fact

@@ -79,6 +79,10 @@ type storedComparison struct {
 	FromRun string `json:"from_run"` // run directories, relative to the site
 	ToRun   string `json:"to_run"`
 	Changed int    `json:"changed"`
+	// Names are how the page names the two runs (their release, and client
+	// when the runbook has runs through other clients than franz-go): a
+	// page whose names changed is written again.
+	Names string `json:"names,omitempty"`
 }
 
 // writeComparisons writes out/<runbook>/compare-<a>-<b>.html for each
@@ -103,12 +107,13 @@ func writeComparisons(out, runbook string, newest []siteRun, fresh func(a, b sit
 		a, b := pair[0], pair[1]
 		name := comparePrefix + safeName(a.Version) + "-" + safeName(b.Version) + ".html"
 		c, ok := stored[name]
-		if !ok || c.FromRun != a.Rel || c.ToRun != b.Rel || fresh(a, b) || !lexists(filepath.Join(dir, name)) {
+		names := a.label() + " → " + b.label()
+		if !ok || c.FromRun != a.Rel || c.ToRun != b.Rel || c.Names != names || fresh(a, b) || !lexists(filepath.Join(dir, name)) {
 			changed, err := writeComparison(filepath.Join(dir, name), a, b)
 			if err != nil {
 				return nil, err
 			}
-			c = storedComparison{Page: name, FromRun: a.Rel, ToRun: b.Rel, Changed: changed}
+			c = storedComparison{Page: name, FromRun: a.Rel, ToRun: b.Rel, Changed: changed, Names: names}
 		}
 		keep[name] = true
 		index = append(index, c)

@@ -278,6 +278,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Complete:  r.Complete,
 		Error:     r.Error,
 		Kafka:     r.Provenance.Kafka,
+		Client:    r.Provenance.Client,
 		Backend:   r.Provenance.Backend,
 		Date:      stamp(r.Provenance.Start),
 		Facts:     provenanceFacts(r),

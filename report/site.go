@@ -32,6 +32,9 @@ type siteRun struct {
 	Stamp   string
 	Sum     runSummary
 	Fresh   bool // Sum was made from the evidence in this pass, not read from summary.json
+	// NameClient is set when the run's runbook has runs through a client
+	// other than franz-go: its label then names the client, franz-go too.
+	NameClient bool
 }
 
 // RenderSite re-renders every report under out (every directory holding a
@@ -186,13 +189,32 @@ func lessVersion(a, b string) bool {
 
 func isSep(r rune) bool { return r == '.' || r == '-' }
 
-// label is how the index names a run's release and client: 4.3.1, or
-// 4.3.1 · java when it ran with a client other than franz-go.
+// label is how the index names a run's release and client: 4.3.1 when
+// every run of its runbook went through franz-go, else the release and
+// the client of each (4.3.1 · franz-go, 4.3.1 · java), so that no row or
+// point of a runbook with clients leaves its client to be guessed.
 func (sr siteRun) label() string {
-	if sr.Sum.Client == "" || sr.Sum.Kafka == "" {
+	switch {
+	case sr.Sum.Kafka == "":
 		return sr.Version
+	case sr.Sum.Client != "":
+		return sr.Sum.Kafka + " · " + sr.Sum.Client
+	case sr.NameClient:
+		return sr.Sum.Kafka + " · franz-go"
 	}
-	return sr.Sum.Kafka + " · " + sr.Sum.Client
+	return sr.Sum.Kafka
+}
+
+// nameClients sets NameClient on the runs of every runbook that has a run
+// through a client other than franz-go.
+func nameClients(runs []siteRun) {
+	with := map[string]bool{}
+	for _, sr := range runs {
+		with[sr.Runbook] = with[sr.Runbook] || sr.Sum.Client != ""
+	}
+	for i := range runs {
+		runs[i].NameClient = with[runs[i].Runbook]
+	}
 }
 
 // linkLatest points each runbook/version directory's latest at its newest
@@ -252,6 +274,7 @@ type siteRunbook struct {
 	Snapshots bool // some listed run was judged by a snapshot: explain the *
 	Name      string
 	Title     string
+	Clients   bool // some run went through a client other than franz-go: rows are release × client
 	Labels    []string
 	Groups    []string // consumer groups, by label
 	Versions  []siteVersion
@@ -385,10 +408,11 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 	}
 	var page sitePage
 	page.Head = h
+	nameClients(runs)
 	latest := map[string][]siteRun{} // runbook → newest run per version, in version order
 	for _, sr := range runs {
 		if n := len(page.Runbooks); n == 0 || page.Runbooks[n-1].Name != sr.Runbook {
-			page.Runbooks = append(page.Runbooks, siteRunbook{Name: sr.Runbook, Title: sr.Sum.Title})
+			page.Runbooks = append(page.Runbooks, siteRunbook{Name: sr.Runbook, Title: sr.Sum.Title, Clients: sr.NameClient})
 		}
 	}
 	byRunbook := map[string]*siteRunbook{}
@@ -427,7 +451,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 	for i := range page.Runbooks {
 		rb := &page.Runbooks[i]
 		if len(rb.Versions) > 1 {
-			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name])
+			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name], rb.Clients)
 			rb.Differences = releaseDifferences(latest[rb.Name])
 		}
 		if rb.Comparisons, err = writeComparisons(out, rb.Name, latest[rb.Name], fresh); err != nil {
@@ -468,18 +492,24 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// versionCharts compares the newest report of each Kafka version: mean
-// messages lost per run, and p99 ack latency, per experiment.
-func versionCharts(n int, labels []string, newest []siteRun) []chart {
+// versionCharts compares the newest report of each Kafka version (of each
+// release and client, when clients is set: the axis and the titles say
+// so, and each point is labelled with both): mean messages lost per run,
+// and p99 ack latency, per experiment.
+func versionCharts(n int, labels []string, newest []siteRun, clients bool) []chart {
 	var versions []string
 	for _, sr := range newest {
 		versions = append(versions, sr.label())
+	}
+	axis, by, each := "Kafka", "by Kafka version", "each version"
+	if clients {
+		axis, by, each = "Kafka release · client", "by Kafka release and client", "each release and client"
 	}
 	lost := charts.NewBar()
 	lost.SetGlobalOptions(baseOpts()...)
 	lost.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(categoryX("Kafka")),
+		charts.WithXAxisOpts(releaseX(axis, clients)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "lost per run (mean)"}),
 	)
 	lost.SetXAxis(versions)
@@ -487,7 +517,7 @@ func versionCharts(n int, labels []string, newest []siteRun) []chart {
 	p99.SetGlobalOptions(baseOpts()...)
 	p99.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(categoryX("Kafka")),
+		charts.WithXAxisOpts(releaseX(axis, clients)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "p99 ack latency (ms)"}),
 	)
 	p99.SetXAxis(versions)
@@ -518,11 +548,24 @@ func versionCharts(n int, labels []string, newest []siteRun) []chart {
 	}
 	id := "chart-rb" + strconv.Itoa(n+1)
 	return []chart{
-		{ID: id + "-lost", Title: "Lost messages per run, by Kafka version", Height: 300,
-			Note: "Mean over the runs of the newest report of each version.", Options: options(lost, nil, defaultGrid)},
-		{ID: id + "-p99", Title: "p99 ack latency, by Kafka version", Height: 300,
-			Note: "Over every run of the newest report of each version; logarithmic scale.", Options: options(p99, nil, defaultGrid)},
+		{ID: id + "-lost", Title: "Lost messages per run, " + by, Height: 300,
+			Note: "Mean over the runs of the newest report of " + each + ".", Options: options(lost, nil, defaultGrid)},
+		{ID: id + "-p99", Title: "p99 ack latency, " + by, Height: 300,
+			Note: "Over every run of the newest report of " + each + "; logarithmic scale.", Options: options(p99, nil, defaultGrid)},
 	}
+}
+
+// releaseX is the category axis of the release charts. With clients its
+// labels (4.3.1 · librdkafka@2.15.1) are long: every one is shown all the
+// same (echarts would skip some that overlap), slanted, with the axis name
+// below them.
+func releaseX(name string, clients bool) opts.XAxis {
+	x := categoryX(name)
+	if clients {
+		x.AxisLabel = &opts.AxisLabel{Show: opts.Bool(true), Interval: "0", Rotate: 20}
+		x.NameGap = 55
+	}
+	return x
 }
 
 // sortVersions sorts Kafka versions in place, oldest first.

@@ -260,7 +260,10 @@ func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
 
 // TestSiteClients: a run with a client other than franz-go, in its
 // kafka-<version>-<client> directory, gets its own row in the index named
-// by the release and the client, and its page names the client.
+// by the release and the client, and its page names the client; the
+// franz-go run of the same runbook is then named by its client too, in
+// the rows, the charts' points and the comparison page, and the charts'
+// axis says its points are release × client.
 func TestSiteClients(t *testing.T) {
 	site := t.TempDir()
 	mkRunDir(t, "testdata/acks", site, "producer-acks", "4.3.1", "20261129T213500Z")
@@ -279,14 +282,27 @@ func TestSiteClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx, _ := os.ReadFile(filepath.Join(site, IndexFile))
-	for _, want := range []string{"<strong>4.3.1</strong>", "<strong>4.3.1 · java</strong>",
-		`href="producer-acks/kafka-4.3.1-java/20261129T220000Z/index.html"`} {
+	for _, want := range []string{"<strong>4.3.1 · franz-go</strong>", "<strong>4.3.1 · java</strong>",
+		`href="producer-acks/kafka-4.3.1-java/20261129T220000Z/index.html"`, `<th class="l">Kafka release · client</th>`,
+		"Lost messages per run, by Kafka release and client", `"name":"Kafka release · client"`,
+		`"data":["4.3.1 · franz-go","4.3.1 · java"]`, `"interval":"0"`,
+		`<a href="producer-acks/compare-4.3.1-4.3.1-java.html">4.3.1 · franz-go → 4.3.1 · java</a>`} {
 		if !strings.Contains(string(idx), want) {
 			t.Errorf("site index lacks %s", want)
 		}
 	}
+	if strings.Contains(string(idx), `"name":"Kafka"`) {
+		t.Error(`a chart of release × client points has the axis "Kafka"`)
+	}
+	cmp, _ := os.ReadFile(filepath.Join(site, "producer-acks", "compare-4.3.1-4.3.1-java.html"))
+	if want := "Kafka 4.3.1 · franz-go (20261129T213500Z)"; !strings.Contains(string(cmp), want) {
+		t.Errorf("the comparison page lacks %q", want)
+	}
 	page, _ := os.ReadFile(filepath.Join(java, IndexFile))
-	if want := "kafka-clients 4.3.1 on java 17; acks=-1 enable.idempotence=true"; !strings.Contains(string(page), want) {
-		t.Errorf("the java run's page lacks %q", want)
+	for _, want := range []string{"kafka-clients 4.3.1 on java 17; acks=-1 enable.idempotence=true",
+		"— Kafka 4.3.1 · java</title>", "Kafka <strong>4.3.1</strong> · client <strong>java</strong>"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the java run's page lacks %q", want)
+		}
 	}
 }

@@ -137,7 +137,17 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 			continue // reported where the client is named
 		}
 		if client == FranzGo && role == RoleProducer && !FranzGoMaps(name) {
-			if msg := FranzGoRefusal(name); !seen[msg] {
+			// The catalogue tells a typo (with a did-you-mean), a
+			// consumer property or a name no client has from a property
+			// of the other clients; one it takes, franz-go still cannot:
+			// kafkabook maps only the five the shorthand flags stand for.
+			msg := FranzGoRefusal(name)
+			if caps.ClientProperty != nil {
+				if err := caps.ClientProperty(client, version, role, name, value); err != nil {
+					msg = err.Error()
+				}
+			}
+			if !seen[msg] {
 				seen[msg] = true
 				report(p, msg)
 			}

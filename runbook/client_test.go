@@ -71,6 +71,9 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "produce t --count 3", Overrides{}, ""},
 		{"client: java\n", "produce t -X linger.ms=5 -X lnger.ms=5", Overrides{}, `c.md:7:29: -X lnger.ms: java has no producer property "lnger.ms"`},
 		{"", "produce t --acks 1 -X linger.ms=5", Overrides{}, "c.md:6:23: -X linger.ms: franz-go has no counterpart for linger.ms: use --client java"},
+		// A name franz-go does not map is asked of the catalogue, which
+		// tells a typo from a property of the other clients.
+		{"", "produce t --acks 1 -X lnger.ms=5", Overrides{}, `c.md:6:23: -X lnger.ms: franz-go has no producer property "lnger.ms"`},
 		{"", "produce t --acks 1 --client java -X linger.ms=5", Overrides{}, ""},
 		{"", "produce t --acks 1", Overrides{Client: []string{"java", "kafka-go"}}, `--client: client "kafka-go": want one of franz-go, java, librdkafka`},
 		{"client: [java, franz-go@1.0.0]\n", "produce t --acks 1", Overrides{}, `c.md:2:16: client: client "franz-go@1.0.0": franz-go is built into kafkabook`},

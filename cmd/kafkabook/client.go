@@ -49,7 +49,7 @@ func clientCmd() *cobra.Command {
 
 // clientProduceCmd produces through one driver outside any runbook: to try
 // a client and its properties against a cluster, and for
-// scripts/bench-drivers.sh.
+// scripts/bench-produce.sh.
 func clientProduceCmd() *cobra.Command {
 	var spec driver.Spec
 	var bootstrap string

@@ -16,9 +16,9 @@ func compareCmd() *cobra.Command {
 		Use:   "compare RUN_DIR_A RUN_DIR_B",
 		Short: "Show two result sets side by side (versions, backends, parameters), what changed marked",
 		Long: `Compare prints two run directories' evidence side by side: title, runbook
-hash, Kafka version, backend, broker overrides, parameters, the verdict, and
-per experiment runs, acked, lost, duplicates, failed, unknown and p99 ack
-latency, then each expectation's verdict. A row that differs ends in "*";
+hash, Kafka version, client and its exact version, backend, broker overrides,
+parameters, the verdict, and per experiment runs, acked, lost, duplicates,
+failed, unknown and p99 ack latency, then each expectation's verdict. A row that differs ends in "*";
 latencies within 10% of each other count as the same.
 
 --html FILE also writes the comparison as a static HTML page (no scripts,

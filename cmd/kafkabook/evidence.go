@@ -24,7 +24,9 @@ func evidenceCmd() *cobra.Command {
 		Long: `Evidence prints what a decision record cites from a run directory
 (OUT/<runbook>/kafka-<version>/<time>/): the runbook's question, the verdict,
 a table per experiment (acked, lost, duplicates, failed, unknown, p99 ack
-latency, runs), each expectation, Kafka version, backend, broker overrides,
+latency, runs), each expectation, Kafka version, the client the runs produced
+through with its exact version (franz-go v1.22.3, java with kafka-clients
+4.3.1, librdkafka@2.15.1 with confluent-kafka 2.15.1), backend, broker overrides,
 topic configs, the runbook's sha256 and the sha256 of results.json, and a
 link to the report.
 

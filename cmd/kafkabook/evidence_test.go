@@ -77,7 +77,8 @@ func TestEvidenceCommand(t *testing.T) {
 	}
 	match(t, "evidence", out,
 		`^#### Evidence: Does acks=1 lose acknowledged messages\?$`,
-		`^\*\*Verdict:\*\* expectations held in 4 of 4 runs`,
+		`^\*\*Verdict:\*\* expectations held in 4 of 4 runs \(Kafka 4\.3\.1 · franz-go v1\.22\.3, local backend, 3 nodes`,
+		`^- Kafka: 4\.3\.1; client: franz-go v1\.22\.3; backend: local; nodes: 3$`,
 		"^\\| `acks1` \\| 80 \\| 60 \\| 0 \\| 0 \\| 0 \\| 8ms \\| 4 \\|$",
 		"^- results.json sha256 `[0-9a-f]{64}`$",
 		// latest is resolved: the link names the run the hashes belong to.
@@ -115,6 +116,7 @@ func TestCompareCommand(t *testing.T) {
 	match(t, "compare", out,
 		`^title +Does acks=1 lose acknowledged messages\? +Does acks=1 lose acknowledged messages\?$`,
 		`^verdict +held in 4 of 4 runs +held in 4 of 4 runs$`,
+		`^client +franz-go v1\.22\.3 +franz-go v1\.22\.3$`,
 		`^  lost +60 +60$`,
 		`changed \(marked \*`)
 	page, err := os.ReadFile(filepath.Join(work, "cmp.html"))

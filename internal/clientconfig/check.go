@@ -17,9 +17,10 @@ import (
 //
 // An unknown name gets a did-you-mean; a consumer property given to a
 // producer (or the reverse) says so; for franz-go, a name kafkabook does
-// not map to a kgo option is refused with "use --client java". The value
-// must be one line of the property's type (and within its range or list
-// when the catalogue prints one); class and list values are taken as text.
+// not map to a kgo option is refused with "use --client java" (for a
+// producer, "or --client librdkafka" too). The value must be one line of
+// the property's type (and within its range or list when the catalogue
+// prints one); class and list values are taken as text.
 func Check(client, version string, role Role, name, value string) error {
 	if role != Producer && role != Consumer {
 		return fmt.Errorf("role %q: want producer or consumer", role)
@@ -56,7 +57,18 @@ func checkFranzGo(role Role, name, value string) error {
 	if _, ok := Lookup(Java, "", role, name); !ok {
 		return fmt.Errorf("unknown franz-go %s property %q: kafkabook maps Java's property names onto franz-go, and kafka-clients has no %s property of that name either", role, name, role)
 	}
-	return fmt.Errorf("franz-go has no counterpart for %q: use --client java", name)
+	return fmt.Errorf("%s", franzGoRefusal(role, name))
+}
+
+// franzGoRefusal says that franz-go has no counterpart for a property of
+// the other clients, and which clients take it: the words check prints
+// for a producer's property whether or not it has a catalogue
+// (runbook.FranzGoRefusal).
+func franzGoRefusal(role Role, name string) string {
+	if role == Producer {
+		return fmt.Sprintf("franz-go has no counterpart for %s: use --client java or --client librdkafka", name)
+	}
+	return fmt.Sprintf("franz-go has no counterpart for %s: use --client java", name)
 }
 
 // unknown is the error for a name c lacks in role: the other role's

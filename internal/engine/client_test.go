@@ -18,26 +18,51 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// conformanceRunbook is the table every client passes, with the client's
-// name in its topics so that one cluster holds each client's apart:
+// conformanceRow is one row of the table every client passes: the steps
+// it adds to the conformance runbook (a format with the client's topic
+// suffix as %[1]s and, for franz-go, which has no default acks in
+// kafkabook, "--acks all" as %[2]s), and what its evidence must show.
+// Each row works on a topic of its own and leaves the cluster healthy,
+// so that every row of every client runs on one cluster.
+type conformanceRow struct {
+	name  string
+	steps string
+	check func(t *testing.T, c conformanceCase)
+}
+
+// conformanceCase is what a row's check is given: the client's row, its
+// run, its topic for the row and an independent reader.
+type conformanceCase struct {
+	client conformance
+	run    results.Run
+	topic  string // the row's topic as the runbook names it
+	reader *independentReader
+}
+
+// conformanceRows are the rows, in the order they run:
 //
 //   - healthy: ten sends on a healthy cluster, acks as the client has it
-//     by default (franz-go, which has no default in kafkabook, all): every
-//     one acknowledged at the offset an independent reader finds it at;
+//     by default: every one acknowledged at the offset an independent
+//     reader finds it at;
 //   - acks1: the seed article's loss, the followers given 2 s to copy the
 //     first batch, then cut off while the leader acknowledges the second
-//     with acks=1 and dies: exactly the second batch is lost.
-const conformanceRunbook = "---\n" + `title: client conformance
-nodes: 3
-broker:
-  replica.lag.time.max.ms: 3000
----
-` + "```kafka" + `
+//     with acks=1 and dies: exactly the second batch is lost;
+//   - timeout: ten sends to a topic whose only replica's node is paused,
+//     with a delivery timeout of 3 s: no answer comes, so every send is
+//     unknown, and the final read (the node resumed) finds none of them,
+//     since none was ever written;
+//   - notenough: acks=all with no retries to a topic that needs three
+//     in-sync replicas while a follower is stopped: the leader refuses
+//     every send with NOT_ENOUGH_REPLICAS before the append, so all are
+//     failed, and none is in the log.
+var conformanceRows = []conformanceRow{
+	{name: "healthy", check: checkHealthy, steps: `
 topic create healthy-%[1]s --replicas 1:2:3
 produce healthy-%[1]s %[2]s --count 10
 read healthy-%[1]s
 expect lost(healthy-%[1]s) == 0
-
+`},
+	{name: "acks1", check: checkAcks1, steps: `
 topic create acks1-%[1]s --replicas 1:2:3
 produce acks1-%[1]s --acks 1 --count 10
 sleep 2s
@@ -47,17 +72,50 @@ kill k1
 rejoin k2 k3
 wait leader acks1-%[1]s in k2,k3 --timeout 90s
 read acks1-%[1]s --via k2
-expect lost(acks1-%[1]s) == 10
+expect lost(acks1-%[1]s) == {m-011..m-020}
 start k1
 wait healthy --timeout 120s
-` + "```\n"
+`},
+	{name: "timeout", check: checkTimeout, steps: `
+topic create timeout-%[1]s --replicas 1
+pause k1
+produce timeout-%[1]s %[2]s --count 10 --delivery-timeout 3s
+resume k1
+expect unknown(timeout-%[1]s) == {m-001..m-010}
+wait healthy --timeout 120s
+`},
+	{name: "notenough", check: checkNotEnough, steps: `
+topic create notenough-%[1]s --replicas 1:2:3 --config min.insync.replicas=3
+stop k3
+wait isr notenough-%[1]s --size 2
+produce notenough-%[1]s --acks all --retries 0 --count 10
+expect failed(notenough-%[1]s) == {m-001..m-010}
+start k3
+wait healthy --timeout 120s
+`},
+}
 
-// conformance is one client's row: what it is run as, and the acks and
-// idempotence its ledger must record for a produce without --acks.
+// conformanceRunbook is every row's steps in one runbook, on the cluster
+// the acks article used.
+func conformanceRunbook() string {
+	var b strings.Builder
+	b.WriteString("---\ntitle: client conformance\nnodes: 3\nbroker:\n  replica.lag.time.max.ms: 3000\n---\n```kafka")
+	for _, r := range conformanceRows {
+		b.WriteString(r.steps)
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// conformance is one client's row: what it is run as, the acks and
+// idempotence its ledger must record for a produce without --acks, and
+// how the error of a send it gave up on when the delivery timeout passed
+// starts.
 type conformance struct {
 	client     string // as --client writes it
 	acks       string // "" for franz-go: --acks all is given
 	idempotent bool
+	timedOut   string
 }
 
 // TestClientConformance runs the conformance table through every client
@@ -65,21 +123,22 @@ type conformance struct {
 // drivers. The drivers are installed first; a machine without a JDK or a
 // Python venv skips that client, and under CI=true fails.
 func TestClientConformance(t *testing.T) {
-	rows := []conformance{
+	clients := []conformance{
 		// franz-go: kafkabook turns idempotence off unless --idempotent.
-		{client: runbook.FranzGo},
+		{client: runbook.FranzGo, timedOut: "records have timed out before they were able to be produced"},
 		// Java 3.0 and later: acks=all with idempotence by default.
-		{client: runbook.Java, acks: "all", idempotent: true},
+		// Its TimeoutException is Kafka's REQUEST_TIMED_OUT by name.
+		{client: runbook.Java, acks: "all", idempotent: true, timedOut: "REQUEST_TIMED_OUT: Expiring 10 record(s)"},
 		// librdkafka: acks=all (request.required.acks -1), no idempotence.
-		{client: runbook.Librdkafka + "@2.15.1", acks: "all", idempotent: false},
+		{client: runbook.Librdkafka + "@2.15.1", acks: "all", idempotent: false, timedOut: "_MSG_TIMED_OUT: Local: Message timed out"},
 	}
-	for _, r := range rows[1:] {
-		installDriver(t, r.client)
+	for _, c := range clients[1:] {
+		installDriver(t, c.client)
 	}
 	backend, _ := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
 	reader := newIndependentReader(t, backend)
-	for _, row := range rows {
-		t.Run(row.client, func(t *testing.T) { testConformance(t, backend, reader, row) })
+	for _, c := range clients {
+		t.Run(c.client, func(t *testing.T) { testConformance(t, backend, reader, c) })
 	}
 }
 
@@ -106,51 +165,120 @@ func installDriver(t *testing.T, client string) {
 	}
 }
 
-func testConformance(t *testing.T, backend cluster.Backend, reader *independentReader, row conformance) {
-	name, _, _ := strings.Cut(row.client, "@")
+func testConformance(t *testing.T, backend cluster.Backend, reader *independentReader, c conformance) {
+	name, _, _ := strings.Cut(c.client, "@")
+	suffix := strings.ReplaceAll(name, "-", "")
 	acksFlag := ""
-	if row.client == runbook.FranzGo {
+	if c.client == runbook.FranzGo {
 		acksFlag = "--acks all"
 	}
-	src := fmt.Sprintf(conformanceRunbook, strings.ReplaceAll(name, "-", ""), acksFlag)
-	res, err := runWithClient(t, backend, row.client, src)
+	began := time.Now()
+	res, err := runWithClient(t, backend, c.client, fmt.Sprintf(conformanceRunbook(), suffix, acksFlag))
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	t.Logf("%s: the table ran in %v", c.client, time.Since(began).Round(time.Second))
 	run := res.Runs[0]
 	for _, e := range run.Expectations {
 		if !e.Held {
 			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
 		}
 	}
-	suffix := strings.ReplaceAll(name, "-", "")
-	healthy := "healthy-" + suffix
-
-	// Every healthy send acknowledged at the offset the independent reader
-	// finds it at, in order, once.
-	found := reader.read(healthy)
-	msgs := run.Messages(healthy)
-	if len(msgs) != 10 {
-		t.Fatalf("%s: %d ledger entries, want 10", healthy, len(msgs))
-	}
-	for i, m := range msgs {
-		if m.Status != results.StatusOK || m.Offset != int64(i) || !slices.Equal(found[m.ID], []int64{m.Offset}) {
-			t.Errorf("%s: %s %s at offset %d; the independent reader finds it at %v; want ok at %d", healthy, m.ID, m.Status, m.Offset, found[m.ID], i)
-		}
-		if m.Acks != "all" || m.Idempotent != row.idempotent {
-			t.Errorf("%s: %s recorded acks=%s idempotent=%v; want all, %v", healthy, m.ID, m.Acks, m.Idempotent, row.idempotent)
-		}
-	}
-
-	// The acks=1 loss: exactly the second batch.
-	final, ok := finalTally(run, "acks1-"+suffix)
-	if want := ids(11, 20); !ok || !slices.Equal(final.LostIDs(), want) {
-		t.Errorf("acks1: final lost %v, want %v", final.LostIDs(), want)
+	for _, row := range conformanceRows {
+		t.Run(row.name, func(t *testing.T) {
+			row.check(t, conformanceCase{client: c, run: run, topic: row.name + "-" + suffix, reader: reader})
+		})
 	}
 
 	// The provenance names the client, its exact version and the
 	// configuration it ran with.
-	checkClientProvenance(t, res.Provenance, row)
+	checkClientProvenance(t, res.Provenance, c)
+}
+
+// checkHealthy: every send acknowledged at the offset the independent
+// reader finds it at, in order, once, with the acks and idempotence the
+// client applies by default.
+func checkHealthy(t *testing.T, c conformanceCase) {
+	found := c.reader.read(c.topic)
+	msgs := c.run.Messages(c.topic)
+	if len(msgs) != 10 {
+		t.Fatalf("%s: %d ledger entries, want 10", c.topic, len(msgs))
+	}
+	for i, m := range msgs {
+		if m.Status != results.StatusOK || m.Offset != int64(i) || !slices.Equal(found[m.ID], []int64{m.Offset}) {
+			t.Errorf("%s: %s %s at offset %d; the independent reader finds it at %v; want ok at %d", c.topic, m.ID, m.Status, m.Offset, found[m.ID], i)
+		}
+		if m.Acks != "all" || m.Idempotent != c.client.idempotent {
+			t.Errorf("%s: %s recorded acks=%s idempotent=%v; want all, %v", c.topic, m.ID, m.Acks, m.Idempotent, c.client.idempotent)
+		}
+	}
+}
+
+// checkAcks1: the final read finds exactly the second batch lost.
+func checkAcks1(t *testing.T, c conformanceCase) {
+	final, ok := finalTally(c.run, c.topic)
+	if want := ids(11, 20); !ok || !slices.Equal(final.LostIDs(), want) {
+		t.Errorf("%s: final lost %v, want %v", c.topic, final.LostIDs(), want)
+	}
+}
+
+// checkTimeout: every send unknown with the client's own timeout error,
+// and the final read, like the independent reader, finds none of them.
+func checkTimeout(t *testing.T, c conformanceCase) {
+	msgs := c.run.Messages(c.topic)
+	checkOutcome(t, c.topic, msgs, results.StatusUnknown, c.client.timedOut, func(e string) bool { return strings.HasPrefix(e, c.client.timedOut) })
+	final, ok := finalTally(c.run, c.topic)
+	if !ok || final.Unknown != 10 || len(final.UnknownPresent) != 0 || final.Acked != 0 {
+		t.Errorf("%s: final read: %d unknown, of them present %v, %d acked; want 10 unknown, none present, none acked", c.topic, final.Unknown, final.UnknownPresent, final.Acked)
+	}
+	notInLog(t, c, msgs)
+}
+
+// checkNotEnough: every send failed with NOT_ENOUGH_REPLICAS, none in the
+// log.
+func checkNotEnough(t *testing.T, c conformanceCase) {
+	msgs := c.run.Messages(c.topic)
+	// franz-go gives the name alone, the drivers the name and the text.
+	notEnough := func(e string) bool {
+		return e == "NOT_ENOUGH_REPLICAS" || strings.HasPrefix(e, "NOT_ENOUGH_REPLICAS: ")
+	}
+	checkOutcome(t, c.topic, msgs, results.StatusFailed, "NOT_ENOUGH_REPLICAS", notEnough)
+	final, ok := finalTally(c.run, c.topic)
+	if !ok || final.Failed != 10 || len(final.FailedPresent) != 0 || final.Acked != 0 {
+		t.Errorf("%s: final read: %d failed, of them present %v, %d acked; want 10 failed, none present, none acked", c.topic, final.Failed, final.FailedPresent, final.Acked)
+	}
+	notInLog(t, c, msgs)
+}
+
+// checkOutcome checks that the ledger holds m-001..m-010, each with
+// status and an error that is the error want says (errOK).
+func checkOutcome(t *testing.T, topic string, msgs []results.Message, status results.Status, want string, errOK func(string) bool) {
+	t.Helper()
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.ID)
+		if m.Status != status || !errOK(m.Error) {
+			t.Errorf("%s: %s %s with error %q; want %s with %s", topic, m.ID, m.Status, m.Error, status, want)
+		}
+	}
+	if want := ids(1, 10); !slices.Equal(got, want) {
+		t.Errorf("%s: ledger ids %v, want %v", topic, got, want)
+	}
+	if len(msgs) > 0 {
+		t.Logf("%s: %s: %s", topic, msgs[0].Status, msgs[0].Error)
+	}
+}
+
+// notInLog checks with the independent reader that no message of msgs is
+// in the row's topic.
+func notInLog(t *testing.T, c conformanceCase, msgs []results.Message) {
+	t.Helper()
+	found := c.reader.read(c.topic)
+	for _, m := range msgs {
+		if at, ok := found[m.ID]; ok {
+			t.Errorf("%s: the independent reader finds %s (%s) at %v; want it absent", c.topic, m.ID, m.Status, at)
+		}
+	}
 }
 
 // checkClientProvenance checks what the evidence says of the client.

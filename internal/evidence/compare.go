@@ -48,6 +48,10 @@ func Compare(a, b *results.Results, nameA, nameB string) Comparison {
 	same("", "runbook", ba.Runbook, bb.Runbook)
 	same("", "runbook sha256", short(ba.RunbookSHA256), short(bb.RunbookSHA256))
 	same("", "kafka", ba.Kafka, bb.Kafka)
+	same("", "client", ba.ClientLabel(), bb.ClientLabel())
+	if len(ba.OtherClients)+len(bb.OtherClients) > 0 {
+		same("", "other clients, named by steps", strings.Join(ba.OtherClients, "; "), strings.Join(bb.OtherClients, "; "))
+	}
 	same("", "backend", ba.Backend, bb.Backend)
 	same("", "nodes", fmt.Sprint(ba.Nodes), fmt.Sprint(bb.Nodes))
 	same("", "broker overrides", sortedPairs(ba.Broker, false), sortedPairs(bb.Broker, false))

@@ -118,3 +118,27 @@ func TestCompareRealRuns(t *testing.T) {
 	}
 	t.Logf("\n%s", text.String())
 }
+
+// TestCompareClients: the same runbook through franz-go and librdkafka
+// differs in the client row, which names each client's exact version.
+func TestCompareClients(t *testing.T) {
+	a, _ := load(t, fixture)
+	b, _ := load(t, fixture)
+	c := Compare(a, withLibrdkafka(b), "a/kafka-4.3.1", "a/kafka-4.3.1-librdkafka-2.15.1")
+	var text bytes.Buffer
+	if err := c.Text(&text); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare-clients.txt", text.Bytes())
+	var rows []string
+	for _, r := range c.Rows {
+		if r.Changed {
+			rows = append(rows, r.Name+": "+r.A+" | "+r.B)
+		}
+	}
+	want := []string{"client: franz-go v1.22.3 | librdkafka@2.15.1 (confluent-kafka 2.15.1, librdkafka 2.15.1)",
+		"other clients, named by steps:  | java (kafka-clients 4.3.1)"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changed rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}

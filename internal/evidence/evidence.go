@@ -20,16 +20,24 @@ import (
 
 // Block is the evidence block of one result set: what an ADR cites.
 type Block struct {
-	Title         string            `json:"title"`
-	Runbook       string            `json:"runbook"`      // name, e.g. producer-acks
-	RunbookPath   string            `json:"runbook_path"` // as given to kafkabook run
-	RunbookSHA256 string            `json:"runbook_sha256"`
-	ResultsSHA256 string            `json:"results_sha256"`
-	Complete      bool              `json:"complete"`
-	Error         string            `json:"error,omitempty"`
-	Held          int               `json:"held"` // runs in which every expectation held
-	Runs          int               `json:"runs"`
-	Kafka         string            `json:"kafka"`
+	Title         string `json:"title"`
+	Runbook       string `json:"runbook"`      // name, e.g. producer-acks
+	RunbookPath   string `json:"runbook_path"` // as given to kafkabook run
+	RunbookSHA256 string `json:"runbook_sha256"`
+	ResultsSHA256 string `json:"results_sha256"`
+	Complete      bool   `json:"complete"`
+	Error         string `json:"error,omitempty"`
+	Held          int    `json:"held"` // runs in which every expectation held
+	Runs          int    `json:"runs"`
+	Kafka         string `json:"kafka"`
+	// Client is the client the runs produced through, as asked: franz-go,
+	// java, librdkafka@2.15.1; ClientVersion its library at its exact
+	// version from the provenance (franz-go v1.22.3, kafka-clients 4.3.1;
+	// confluent-kafka 2.15.1, librdkafka 2.15.1), "" when not recorded.
+	// OtherClients are the clients steps named besides it.
+	Client        string            `json:"client"`
+	ClientVersion string            `json:"client_version"`
+	OtherClients  []string          `json:"other_clients,omitempty"`
 	Backend       string            `json:"backend"`
 	Nodes         int               `json:"nodes"`
 	Broker        map[string]string `json:"broker"` // server.properties overrides
@@ -99,6 +107,7 @@ func Summarize(res *results.Results, resultsSHA256, report string) Block {
 		Tool: res.Provenance.Tool, Commit: res.Provenance.Commit, Start: res.Provenance.Start.UTC(),
 		Report: report, Experiments: experiments(res), Expectations: Expectations(res),
 	}
+	b.Client, b.ClientVersion, b.OtherClients = clientOf(res.Provenance)
 	b.TopicConfigs, b.TopicConfigsRecorded = topicConfigs(res)
 	b.Groups = groups(res)
 	return b

@@ -146,3 +146,59 @@ func TestEvidenceGroups(t *testing.T) {
 		t.Errorf("groups = %+v", b.Groups)
 	}
 }
+
+// withLibrdkafka makes the acks fixture a run through librdkafka 2.15.1
+// (the first article's client), one step of which named the Java client:
+// the provenance as the drivers record it, trimmed to the settings that
+// decide durability.
+func withLibrdkafka(res *results.Results) *results.Results {
+	res.Provenance.Client = "librdkafka@2.15.1"
+	res.Provenance.Clients = []results.ClientInfo{
+		{Client: "librdkafka", Library: "confluent-kafka", Version: "2.15.1", Librdkafka: "2.15.1", Runtime: "python 3.11.7",
+			Config: map[string]string{"request.required.acks": "-1", "enable.idempotence": "false"}},
+		{Client: "librdkafka", Library: "confluent-kafka", Version: "2.15.1", Librdkafka: "2.15.1", Runtime: "python 3.11.7",
+			Config: map[string]string{"request.required.acks": "1", "enable.idempotence": "false"}},
+		{Client: "java", Library: "kafka-clients", Version: "4.3.1", Runtime: "java 17.0.13",
+			Config: map[string]string{"acks": "-1", "enable.idempotence": "true"}},
+	}
+	return res
+}
+
+// TestEvidenceClient: the block of a run through librdkafka names the
+// client and its exact versions next to the release, and the other
+// client a step named; a franz-go run names franz-go's module version.
+func TestEvidenceClient(t *testing.T) {
+	res, sum := load(t, fixture)
+	b := Summarize(withLibrdkafka(res), sum, "report/testdata/acks/index.html")
+	var md, js bytes.Buffer
+	if err := b.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "acks-librdkafka.md", md.Bytes())
+	for _, want := range []string{
+		"runs (Kafka 4.3.1 · librdkafka@2.15.1 \\(confluent-kafka 2.15.1, librdkafka 2.15.1\\), local backend",
+		"- Kafka: 4.3.1; client: librdkafka@2.15.1 \\(confluent-kafka 2.15.1, librdkafka 2.15.1\\); backend: local",
+		"- other clients, named by steps: java \\(kafka-clients 4.3.1\\)\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("block lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{`"client": "librdkafka@2.15.1"`, `"client_version": "confluent-kafka 2.15.1, librdkafka 2.15.1"`, `"other_clients": [` + "\n" + `    "java (kafka-clients 4.3.1)"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON block lacks %s:\n%s", want, js.String())
+		}
+	}
+
+	plain, _ := load(t, fixture)
+	if got := Summarize(plain, "", "").ClientLabel(); got != "franz-go v1.22.3" {
+		t.Errorf("a franz-go run's client: %q, want franz-go v1.22.3", got)
+	}
+	plain.Provenance.FranzGo = ""
+	if got := Summarize(plain, "", "").ClientLabel(); got != "franz-go" {
+		t.Errorf("a franz-go run without its version: %q, want franz-go", got)
+	}
+}

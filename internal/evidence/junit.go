@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kafkabook/kafkabook/results"
 )
@@ -63,11 +64,19 @@ type JUnitProblem struct {
 func JUnit(sets []*results.Results) JUnitSuites {
 	doc := JUnitSuites{Name: "kafkabook"}
 	for _, res := range sets {
+		// The class names the release and the client as the run's
+		// directory does (kafka-4.3.1, kafka-4.3.1-librdkafka-2.15.1), so
+		// that a franz-go run keeps the class it had before clients.
+		client, version, _ := clientOf(res.Provenance)
+		on := res.Provenance.Kafka + " · " + Block{Client: client, ClientVersion: version}.ClientLabel()
 		class := res.Runbook.Name + ".kafka-" + res.Provenance.Kafka
+		if client != franzGo {
+			class += "-" + strings.ReplaceAll(client, "@", "-")
+		}
 		s := JUnitSuite{
-			Name: res.Runbook.Name + " on Kafka " + res.Provenance.Kafka,
+			Name: res.Runbook.Name + " on Kafka " + on,
 			Properties: []JUnitProperty{
-				{"title", res.Title}, {"kafka", res.Provenance.Kafka}, {"backend", res.Provenance.Backend},
+				{"title", res.Title}, {"kafka", res.Provenance.Kafka}, {"client", client}, {"client_version", version}, {"backend", res.Provenance.Backend},
 				{"runbook", res.Runbook.Path}, {"runbook_sha256", res.Runbook.SHA256},
 			},
 		}
@@ -100,7 +109,7 @@ func JUnit(sets []*results.Results) JUnitSuites {
 				}
 				s.Cases = append(s.Cases, JUnitCase{
 					ClassName: class, Name: fmt.Sprintf("run %d completes", run.Number), Time: fmt.Sprintf("%.3f", max(d, 0)),
-					Error: &JUnitProblem{Message: msg, Type: "incomplete", Text: fmt.Sprintf("run %d of %s on Kafka %s: %s", run.Number, res.Runbook.Name, res.Provenance.Kafka, msg)},
+					Error: &JUnitProblem{Message: msg, Type: "incomplete", Text: fmt.Sprintf("run %d of %s on Kafka %s: %s", run.Number, res.Runbook.Name, on, msg)},
 				})
 				s.Errors++
 			}

@@ -101,3 +101,33 @@ func TestJUnitParses(t *testing.T) {
 		t.Errorf("counted %d/%d/%d testcases/failures/errors, the document says %d/%d/%d", tests, failures, errs, doc.Tests, doc.Failures, doc.Errors)
 	}
 }
+
+// TestJUnitClient: a run through librdkafka is a suite and a class of its
+// own, named like its directory, with the client's exact version.
+func TestJUnitClient(t *testing.T) {
+	a, _ := load(t, fixture)
+	b, _ := load(t, fixture)
+	var buf bytes.Buffer
+	if err := JUnit([]*results.Results{a, withLibrdkafka(b)}).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc xmlSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 2 {
+		t.Fatalf("%d suites, want 2", len(doc.Suites))
+	}
+	for i, want := range []struct{ suite, class string }{
+		{"producer-acks on Kafka 4.3.1 · franz-go v1.22.3", "producer-acks.kafka-4.3.1"},
+		{"producer-acks on Kafka 4.3.1 · librdkafka@2.15.1 (confluent-kafka 2.15.1, librdkafka 2.15.1)", "producer-acks.kafka-4.3.1-librdkafka-2.15.1"},
+	} {
+		s := doc.Suites[i]
+		if s.Name != want.suite || len(s.Cases) == 0 || s.Cases[0].ClassName != want.class {
+			t.Errorf("suite %d: %q, class %q; want %q, %q", i, s.Name, s.Cases[0].ClassName, want.suite, want.class)
+		}
+	}
+	if !strings.Contains(buf.String(), `<property name="client_version" value="confluent-kafka 2.15.1, librdkafka 2.15.1">`) {
+		t.Errorf("the librdkafka suite lacks the client's version:\n%s", buf.String())
+	}
+}

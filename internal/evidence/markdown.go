@@ -13,7 +13,7 @@ func (b Block) Markdown(w io.Writer) error {
 	var s strings.Builder
 	fmt.Fprintf(&s, "#### Evidence: %s\n\n", mdText(b.Title))
 	fmt.Fprintf(&s, "**Verdict:** expectations held in %d of %d runs", b.Held, b.Runs)
-	fmt.Fprintf(&s, " (Kafka %s, %s backend, %d nodes", mdText(b.Kafka), mdText(b.Backend), b.Nodes)
+	fmt.Fprintf(&s, " (Kafka %s · %s, %s backend, %d nodes", mdText(b.Kafka), mdText(b.ClientLabel()), mdText(b.Backend), b.Nodes)
 	if !b.Start.IsZero() {
 		fmt.Fprintf(&s, ", run %s", b.Start.Format("2006-01-02"))
 	}
@@ -44,7 +44,10 @@ func (b Block) Markdown(w io.Writer) error {
 		}
 	}
 	s.WriteString("\n")
-	fmt.Fprintf(&s, "- Kafka: %s; backend: %s; nodes: %d\n", mdText(b.Kafka), mdText(b.Backend), b.Nodes)
+	fmt.Fprintf(&s, "- Kafka: %s; client: %s; backend: %s; nodes: %d\n", mdText(b.Kafka), mdText(b.ClientLabel()), mdText(b.Backend), b.Nodes)
+	if len(b.OtherClients) > 0 {
+		fmt.Fprintf(&s, "- other clients, named by steps: %s\n", mdText(strings.Join(b.OtherClients, "; ")))
+	}
 	fmt.Fprintf(&s, "- broker overrides: %s\n", sortedPairs(b.Broker, true))
 	switch {
 	case !b.TopicConfigsRecorded:

@@ -16,6 +16,7 @@ func hostileBlock() Block {
 		Title: "t\n# injected heading", Runbook: "rb` <b>x</b> `", RunbookPath: "p](http://evil.example)",
 		RunbookSHA256: "``", ResultsSHA256: "ab|cd", Complete: false, Error: "boom\n\n| a | b |",
 		Held: 0, Runs: 1, Kafka: "4.3.1 | <script>alert(1)</script>", Backend: "`local` [x](http://evil.example)", Nodes: 3,
+		Client: "java@1 <img src=x>", ClientVersion: "kafka-clients **1** [y](http://evil.example)", OtherClients: []string{"x\n# h", "<b>b</b>"},
 		Broker:       map[string]string{"a": "1\nlog.dirs=/etc", "b`": "``x``"},
 		Params:       map[string]string{"p": "` | injected | cell |"},
 		TopicConfigs: map[string]map[string]string{"acks` |": {"min.insync.replicas": "2`"}}, TopicConfigsRecorded: true,
@@ -41,7 +42,7 @@ func TestMarkdownHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := html.String()
-	for _, bad := range []string{"<script", "<b>", "<i>", "<h1", "evil.example\">", "<em>"} {
+	for _, bad := range []string{"<script", "<b>", "<i>", "<img", "<h1", "evil.example\">", "<em>"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("rendered Markdown holds %q:\n%s", bad, page)
 		}

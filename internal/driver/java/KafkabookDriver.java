@@ -310,11 +310,14 @@ public final class KafkabookDriver {
             }
             Object dt = raw.get("delivery_timeout_ms");
             if (dt != null) {
-                long ms = ((Number) dt).longValue();
-                p.put("delivery.timeout.ms", Long.toString(ms));
-                // The client refuses delivery.timeout.ms < linger.ms +
-                // request.timeout.ms; a short delivery timeout lowers the
-                // request timeout unless the spec sets it.
+                p.put("delivery.timeout.ms", Long.toString(((Number) dt).longValue()));
+            }
+            // The client refuses delivery.timeout.ms < linger.ms +
+            // request.timeout.ms; a short delivery timeout, given by the
+            // spec's field or as a property (kafkabook's --delivery-timeout
+            // is one), lowers the request timeout unless the spec sets it.
+            if (p.getProperty("delivery.timeout.ms") != null) {
+                long ms = Long.parseLong(p.getProperty("delivery.timeout.ms").trim());
                 Map<String, Object> defs = ProducerConfig.configDef().defaultValues();
                 long linger = Long.parseLong(p.getProperty("linger.ms", String.valueOf(defs.get("linger.ms"))));
                 long req = ((Number) defs.get("request.timeout.ms")).longValue();
