@@ -51,7 +51,12 @@ type Produce struct {
 	Retries     *int // nil: until the delivery timeout
 	MaxInFlight int  // 0: franz-go's default
 	Timeout     time.Duration
-	Via         Target // zero: any node
+	// RequestTimeout is request.timeout.ms, how long a produce request
+	// may wait for its answer before the client tries again; 0: the
+	// client's default (kafkabook's franz-go: the delivery timeout, at
+	// most 10 s).
+	RequestTimeout time.Duration
+	Via            Target // zero: any node
 	// Transactional sends in transactions of TxnSize records, aborting
 	// every AbortEvery-th on purpose (0: none).
 	Transactional bool

@@ -180,10 +180,12 @@ var mapped = map[string]func(string) bool{
 	"retries":                               func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 },
 	"max.in.flight.requests.per.connection": func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
 	"delivery.timeout.ms":                   func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
+	"request.timeout.ms":                    func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
 }
 
 // FranzGoMaps reports whether kafkabook maps a producer property onto
-// franz-go (the five its shorthand flags stand for); franz-go takes no
+// franz-go (the five its shorthand flags stand for, and
+// request.timeout.ms); franz-go takes no
 // other, and a property it would ignore is refused rather than dropped.
 func FranzGoMaps(name string) bool {
 	_, ok := mapped[name]
@@ -269,6 +271,10 @@ func (a *Produce) clientSettings(props map[string]string) {
 	if v, ok := props["delivery.timeout.ms"]; ok {
 		ms, _ := strconv.Atoi(v)
 		a.Timeout = time.Duration(ms) * time.Millisecond
+	}
+	if v, ok := props["request.timeout.ms"]; ok {
+		ms, _ := strconv.Atoi(v)
+		a.RequestTimeout = time.Duration(ms) * time.Millisecond
 	}
 }
 

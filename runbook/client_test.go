@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kafkabook/kafkabook/results"
 )
@@ -114,5 +115,22 @@ func TestClientAcksDefault(t *testing.T) {
 	}
 	if p := d.Blocks[0].Steps[1].Action.(Produce); p.AcksDefault || p.Acks != results.AcksAll || p.MaxInFlight != 1 {
 		t.Errorf("Produce = %+v, want acks all and max in flight 1", p)
+	}
+}
+
+// TestFranzGoRequestTimeout checks that request.timeout.ms reaches
+// franz-go's producer, by -X or the front matter's producer: map.
+func TestFranzGoRequestTimeout(t *testing.T) {
+	for _, tc := range []struct{ front, step string }{
+		{"", "produce t --acks all -X request.timeout.ms=7000"},
+		{"producer: {request.timeout.ms: 7000}\n", "produce t --acks all"},
+	} {
+		d, err := Load("c.md", clientDoc(tc.front, tc.step), Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := d.Blocks[0].Steps[1].Action.(Produce); p.RequestTimeout != 7*time.Second {
+			t.Errorf("%q: RequestTimeout = %v, want 7s", tc.step, p.RequestTimeout)
+		}
 	}
 }

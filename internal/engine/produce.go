@@ -226,19 +226,20 @@ func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 		}
 	}
 	return kafka.ProduceSpec{
-		Topic:       topic,
-		Acks:        p.Acks,
-		From:        p.From,
-		Count:       p.Count,
-		Idempotent:  p.Idempotent || p.Transactional, // a transactional producer is idempotent
-		Timeout:     p.Timeout,
-		Rate:        p.Rate,
-		Size:        p.Size,
-		Keys:        p.Keys,
-		Key:         p.Key,
-		EventID:     p.EventID,
-		Retries:     p.Retries,
-		MaxInFlight: p.MaxInFlight, // 0 when not given: franz-go's default
+		Topic:          topic,
+		Acks:           p.Acks,
+		From:           p.From,
+		Count:          p.Count,
+		Idempotent:     p.Idempotent || p.Transactional, // a transactional producer is idempotent
+		Timeout:        p.Timeout,
+		RequestTimeout: p.RequestTimeout,
+		Rate:           p.Rate,
+		Size:           p.Size,
+		Keys:           p.Keys,
+		Key:            p.Key,
+		EventID:        p.EventID,
+		Retries:        p.Retries,
+		MaxInFlight:    p.MaxInFlight, // 0 when not given: franz-go's default
 	}
 }
 

@@ -22,6 +22,10 @@ type ProduceSpec struct {
 	Count      int
 	Idempotent bool
 	Timeout    time.Duration // delivery timeout per message
+	// RequestTimeout is how long a produce request waits for its answer
+	// (kgo.ProduceRequestTimeout, the Java client's request.timeout.ms);
+	// 0: the delivery timeout, at most 10 s (franz-go's default).
+	RequestTimeout time.Duration
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
 	// to be sent at the start.
@@ -161,6 +165,14 @@ func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult fun
 	return stats, nil
 }
 
+// requestTimeout is the produce request timeout in force.
+func (spec ProduceSpec) requestTimeout() time.Duration {
+	if spec.RequestTimeout > 0 {
+		return spec.RequestTimeout
+	}
+	return min(spec.Timeout, 10*time.Second)
+}
+
 // clientOpts are the options of a producer client for spec: acks, timeouts
 // and the Java client's retries and max.in.flight settings; idempotence
 // is left at franz-go's default (on) for the caller to turn off.
@@ -172,7 +184,7 @@ func clientOpts(seeds []string, spec ProduceSpec) ([]kgo.Opt, error) {
 		// a broker that was just restarted; keep asking for ~5s.
 		kgo.UnknownTopicRetries(50),
 		kgo.RecordDeliveryTimeout(spec.Timeout),
-		kgo.ProduceRequestTimeout(min(spec.Timeout, 10*time.Second)),
+		kgo.ProduceRequestTimeout(spec.requestTimeout()),
 	)
 	switch spec.Acks {
 	case results.AcksNone:
