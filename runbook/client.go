@@ -18,13 +18,16 @@ const (
 	FranzGo    = "franz-go"
 	Java       = "java"
 	Librdkafka = "librdkafka"
+	// Spring is Spring Kafka's listener container: consumer group
+	// members only.
+	Spring = "spring"
 )
 
 // DefaultClient is the client of a runbook whose front matter names none.
 const DefaultClient = FranzGo
 
 // clientNames are the clients in the order of the reference.
-var clientNames = []string{FranzGo, Java, Librdkafka}
+var clientNames = []string{FranzGo, Java, Librdkafka, Spring}
 
 // Client roles: the properties of a producer and of a consumer are two
 // catalogues.
@@ -135,6 +138,25 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 		client, version, err := ParseClient(cl)
 		if err != nil {
 			continue // reported where the client is named
+		}
+		if client == Spring && role == RoleProducer {
+			if msg := springProduces; !seen[msg] {
+				seen[msg] = true
+				report(p, msg)
+			}
+			continue
+		}
+		if client == Spring {
+			// Spring Kafka passes consumer properties to the kafka-clients
+			// it runs on: the Java client's newest catalogue.
+			client, version = Java, ""
+			if caps.ClientProperty != nil {
+				if err := caps.ClientProperty(client, version, role, name, value); err != nil && !seen[err.Error()] {
+					seen[err.Error()] = true
+					report(p, err.Error())
+				}
+			}
+			continue
 		}
 		if client == FranzGo && role == RoleProducer && !FranzGoMaps(name) {
 			if msg := FranzGoRefusal(name); !seen[msg] {

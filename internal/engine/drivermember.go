@@ -1,0 +1,76 @@
+package engine
+
+// A consumer group member whose client is not franz-go runs through that
+// client's driver (driver.Member, docs/driver-protocol.md "Consumer group
+// members"): same spec, same store, same reports, so the group's tallies
+// do not depend on the client.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// startDriverMember starts member n of g through the driver ref names,
+// records the client's startup in the provenance, and reads its reports.
+// A property the client does not know fails the start, as for producers.
+func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (*member, error) {
+	d, err := r.drivers.get(ctx, ref, r.con)
+	if err != nil {
+		return nil, err
+	}
+	c := g.spec
+	spec := driver.MemberSpec{
+		Client: ref.Client, Bootstrap: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
+		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
+		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
+		Properties: c.Properties,
+	}
+	dm, err := d.StartMember(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+	}
+	st := dm.Startup()
+	if len(st.Unknown) > 0 {
+		dm.Close()
+		return nil, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
+			ref, strings.Join(st.Unknown, ", "))
+	}
+	r.ev.Emit(results.KindClient, r.num, st.Info())
+	r.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
+	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
+	m.signal = func(sig syscall.Signal) error {
+		if sig == syscall.SIGKILL {
+			// The whole process group: the JVM's or Python's children too.
+			return syscall.Kill(-m.pid, syscall.SIGKILL)
+		}
+		return dm.Stop()
+	}
+	read := func(yield func(results.ConsumerEvent)) {
+		for {
+			ev, err := dm.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					r.con.printf("  group %s member %d: reading its reports: %v\n", g.label, n, err)
+				}
+				return
+			}
+			yield(ev)
+		}
+	}
+	wait := func() (*os.ProcessState, error) {
+		state, err := dm.Wait()
+		dm.Close()
+		return state, err
+	}
+	go r.watchMember(g, m, read, wait)
+	return m, nil
+}
