@@ -92,6 +92,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"consumer: {value-serializer: x}\n", "consume t --group g --commit after --client librdkafka &", Overrides{}, `c.md:7:45: consumer: value-serializer (from the front matter): librdkafka has no consumer property "value-serializer"`},
 		{"", "consume t --group g --commit after --handoff &", Overrides{}, "--handoff runs through franz-go"},
 		{"", "consume t --group g --commit after -X value.deserializer=x &", Overrides{}, "c.md:6:39: consumer properties run through franz-go: kafkabook's franz-go member takes none"},
+		{"", "consume t --group g --commit after --client java -X group.id=x &", Overrides{}, "c.md:6:53: -X group.id: kafkabook sets it itself (--group, with the run's suffix)"},
 		{"", "produce t --client spring", Overrides{}, "c.md:6:20: spring runs consumer group members only"},
 		{"client: spring\n", "produce t", Overrides{}, "spring runs consumer group members only"},
 	} {

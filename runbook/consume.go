@@ -35,6 +35,13 @@ func consumeProperties(st *Step, meta map[string]string) map[string]string {
 	return props
 }
 
+// memberOwned are the consumer properties the member sets from the step
+// itself, which a property may not change.
+var memberOwned = map[string]string{
+	"bootstrap.servers": "the cluster's addresses",
+	"group.id":          "--group, with the run's suffix",
+}
+
 // checkConsumeClient checks what a consume step asks of its client: the
 // client exists, its -X names are the client's own consumer properties,
 // and the step's settings are ones that client has (--commit greedy is
@@ -95,6 +102,10 @@ func checkConsumeClient(c *checker, st *Step) {
 		name, value, ok := strings.Cut(a.Text, "=")
 		if !ok || name == "" {
 			continue // reported as a bad -X value
+		}
+		if why, owned := memberOwned[name]; owned {
+			c.errorf(a.Pos, "-X %s: kafkabook sets it itself (%s)", name, why)
+			continue
 		}
 		checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, value, a.Pos, func(p Pos, msg string) {
 			c.errorf(p, "-X %s: %s", name, msg)

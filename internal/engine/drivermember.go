@@ -10,12 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -32,7 +35,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		Client: ref.Client, Bootstrap: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
-		Properties: c.Properties,
+		Properties: memberProperties(c.Properties),
 	}
 	dm, err := d.StartMember(ctx, spec)
 	if err != nil {
@@ -73,4 +76,27 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 	}
 	go r.watchMember(g, m, read, wait)
 	return m, nil
+}
+
+// memberProperties are a step's consumer properties with kafkabook's
+// group timing where they do not set it: the session and heartbeat its
+// franz-go member runs with (kafka.SessionTimeout), so that a crashed
+// member's partitions reach its successor within seconds on every client
+// (the Java client's default session is 45 s). With group.protocol=consumer
+// (KIP-848) the broker owns both, and the client refuses them.
+func memberProperties(given map[string]string) map[string]string {
+	props := maps.Clone(given)
+	if props == nil {
+		props = map[string]string{}
+	}
+	if props["group.protocol"] == "consumer" {
+		return props
+	}
+	if _, ok := props["session.timeout.ms"]; !ok {
+		props["session.timeout.ms"] = strconv.FormatInt(kafka.SessionTimeout.Milliseconds(), 10)
+		if _, ok := props["heartbeat.interval.ms"]; !ok {
+			props["heartbeat.interval.ms"] = strconv.FormatInt(kafka.HeartbeatInterval.Milliseconds(), 10)
+		}
+	}
+	return props
 }
