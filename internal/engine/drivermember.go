@@ -25,10 +25,10 @@ import (
 // startDriverMember starts member n of g through the driver ref names,
 // records the client's startup in the provenance, and reads its reports.
 // A property the client does not know fails the start, as for producers.
-func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (*member, error) {
+func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (memberProcess, error) {
 	d, err := r.drivers.get(ctx, ref, r.con)
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	c := g.spec
 	spec := driver.MemberSpec{
@@ -39,12 +39,12 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 	}
 	dm, err := d.StartMember(ctx, spec)
 	if err != nil {
-		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
 	st := dm.Startup()
 	if len(st.Unknown) > 0 {
 		dm.Close()
-		return nil, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
+		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
 			ref, strings.Join(st.Unknown, ", "))
 	}
 	r.ev.Emit(results.KindClient, r.num, st.Info())
@@ -74,8 +74,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		dm.Close()
 		return state, err
 	}
-	go r.watchMember(g, m, read, wait)
-	return m, nil
+	return memberProcess{m, read, wait}, nil
 }
 
 // memberProperties are a step's consumer properties with kafkabook's

@@ -65,25 +65,35 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	if first {
 		crashAt, crashPoint = c.CrashAt, c.CrashPoint
 	}
-	var m *member
+	var p memberProcess
 	if viaDriver {
-		m, err = r.startDriverMember(ctx, g, ref, n, crashAt, crashPoint)
+		p, err = r.startDriverMember(ctx, g, ref, n, crashAt, crashPoint)
 	} else {
-		m, err = r.startOwnMember(ctx, g, n, crashAt, crashPoint)
+		p, err = r.startOwnMember(ctx, g, n, crashAt, crashPoint)
 	}
 	if err != nil {
 		return nil, err
 	}
+	m := p.m
 	g.mu.Lock()
 	g.members = append(g.members, m)
 	g.mu.Unlock()
 	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
+	go r.watchMember(g, m, p.read, p.wait)
 	return m, nil
+}
+
+// memberProcess is a started member with how to read its reports and
+// reap it, for watchMember.
+type memberProcess struct {
+	m    *member
+	read func(yield func(results.ConsumerEvent))
+	wait func() (*os.ProcessState, error)
 }
 
 // startOwnMember starts kafkabook's own member (franz-go): this binary's
 // consumer-member subcommand.
-func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (*member, error) {
+func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
 	c := g.spec
 	spec := consumer.Spec{
 		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
@@ -93,7 +103,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	js, _ := json.Marshal(spec) // plain data: cannot fail
 	exe, err := r.memberCommand()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	cmd := exec.Command(exe, consumer.Subcommand, string(js))
 	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
@@ -104,16 +114,16 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	// The member watches its stdin: when kafkabook dies, the pipe closes
 	// and the member kills itself, so no member outlives its run.
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
 	m.pid, m.start = cmd.Process.Pid, time.Now().UTC()
 	m.signal = func(sig syscall.Signal) error { return cmd.Process.Signal(sig) }
@@ -133,8 +143,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 		stdin.Close()
 		return cmd.ProcessState, err
 	}
-	go r.watchMember(g, m, read, wait)
-	return m, nil
+	return memberProcess{m, read, wait}, nil
 }
 
 // memberCommand is the program that runs a member: this kafkabook binary
