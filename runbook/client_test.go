@@ -91,6 +91,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "consume t --group g --commit after --client java -X value.deserializer=x --handoff &", Overrides{}, ""},
 		{"consumer: {value-serializer: x}\n", "consume t --group g --commit after --client librdkafka &", Overrides{}, `c.md:7:45: consumer: value-serializer (from the front matter): librdkafka has no consumer property "value-serializer"`},
 		{"", "consume t --group g --commit after --handoff &", Overrides{}, "--handoff runs through franz-go"},
+		{"", "consume t --group g --commit after --client spring --handoff &", Overrides{}, "--handoff runs through spring"},
 		{"", "consume t --group g --commit after -X value.deserializer=x &", Overrides{}, "c.md:6:39: consumer properties run through franz-go: kafkabook's franz-go member takes none"},
 		{"", "consume t --group g --commit after --client java -X group.id=x &", Overrides{}, "c.md:6:53: -X group.id: kafkabook sets it itself (--group, with the run's suffix)"},
 		{"", "produce t --client spring", Overrides{}, "c.md:6:20: spring runs consumer group members only"},
@@ -107,17 +108,17 @@ func TestClientPropertyErrors(t *testing.T) {
 }
 
 // TestConsumeClient checks what a consume step through a driver carries:
-// its client, the front matter's consumer: map under its -X values, the
-// handoff and the ack mode.
+// its client, the front matter's consumer: map under its -X values and
+// the ack mode.
 func TestConsumeClient(t *testing.T) {
 	var cat fakeCatalogue
-	src := clientDoc("consumer:\n  value.deserializer: a\n", "consume t --group g --commit after --client spring --ack-mode manual -X value.deserializer=b --handoff &")
+	src := clientDoc("consumer:\n  value.deserializer: a\n", "consume t --group g --commit after --client spring --ack-mode manual -X value.deserializer=b &")
 	d, err := LoadFor("c.md", src, Overrides{}, Capabilities{ClientProperty: cat.check})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := d.Blocks[0].Steps[1].Action.(Consume)
-	if c.Client != Spring || c.AckMode != "manual" || !c.Handoff || !reflect.DeepEqual(c.Properties, map[string]string{"value.deserializer": "b"}) {
+	if c.Client != Spring || c.AckMode != "manual" || !reflect.DeepEqual(c.Properties, map[string]string{"value.deserializer": "b"}) {
 		t.Errorf("Consume = %+v", c)
 	}
 	// spring's properties are the Java client's.

@@ -75,6 +75,9 @@ func checkConsumeClient(c *checker, st *Step) {
 		if st.given("ack-mode") && name == Spring && commit == "auto" {
 			c.errorf(st.flagPos("ack-mode"), "--ack-mode with --commit auto: the container leaves committing to the client's auto-commit and ignores its AckMode; use --commit after")
 		}
+		if name == Spring && st.flagBool("handoff") {
+			c.errorf(st.flagPos("handoff"), "--handoff runs through spring: the listener container calls the listener on its own consumer thread; use --client java or librdkafka")
+		}
 		if name == FranzGo && st.flagBool("handoff") {
 			c.errorf(st.flagPos("handoff"), "--handoff runs through franz-go: kafkabook's franz-go member handles records in its poll loop only; use --client java, spring or librdkafka")
 		}

@@ -380,7 +380,7 @@ var Directives = []*Directive{
 			{Name: "commit", Kind: KindWord, Meta: "auto|greedy|after|before", Required: true, Choices: []string{"auto", "greedy", "after", "before"},
 				Help: "auto: the client's own auto-commit (enable.auto.commit=true; franz-go's commits the records of the polls before the last one, as the Java client's poll does); greedy: franz-go only, its GreedyAutoCommit, which commits everything polled, processed or not (the article's timeline); after: commit each message's offset once it is handled (the article's manual ack; with spring, the container commits as --ack-mode says); before: commit, then handle (not spring)."},
 			{Name: "handoff", Kind: KindBool,
-				Help: "Hand each record to one worker thread and keep polling, as applications that process on their own threads do; commits are still made by the poll loop (after: of the records the worker finished). Not franz-go."},
+				Help: "Hand each record to one worker thread and keep polling, as applications that process on their own threads do; commits are still made by the poll loop (after: of the records the worker finished). java and librdkafka: franz-go's member and Spring's container call the handler on their poll thread."},
 			{Name: "ack-mode", Kind: KindWord, Meta: "record|batch|time|count|manual|manual_immediate", Choices: []string{"record", "batch", "time", "count", "manual", "manual_immediate"},
 				Help: "spring only, with --commit after: the container's ContainerProperties.AckMode; with manual and manual_immediate the listener calls acknowledge() once the record is handled (the second article's listener). Default: Spring's (batch)."},
 			{Name: "auto-commit-interval", Kind: KindDuration, Meta: "DUR", Default: "5s",

@@ -25,15 +25,19 @@ var javaFiles embed.FS
 
 // javaSource is every source file's name and text, in name order: what an
 // install's hash covers.
-var javaSource = func() []byte {
+var javaSource = sources(javaFiles, "java/*.java")
+
+// sources is the name and text of every file of fsys matching pattern, in
+// name order.
+func sources(fsys embed.FS, pattern string) []byte {
 	var all []byte
-	names, _ := fs.Glob(javaFiles, "java/*.java")
+	names, _ := fs.Glob(fsys, pattern)
 	for _, n := range names {
-		b, _ := javaFiles.ReadFile(n)
+		b, _ := fsys.ReadFile(n)
 		all = append(append(append(all, n...), 0), b...)
 	}
 	return all
-}()
+}
 
 // SQLiteJDBC is the xerial sqlite-jdbc release the java driver's member
 // keeps its store with.
@@ -75,7 +79,7 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 			return err
 		}
 		progress("java driver: compiling the driver against kafka-clients %s", ref.Version)
-		srcs, err := writeJavaSources(tmp)
+		srcs, err := writeSources(javaFiles, "java/*.java", tmp)
 		if err != nil {
 			return err
 		}
@@ -95,6 +99,7 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 	if err := archiveClasses(ctx, dir); err != nil {
 		progress("java driver: no class archive, start-up will be slower: %v", err)
 	}
+	d.Argv = javaArgv(dir, true) // with what the install made: the class archive, the native library
 	progress("java driver: kafka-clients %s ready in %s", ref.Version, dir)
 	return d, nil
 }
@@ -118,13 +123,13 @@ func javaArgv(dir string, shared bool) []string {
 	return append(argv, "-cp", cp, "KafkabookDriver")
 }
 
-// writeJavaSources writes the driver's sources into dir and returns their
-// names.
-func writeJavaSources(dir string) ([]string, error) {
-	names, _ := fs.Glob(javaFiles, "java/*.java")
+// writeSources writes the files of fsys matching pattern into dir and
+// returns their names there.
+func writeSources(fsys embed.FS, pattern, dir string) ([]string, error) {
+	names, _ := fs.Glob(fsys, pattern)
 	var out []string
 	for _, n := range names {
-		b, _ := javaFiles.ReadFile(n)
+		b, _ := fsys.ReadFile(n)
 		dst := filepath.Join(dir, filepath.Base(n))
 		if err := os.WriteFile(dst, b, 0o644); err != nil {
 			return nil, err

@@ -134,7 +134,7 @@ func (m *Member) Next() (results.ConsumerEvent, error) {
 // decide what a member commits and reads; the rest of the configuration is
 // in the driver's startup_complete.
 var memberProps = []string{"group.protocol", "enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store",
-	"max.poll.records", "auto.offset.reset", "isolation.level", "session.timeout.ms", "max.poll.interval.ms"}
+	"max.poll.records", "auto.offset.reset", "isolation.level", "session.timeout.ms", "max.poll.interval.ms", "container.ackMode"}
 
 // DescribeMember is Describe for a consumer group member: the library,
 // then the settings in force that decide what it commits and reads.

@@ -49,6 +49,12 @@ public final class KafkabookDriver {
         KafkaProducer<byte[], byte[]> producer;
         try {
             Map<String, Object> raw = Json.parseObject(line);
+            if ("member".equals(raw.get("role")) && "spring".equals(raw.get("client"))) {
+                // Spring Kafka's listener container: compiled into the
+                // spring driver only (internal/driver/spring).
+                Class.forName("SpringMember").getMethod("main", Map.class, BufferedReader.class).invoke(null, raw, in);
+                return;
+            }
             if ("member".equals(raw.get("role"))) {
                 Member.main(raw, in); // a consumer group member (Member.java)
                 return;

@@ -8,7 +8,8 @@
 // committed, not what the member meant to.
 //
 // The store and the handling steps are shared with the spring driver's
-// listener container (SpringMember.java): Store and Handler below.
+// listener container (internal/driver/spring/SpringMember.java): Store and
+// Handler below.
 
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
@@ -47,6 +48,9 @@ public final class Member {
     // The member's spec and the event writer, for the interceptor, which
     // the client instantiates by class name.
     static volatile MemberSpec spec;
+    // handler is set when deliveries are reported from the interceptor's
+    // onConsume (spring: the container's poll loop is Spring's own).
+    static volatile Handler handler;
     static final AtomicBoolean stopping = new AtomicBoolean();
 
     public static void main(Map<String, Object> raw, BufferedReader in) {
@@ -70,7 +74,8 @@ public final class Member {
         }
         watchStdin(in);
         onTerm(() -> stopping.set(true));
-        Events.line(startupComplete("java", props, new ConsumerConfig(props).values()));
+        Events.line(startupComplete("java", "kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion(),
+                "java " + System.getProperty("java.version"), props, new ConsumerConfig(props).values()));
         try {
             if (spec.handoff) {
                 handOff(consumer, h);
@@ -212,13 +217,15 @@ public final class Member {
     }
 
     // startupComplete names the client and the consumer configuration in
-    // force, and the names the client does not know.
-    static String startupComplete(String client, Properties props, Map<String, ?> values) {
+    // force (values: the client's own names, and the container's settings
+    // for spring), and the names the client does not know.
+    static String startupComplete(String client, String library, String version, String runtime, Properties props,
+            Map<String, ?> values) {
         StringBuilder b = new StringBuilder(4096);
         b.append("{\"name\":\"startup_complete\",\"client\":").append(KafkabookDriver.Json.quote(client))
-                .append(",\"library\":\"kafka-clients\",\"version\":")
-                .append(KafkabookDriver.Json.quote(org.apache.kafka.common.utils.AppInfoParser.getVersion()))
-                .append(",\"runtime\":").append(KafkabookDriver.Json.quote("java " + System.getProperty("java.version")))
+                .append(",\"library\":").append(KafkabookDriver.Json.quote(library))
+                .append(",\"version\":").append(KafkabookDriver.Json.quote(version))
+                .append(",\"runtime\":").append(KafkabookDriver.Json.quote(runtime))
                 .append(",\"config\":{");
         boolean first = true;
         for (Map.Entry<String, ?> e : new TreeMap<String, Object>(values).entrySet()) {
@@ -250,6 +257,12 @@ public final class Member {
     public static final class Commits implements ConsumerInterceptor<byte[], byte[]> {
         @Override
         public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
+            Handler h = handler;
+            if (h != null) {
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    h.deliver(r);
+                }
+            }
             return records;
         }
 
