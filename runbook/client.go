@@ -23,6 +23,12 @@ const (
 	Spring = "spring"
 )
 
+// springKafkaClients is the kafka-clients release each spring-kafka
+// release depends on, by the version --client spring@V gives ("" is the
+// spring driver's default, driver.DefaultSpring); a release not listed is
+// checked against the newest catalogue.
+var springKafkaClients = map[string]string{"": "4.2.2", "4.1.2": "4.2.2"}
+
 // DefaultClient is the client of a runbook whose front matter names none.
 const DefaultClient = FranzGo
 
@@ -148,12 +154,11 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 		}
 		if client == Spring {
 			// Spring Kafka passes consumer properties to the kafka-clients
-			// it runs on: the Java client's newest catalogue.
-			client, version = Java, ""
+			// it runs on: that release's catalogue, else the newest.
 			if caps.ClientProperty != nil {
-				if err := caps.ClientProperty(client, version, role, name, value); err != nil && !seen[err.Error()] {
+				if err := caps.ClientProperty(Java, springKafkaClients[version], role, name, value); err != nil && !seen[err.Error()] {
 					seen[err.Error()] = true
-					report(p, err.Error())
+					report(p, "spring passes it to kafka-clients: "+err.Error())
 				}
 			}
 			continue

@@ -122,7 +122,7 @@ func TestConsumeClient(t *testing.T) {
 		t.Errorf("Consume = %+v", c)
 	}
 	// spring's properties are the Java client's.
-	if got := strings.Join(cat.asked, "\n"); !strings.Contains(got, "java@ consumer value.deserializer=b") {
+	if got := strings.Join(cat.asked, "\n"); !strings.Contains(got, "java@4.2.2 consumer value.deserializer=b") {
 		t.Errorf("catalogue asked:\n%s", got)
 	}
 }
