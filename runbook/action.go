@@ -143,6 +143,15 @@ type Consume struct {
 	Dedup        string        // none, table or transactional
 	CrashAt      int           // 0: no crash
 	CrashPoint   string        // with CrashAt: work, effect or handled
+	// Client is the step's own --client (java, spring, librdkafka@2.15.1);
+	// "": the client the run is for.
+	Client string
+	// Properties are the consumer's properties by the client's own names:
+	// the front matter's consumer: map, then the step's -X values. A
+	// driver gets them as they are; franz-go's member takes none.
+	Properties map[string]string
+	Handoff    bool   // records handled by a worker thread, not the poll loop
+	AckMode    string // spring's container AckMode (record, batch, ..., manual_immediate); "": its default
 	// Settings are the settings that shape the experiment as written, for
 	// the evidence: those given, and the defaults that apply (the batch
 	// always, the interval when the client commits on a timer).

@@ -127,13 +127,14 @@ func buildLoss(st *Step) Action {
 }
 
 // consumeSettings are the consume flags recorded with the evidence.
-var consumeSettings = []string{"batch", "work", "auto-commit-interval", "crash-at", "crash-point"}
+var consumeSettings = []string{"client", "batch", "work", "auto-commit-interval", "crash-at", "crash-point", "handoff", "ack-mode"}
 
 func buildConsume(st *Step) Action {
 	a := Consume{
 		Topic: st.arg(0).Text, Group: st.flagStr("group"),
 		Commit: st.flagStr("commit"), Dedup: st.flagStr("dedup"),
 		Batch: st.flagInt("batch"), Work: st.flagDuration("work"),
+		Client: st.flagStr("client"), Handoff: st.flagBool("handoff"), AckMode: st.flagStr("ack-mode"),
 		Settings: map[string]string{},
 	}
 	timer := a.Commit == "auto" || a.Commit == "greedy"

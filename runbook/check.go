@@ -248,6 +248,11 @@ func (c *checker) semantics(st *Step) {
 		p.clientSettings(p.Properties)
 		st.Action = p
 	}
+	if a, ok := st.Action.(Consume); ok {
+		// And the one that reads its consumer: map.
+		a.Properties = consumeProperties(st, c.d.Meta.Consumer)
+		st.Action = a
+	}
 	c.trackNodes(st)
 	if topic != "" && st.Op != OpTopicCreate {
 		c.useTopic(topic, tp)
@@ -323,6 +328,7 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 		}
 	}
 	checkClientProperties(c, st)
+	checkNotSpring(c, st)
 	if st.flagBool("idempotent") && st.flagStr("acks") != "all" && st.given("acks") {
 		c.errorf(st.flagPos("idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
 	}
@@ -376,6 +382,7 @@ func checkConsume(c *checker, st *Step, topic string, tp Pos) {
 	if st.given("crash-point") && !st.given("crash-at") {
 		c.errorf(st.flagPos("crash-point"), "--crash-point needs --crash-at N: the message to crash at")
 	}
+	checkConsumeClient(c, st)
 	g := st.flagStr("group")
 	if g == "" || topicError(g) != "" {
 		return

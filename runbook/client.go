@@ -18,13 +18,22 @@ const (
 	FranzGo    = "franz-go"
 	Java       = "java"
 	Librdkafka = "librdkafka"
+	// Spring is Spring Kafka's listener container: consumer group
+	// members only.
+	Spring = "spring"
 )
+
+// springKafkaClients is the kafka-clients release each spring-kafka
+// release depends on, by the version --client spring@V gives ("" is the
+// spring driver's default, driver.DefaultSpring); a release not listed is
+// checked against the newest catalogue.
+var springKafkaClients = map[string]string{"": "4.2.2", "4.1.2": "4.2.2"}
 
 // DefaultClient is the client of a runbook whose front matter names none.
 const DefaultClient = FranzGo
 
 // clientNames are the clients in the order of the reference.
-var clientNames = []string{FranzGo, Java, Librdkafka}
+var clientNames = []string{FranzGo, Java, Librdkafka, Spring}
 
 // Client roles: the properties of a producer and of a consumer are two
 // catalogues.
@@ -135,6 +144,24 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 		client, version, err := ParseClient(cl)
 		if err != nil {
 			continue // reported where the client is named
+		}
+		if client == Spring && role == RoleProducer {
+			if msg := springProduces; !seen[msg] {
+				seen[msg] = true
+				report(p, msg)
+			}
+			continue
+		}
+		if client == Spring {
+			// Spring Kafka passes consumer properties to the kafka-clients
+			// it runs on: that release's catalogue, else the newest.
+			if caps.ClientProperty != nil {
+				if err := caps.ClientProperty(Java, springKafkaClients[version], role, name, value); err != nil && !seen[err.Error()] {
+					seen[err.Error()] = true
+					report(p, "spring passes it to kafka-clients: "+err.Error())
+				}
+			}
+			continue
 		}
 		if client == FranzGo && role == RoleProducer && !FranzGoMaps(name) {
 			// The catalogue tells a typo (with a did-you-mean), a
@@ -298,4 +325,13 @@ func checkClientSettings(settings []clientSetting, m *Meta, caps Capabilities) E
 		})
 	}
 	return errs
+}
+
+// lineEnd is the position just after a step's text, where a missing
+// argument or flag is reported.
+func (st *Step) lineEnd() Pos {
+	end := st.Pos
+	end.Col += len(strings.TrimSuffix(st.Text, "&"))
+	end.Col = max(end.Col, st.Pos.Col+1)
+	return end
 }

@@ -83,7 +83,23 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
 		{"client: java\n", "produce t --transactional", Overrides{}, "--transactional runs through franz-go only"},
 		{"client: java\nproducer: {linger.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: linger.ms (from the front matter): franz-go has no counterpart for linger.ms"},
-		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, optionally with @version (java@4.3.1) (did you mean "java"?)`},
+		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, spring, optionally with @version (java@4.3.1) (did you mean "java"?)`},
+		// Consumers: each client's own settings, the properties by its names.
+		{"", "consume t --group g --commit greedy --client java &", Overrides{}, "c.md:6:30: --commit greedy runs through java: greedy is franz-go's GreedyAutoCommit; java/spring/librdkafka: use --commit auto"},
+		{"client: spring\n", "consume t --group g --commit greedy &", Overrides{}, "greedy is franz-go's GreedyAutoCommit; java/spring/librdkafka: use --commit auto"},
+		{"", "consume t --group g --commit after --ack-mode manual &", Overrides{}, "c.md:6:47: --ack-mode runs through franz-go: it is Spring Kafka's ContainerProperties.AckMode; give --client spring"},
+		{"", "consume t --group g --commit after --client spring --ack-mode manual &", Overrides{}, ""},
+		{"", "consume t --group g --commit auto --client spring --ack-mode manual &", Overrides{}, "--ack-mode with --commit auto"},
+		{"", "consume t --group g --commit before --client spring &", Overrides{}, "--commit before runs through spring"},
+		{"", "consume t --group g --commit after --client java -X value-serializer=x &", Overrides{}, `c.md:6:53: -X value-serializer: java has no consumer property "value-serializer"`},
+		{"", "consume t --group g --commit after --client java -X value.deserializer=x --handoff &", Overrides{}, ""},
+		{"consumer: {value-serializer: x}\n", "consume t --group g --commit after --client librdkafka &", Overrides{}, `c.md:7:45: consumer: value-serializer (from the front matter): librdkafka has no consumer property "value-serializer"`},
+		{"", "consume t --group g --commit after --handoff &", Overrides{}, "--handoff runs through franz-go"},
+		{"", "consume t --group g --commit after --client spring --handoff &", Overrides{}, "--handoff runs through spring"},
+		{"", "consume t --group g --commit after -X value.deserializer=x &", Overrides{}, "c.md:6:39: consumer properties run through franz-go: kafkabook's franz-go member takes none"},
+		{"", "consume t --group g --commit after --client java -X group.id=x &", Overrides{}, "c.md:6:53: -X group.id: kafkabook sets it itself (--group, with the run's suffix)"},
+		{"", "produce t --client spring", Overrides{}, "c.md:6:20: spring runs consumer group members only"},
+		{"client: spring\n", "produce t", Overrides{}, "spring runs consumer group members only"},
 	} {
 		_, err := LoadFor("c.md", clientDoc(tc.front, tc.step), tc.ov, caps)
 		switch {
@@ -92,6 +108,26 @@ func TestClientPropertyErrors(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%q %q: got %v\nwant %s", tc.front, tc.step, err, tc.want)
 		}
+	}
+}
+
+// TestConsumeClient checks what a consume step through a driver carries:
+// its client, the front matter's consumer: map under its -X values and
+// the ack mode.
+func TestConsumeClient(t *testing.T) {
+	var cat fakeCatalogue
+	src := clientDoc("consumer:\n  value.deserializer: a\n", "consume t --group g --commit after --client spring --ack-mode manual -X value.deserializer=b &")
+	d, err := LoadFor("c.md", src, Overrides{}, Capabilities{ClientProperty: cat.check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := d.Blocks[0].Steps[1].Action.(Consume)
+	if c.Client != Spring || c.AckMode != "manual" || !reflect.DeepEqual(c.Properties, map[string]string{"value.deserializer": "b"}) {
+		t.Errorf("Consume = %+v", c)
+	}
+	// spring's properties are the Java client's.
+	if got := strings.Join(cat.asked, "\n"); !strings.Contains(got, "java@4.2.2 consumer value.deserializer=b") {
+		t.Errorf("catalogue asked:\n%s", got)
 	}
 }
 

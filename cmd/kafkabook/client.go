@@ -16,12 +16,14 @@ func clientCmd() *cobra.Command {
 	c := &cobra.Command{Use: "client", Short: "Manage the Kafka clients kafkabook drives besides franz-go", Args: cobra.ArbitraryArgs, RunE: group}
 	install := &cobra.Command{
 		Use:   "install CLIENT[@VERSION]...",
-		Short: "Build client drivers into the cache: java[@kafka-clients version], librdkafka[@confluent-kafka version]",
+		Short: "Build client drivers into the cache: java[@kafka-clients version], librdkafka[@confluent-kafka version], spring[@spring-kafka version]",
 		Long: "Build client drivers into kafkabook's cache and print where they are.\n\n" +
 			"java[@VERSION] resolves kafka-clients from Maven Central with mvn (default " + driver.DefaultJava + ") and\n" +
 			"compiles the driver with javac (Debian: openjdk-17-jdk-headless, maven).\n" +
 			"librdkafka[@VERSION] installs confluent-kafka for Python from PyPI into a virtual\n" +
-			"environment (default " + driver.DefaultLibrdkafka + "; Debian: python3-venv); its wheel carries librdkafka.",
+			"environment (default " + driver.DefaultLibrdkafka + "; Debian: python3-venv); its wheel carries librdkafka.\n" +
+			"spring[@VERSION] resolves spring-kafka (default " + driver.DefaultSpring + ") and compiles the java driver with\n" +
+			"Spring Kafka's listener container: consumer group members only.",
 		Example: "  kafkabook client install java@4.3.1 librdkafka@2.15.1",
 		Args:    minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,6 +65,9 @@ func clientProduceCmd() *cobra.Command {
 			ref, err := driver.ParseRef(args[0])
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if ref.Client == "spring" {
+				return usageErr("spring runs consumer group members only: produce through java or librdkafka")
 			}
 			if bootstrap == "" || spec.Topic == "" {
 				return usageErr("client produce needs --bootstrap and --topic")

@@ -35,6 +35,8 @@ func Install(ctx context.Context, ref Ref, progress func(string, ...any)) (Drive
 		return installJava(ctx, cache, ref, progress)
 	case "librdkafka":
 		return installLibrdkafka(ctx, cache, ref, progress)
+	case "spring":
+		return installSpring(ctx, cache, ref, progress)
 	}
 	_, err = ParseRef(ref.Client)
 	return Driver{}, err

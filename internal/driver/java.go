@@ -1,18 +1,47 @@
 package driver
 
 import (
+	"archive/zip"
 	"context"
-	_ "embed"
+	"embed"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
 
-//go:embed java/KafkabookDriver.java
-var javaSource []byte
+// javaFiles are the java driver's sources (KafkabookDriver.java, the
+// producer and the entry point; Member.java, the consumer group member),
+// compiled together.
+//
+//go:embed java/*.java
+var javaFiles embed.FS
+
+// javaSource is every source file's name and text, in name order: what an
+// install's hash covers.
+var javaSource = sources(javaFiles, "java/*.java")
+
+// sources is the name and text of every file of fsys matching pattern, in
+// name order.
+func sources(fsys embed.FS, pattern string) []byte {
+	var all []byte
+	names, _ := fs.Glob(fsys, pattern)
+	for _, n := range names {
+		b, _ := fsys.ReadFile(n)
+		all = append(append(append(all, n...), 0), b...)
+	}
+	return all
+}
+
+// SQLiteJDBC is the xerial sqlite-jdbc release the java driver's member
+// keeps its store with.
+const SQLiteJDBC = "3.54.1.0"
 
 // DefaultJava is the kafka-clients version of `java` when neither the
 // runbook nor the cluster says one (the engine passes the cluster's Kafka
@@ -41,20 +70,24 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 		return d, err
 	}
 	err := build(cache, dir, javaSource, func(tmp string) error {
-		progress("java driver: resolving org.apache.kafka:kafka-clients:%s from Maven Central", ref.Version)
-		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.apache.kafka:kafka-clients:"+ref.Version)
+		progress("java driver: resolving org.apache.kafka:kafka-clients:%s and org.xerial:sqlite-jdbc:%s from Maven Central", ref.Version, SQLiteJDBC)
+		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.apache.kafka:kafka-clients:"+ref.Version, "org.xerial:sqlite-jdbc:"+SQLiteJDBC)
 		if err != nil {
 			if msg := err.Error(); strings.Contains(msg, "Could not find artifact") || strings.Contains(msg, "could not be resolved") || strings.Contains(msg, "was not found in") {
 				return fmt.Errorf("kafka-clients %s is not on Maven Central: releases look like 3.9.1, 4.3.1", ref.Version)
 			}
 			return err
 		}
-		progress("java driver: compiling KafkabookDriver.java against kafka-clients %s", ref.Version)
-		src := filepath.Join(tmp, "KafkabookDriver.java")
-		if err := os.WriteFile(src, javaSource, 0o644); err != nil {
+		progress("java driver: compiling the driver against kafka-clients %s", ref.Version)
+		srcs, err := writeSources(javaFiles, "java/*.java", tmp)
+		if err != nil {
 			return err
 		}
-		if err := run(ctx, tmp, "javac", "--release", "17", "-nowarn", "-d", "classes", "-cp", filepath.Join("libs", "*"), src); err != nil {
+		if err := extractSQLiteNative(tmp); err != nil {
+			progress("java driver: sqlite-jdbc will extract its native library at each start: %v", err)
+		}
+		args := append([]string{"--release", "17", "-nowarn", "-XDignore.symbol.file", "-d", "classes", "-cp", filepath.Join("libs", "*")}, srcs...)
+		if err := run(ctx, tmp, "javac", args...); err != nil {
 			return err
 		}
 		return run(ctx, tmp, "jar", "cf", "driver.jar", "-C", "classes", ".")
@@ -66,6 +99,7 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 	if err := archiveClasses(ctx, dir); err != nil {
 		progress("java driver: no class archive, start-up will be slower: %v", err)
 	}
+	d.Argv = javaArgv(dir, true) // with what the install made: the class archive, the native library
 	progress("java driver: kafka-clients %s ready in %s", ref.Version, dir)
 	return d, nil
 }
@@ -79,8 +113,68 @@ func javaArgv(dir string, shared bool) []string {
 			argv = append(argv, "-XX:SharedArchiveFile="+jsa)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(dir, "native", sqliteLib)); err == nil {
+		// sqlite-jdbc loads its library from here instead of extracting
+		// it into the temporary directory at every start (and leaving it
+		// there when the member is killed).
+		argv = append(argv, "-Dorg.sqlite.lib.path="+filepath.Join(dir, "native"), "-Dorg.sqlite.lib.name="+sqliteLib)
+	}
 	cp := filepath.Join(dir, "driver.jar") + string(os.PathListSeparator) + filepath.Join(dir, "libs", "*")
 	return append(argv, "-cp", cp, "KafkabookDriver")
+}
+
+// writeSources writes the files of fsys matching pattern into dir and
+// returns their names there.
+func writeSources(fsys embed.FS, pattern, dir string) ([]string, error) {
+	names, _ := fs.Glob(fsys, pattern)
+	var out []string
+	for _, n := range names {
+		b, _ := fsys.ReadFile(n)
+		dst := filepath.Join(dir, filepath.Base(n))
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, dst)
+	}
+	return out, nil
+}
+
+// sqliteLib is the name of sqlite-jdbc's native library for Linux.
+const sqliteLib = "libsqlitejdbc.so"
+
+// extractSQLiteNative copies sqlite-jdbc's native library for this
+// machine out of its jar into dir/native, once at install.
+func extractSQLiteNative(dir string) error {
+	jars, _ := filepath.Glob(filepath.Join(dir, "libs", "sqlite-jdbc-*.jar"))
+	if len(jars) != 1 {
+		return fmt.Errorf("no sqlite-jdbc jar in libs")
+	}
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
+	if runtime.GOOS != "linux" || arch == "" {
+		return fmt.Errorf("no native library for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	zr, err := zip.OpenReader(jars[0])
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	f, err := zr.Open("org/sqlite/native/Linux/" + arch + "/" + sqliteLib)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := os.MkdirAll(filepath.Join(dir, "native"), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(filepath.Join(dir, "native", sqliteLib))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, f); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // archiveClasses runs the driver once, with no broker and nothing to send,

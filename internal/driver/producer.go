@@ -26,14 +26,20 @@ const stopGrace = 10 * time.Second
 
 // Producer is a running producer driver.
 type Producer struct {
+	*process
+	spec    Spec
+	startup Startup
+}
+
+// process is a running driver: its process group, its stdin and the lines
+// of its stdout. Producers and members share it.
+type process struct {
 	cmd         *exec.Cmd
 	stdin       io.WriteCloser
 	stdout      *os.File // the read end of the driver's stdout, closed once it is done
 	closeStdout sync.Once
 	lines       *bufio.Scanner
 	stderr      *tailBuffer
-	spec        Spec
-	startup     Startup
 	exited      chan struct{} // closed once the process is reaped
 	waitErr     error
 	once        sync.Once
@@ -44,22 +50,36 @@ type Producer struct {
 // configuration it runs. The driver sends nothing until Run. It exits when
 // its stdin ends, so a driver outlives neither Close nor kafkabook.
 func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error) {
+	line, err := spec.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	proc, startup, err := d.start(ctx, line)
+	if err != nil {
+		return nil, err
+	}
+	return &Producer{process: proc, spec: spec, startup: startup}, nil
+}
+
+// start spawns the driver in a process group of its own, writes the spec
+// line on its stdin and waits for startup_complete (at most StartTimeout).
+func (d Driver) start(ctx context.Context, spec []byte) (*process, Startup, error) {
 	spawned := time.Now()
 	cmd := exec.Command(d.Argv[0], d.Argv[1:]...)
 	cmd.Env = d.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &Producer{cmd: cmd, spec: spec, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
+		return nil, Startup{}, err
 	}
 	// A pipe of our own, not StdoutPipe: Wait closes StdoutPipe's read end
 	// when the driver exits, which loses the lines a crashed driver wrote
 	// just before and that were not read yet. This read end ends at EOF.
 	stdout, w, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, Startup{}, err
 	}
 	cmd.Stdout = w
 	p.stdout = stdout
@@ -69,16 +89,12 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	w.Close()
 	if err != nil {
 		stdout.Close()
-		return nil, fmt.Errorf("start %s driver: %w", d.Ref, err)
+		return nil, Startup{}, fmt.Errorf("start %s driver: %w", d.Ref, err)
 	}
 	go func() { p.waitErr = cmd.Wait(); close(p.exited) }()
-	line, err := spec.MarshalJSON()
-	if err == nil {
-		_, err = p.stdin.Write(append(line, '\n'))
-	}
-	if err != nil {
+	if _, err = p.stdin.Write(append(spec, '\n')); err != nil {
 		p.release()
-		return nil, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
+		return nil, Startup{}, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
 	}
 	first := make(chan error, 1)
 	var ev event
@@ -97,10 +113,9 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	}
 	if err != nil {
 		p.release()
-		return nil, fmt.Errorf("%s driver did not start: %w%s", d.Ref, err, p.stderrTail())
+		return nil, Startup{}, fmt.Errorf("%s driver did not start: %w%s", d.Ref, err, p.stderrTail())
 	}
-	p.startup = startupOf(ev, time.Since(spawned))
-	return p, nil
+	return p, startupOf(ev, time.Since(spawned)), nil
 }
 
 // startupOf is the Startup a startup_complete event says.
@@ -121,7 +136,7 @@ func startupOf(ev event, took time.Duration) Startup {
 func (p *Producer) Startup() Startup { return p.startup }
 
 // next reads the next event; io.EOF when the driver closed its stdout.
-func (p *Producer) next(ev *event) error {
+func (p *process) next(ev *event) error {
 	if !p.lines.Scan() {
 		if err := p.lines.Err(); err != nil {
 			return err
@@ -239,7 +254,7 @@ func (p *Producer) Close() { p.release() }
 
 // kill ends the driver's whole process group (a JVM's or Python's
 // children too) and waits for it.
-func (p *Producer) kill() {
+func (p *process) kill() {
 	p.once.Do(func() {
 		p.stdin.Close()
 		select {
@@ -254,13 +269,13 @@ func (p *Producer) kill() {
 
 // release kills the driver if it still runs and closes the read end of
 // its stdout, once nothing reads it any more.
-func (p *Producer) release() {
+func (p *process) release() {
 	p.kill()
 	p.closeStdout.Do(func() { p.stdout.Close() })
 }
 
 // stderrTail is the driver's last lines of stderr, for an error message.
-func (p *Producer) stderrTail() string {
+func (p *process) stderrTail() string {
 	s := strings.TrimSpace(p.stderr.String())
 	if s == "" {
 		return ""

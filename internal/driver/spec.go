@@ -88,15 +88,16 @@ func (r Ref) String() string {
 
 var versionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
 
-// Clients are the drivers kafkabook can build.
-var Clients = []string{"java", "librdkafka"}
+// Clients are the drivers kafkabook can build; spring (Spring Kafka's
+// listener container) runs consumer group members only.
+var Clients = []string{"java", "librdkafka", "spring"}
 
-// ParseRef reads java, java@4.3.1, librdkafka@2.15.1.
+// ParseRef reads java, java@4.3.1, librdkafka@2.15.1, spring@4.0.1.
 func ParseRef(s string) (Ref, error) {
 	name, version, _ := strings.Cut(s, "@")
 	r := Ref{Client: name, Version: version}
 	switch name {
-	case "java", "librdkafka":
+	case "java", "librdkafka", "spring":
 	default:
 		return r, fmt.Errorf("client %q: want one of %s, optionally with @version (java@4.3.1)", name, strings.Join(Clients, ", "))
 	}
@@ -117,6 +118,11 @@ var durabilityProps = []string{"acks", "request.required.acks", "enable.idempote
 // in force that decide durability: "kafka-clients 4.3.1 on java 17.0.2:
 // acks=-1 enable.idempotence=true ...".
 func (s Startup) Describe() string {
+	return s.describe(durabilityProps)
+}
+
+// describe is the library, its runtime and the given settings in force.
+func (s Startup) describe(props []string) string {
 	var b strings.Builder
 	b.WriteString(s.Library + " " + s.Version)
 	if s.Librdkafka != "" {
@@ -126,7 +132,7 @@ func (s Startup) Describe() string {
 		b.WriteString(" on " + s.Runtime)
 	}
 	b.WriteString(":")
-	for _, k := range durabilityProps {
+	for _, k := range props {
 		if v, ok := s.Config[k]; ok {
 			b.WriteString(" " + k + "=" + v)
 		}

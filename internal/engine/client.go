@@ -49,7 +49,21 @@ func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (drive
 // kafkabook's process. java without a version is kafka-clients at the
 // cluster's Kafka release, so that the client matches the brokers.
 func (r *runner) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err error) {
-	client := p.Client
+	ref, ok, err = r.refOf(p.Client)
+	if err == nil && ref.Client == runbook.Spring {
+		err = fmt.Errorf("spring runs consumer group members only: produce through java, librdkafka or franz-go")
+	}
+	return ref, ok, err
+}
+
+// consumerRef is the driver a consume step's members run through, as
+// clientRef; ok is false for franz-go, whose member is kafkabook's own.
+func (r *runner) consumerRef(c runbook.Consume) (driver.Ref, bool, error) {
+	return r.refOf(c.Client)
+}
+
+// refOf is the driver of a step's --client, else of the run's client.
+func (r *runner) refOf(client string) (ref driver.Ref, ok bool, err error) {
 	if client == "" {
 		client = r.opts.Client
 	}

@@ -318,6 +318,14 @@ func ids(from, to int) []string {
 // runWithClient runs src with client as the run's client.
 func runWithClient(t *testing.T, backend cluster.Backend, client, src string) (*results.Results, error) {
 	t.Helper()
+	res, _, err := runWithClientDir(t, backend, client, src)
+	return res, err
+}
+
+// runWithClientDir is runWithClient that also returns the evidence
+// directory.
+func runWithClientDir(t *testing.T, backend cluster.Backend, client, src string) (*results.Results, string, error) {
+	t.Helper()
 	doc, err := runbook.Load("conformance.md", []byte(src), runbook.Overrides{Client: []string{client}})
 	if err != nil {
 		t.Fatal(err)
@@ -333,5 +341,5 @@ func runWithClient(t *testing.T, backend cluster.Backend, client, src string) (*
 	if res == nil {
 		t.Fatalf("no results: %v", err)
 	}
-	return res, err
+	return res, dir, err
 }

@@ -179,7 +179,7 @@ func crashConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Cra
 	if m == nil {
 		return fmt.Errorf("group %s has no running member to crash (start consumer %s starts one)", g.label, g.label)
 	}
-	if err := m.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := m.signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("killing member %d (pid %d): %w", m.n, m.pid, err)
 	}
 	select {

@@ -22,18 +22,19 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// member is one member process.
+// member is one member process: kafkabook's own (kafkabook
+// consumer-member, franz-go) or a client driver's (driver.Member).
 type member struct {
 	n       int
 	pid     int
-	cmd     *exec.Cmd
-	stdin   interface{ Close() error }
-	done    chan struct{} // closed once the process is reaped and its output read
+	signal  func(syscall.Signal) error // SIGTERM: a clean stop; SIGKILL: the process (group) at once
+	done    chan struct{}              // closed once the process is reaped and its output read
 	start   time.Time
 	end     time.Time
-	crashed bool        // it reported a crash (--crash-at)
-	killed  string      // why kafkabook killed or stopped it, "" if it did not
-	stderr  *tailBuffer // its last words
+	crashed bool             // it reported a crash (--crash-at)
+	killed  string           // why kafkabook killed or stopped it, "" if it did not
+	stderr  func() string    // its last words
+	state   *os.ProcessState // how the process ended
 	exitErr error
 }
 
@@ -56,45 +57,94 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	g.mu.Unlock()
 
 	c := g.spec
+	ref, viaDriver, err := r.consumerRef(c)
+	if err != nil {
+		return nil, err
+	}
+	crashAt, crashPoint := 0, ""
+	if first {
+		crashAt, crashPoint = c.CrashAt, c.CrashPoint
+	}
+	var p memberProcess
+	if viaDriver {
+		p, err = r.startDriverMember(ctx, g, ref, n, crashAt, crashPoint)
+	} else {
+		p, err = r.startOwnMember(ctx, g, n, crashAt, crashPoint)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := p.m
+	g.mu.Lock()
+	g.members = append(g.members, m)
+	g.mu.Unlock()
+	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
+	go r.watchMember(g, m, p.read, p.wait)
+	return m, nil
+}
+
+// memberProcess is a started member with how to read its reports and
+// reap it, for watchMember.
+type memberProcess struct {
+	m    *member
+	read func(yield func(results.ConsumerEvent))
+	wait func() (*os.ProcessState, error)
+}
+
+// startOwnMember starts kafkabook's own member (franz-go): this binary's
+// consumer-member subcommand.
+func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
+	c := g.spec
 	spec := consumer.Spec{
 		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
-		Dedup: c.Dedup, Store: g.store, Transform: r.transformSpec(g),
-	}
-	if first {
-		spec.CrashAt, spec.CrashPoint = c.CrashAt, c.CrashPoint
+		Dedup: c.Dedup, Store: g.store, CrashAt: crashAt, CrashPoint: crashPoint,
+		Transform: r.transformSpec(g),
 	}
 	js, _ := json.Marshal(spec) // plain data: cannot fail
 	exe, err := r.memberCommand()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	cmd := exec.Command(exe, consumer.Subcommand, string(js))
 	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
 	// stops the members itself.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	m := &member{n: n, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
-	cmd.Stderr = m.stderr
+	stderr := &tailBuffer{max: 4096}
+	m := &member{n: n, done: make(chan struct{}), stderr: stderr.String}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	// The member watches its stdin: when kafkabook dies, the pipe closes
 	// and the member kills itself, so no member outlives its run.
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return memberProcess{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
-	m.stdin, m.pid, m.start = stdin, cmd.Process.Pid, time.Now().UTC()
-	g.mu.Lock()
-	g.members = append(g.members, m)
-	g.mu.Unlock()
-	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
-	go r.watchMember(g, m, out)
-	return m, nil
+	m.pid, m.start = cmd.Process.Pid, time.Now().UTC()
+	m.signal = func(sig syscall.Signal) error { return cmd.Process.Signal(sig) }
+	read := func(yield func(results.ConsumerEvent)) {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var ev results.ConsumerEvent
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				stderr.Write(append(append([]byte("unreadable report: "), sc.Bytes()...), '\n'))
+				continue
+			}
+			yield(ev)
+		}
+	}
+	wait := func() (*os.ProcessState, error) {
+		err := cmd.Wait()
+		stdin.Close()
+		return cmd.ProcessState, err
+	}
+	return memberProcess{m, read, wait}, nil
 }
 
 // memberCommand is the program that runs a member: this kafkabook binary
@@ -112,18 +162,9 @@ func (r *runner) memberCommand() (string, error) {
 
 // watchMember reads a member's reports until its output ends, then reaps
 // it and records how it ended.
-func (r *runner) watchMember(g *group, m *member, out interface{ Read([]byte) (int, error) }) {
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		var ev results.ConsumerEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			m.stderr.Write(append(append([]byte("unreadable report: "), sc.Bytes()...), '\n'))
-			continue
-		}
-		g.add(ev)
-	}
-	m.exitErr = m.cmd.Wait()
-	m.stdin.Close()
+func (r *runner) watchMember(g *group, m *member, read func(yield func(results.ConsumerEvent)), wait func() (*os.ProcessState, error)) {
+	read(g.add)
+	m.state, m.exitErr = wait()
 	m.end = time.Now().UTC()
 	r.flushGroups()
 	g.mu.Lock()
@@ -136,7 +177,10 @@ func (r *runner) watchMember(g *group, m *member, out interface{ Read([]byte) (i
 
 // how says how a member ended and why.
 func (m *member) how() (string, string) {
-	ws, _ := m.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	var ws syscall.WaitStatus
+	if m.state != nil {
+		ws, _ = m.state.Sys().(syscall.WaitStatus)
+	}
 	switch {
 	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.crashed:
 		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
@@ -148,7 +192,7 @@ func (m *member) how() (string, string) {
 		return results.MemberStopped, "exited"
 	}
 	reason := m.exitErr.Error()
-	if last := strings.TrimSpace(m.stderr.String()); last != "" {
+	if last := strings.TrimSpace(m.stderr()); last != "" {
 		reason += ": " + last
 	}
 	return results.MemberFailed, reason
@@ -167,18 +211,18 @@ func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
 		return nil, nil
 	}
 	if kill {
-		m.cmd.Process.Signal(syscall.SIGKILL)
+		m.signal(syscall.SIGKILL)
 		<-m.done
 		return m, nil
 	}
-	m.cmd.Process.Signal(syscall.SIGTERM)
+	m.signal(syscall.SIGTERM)
 	wait := memberStopWait(g.spec)
 	select {
 	case <-m.done:
 		return m, nil
 	case <-time.After(wait):
 	}
-	m.cmd.Process.Signal(syscall.SIGKILL)
+	m.signal(syscall.SIGKILL)
 	<-m.done
 	return m, fmt.Errorf("member %d (pid %d) of group %s did not stop within %s of SIGTERM: killed", m.n, m.pid, g.label, wait)
 }

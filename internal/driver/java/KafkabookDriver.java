@@ -1,8 +1,10 @@
-// KafkabookDriver is kafkabook's producer driver for Apache Kafka's Java
-// client (kafka-clients). It speaks the protocol of docs/driver-protocol.md:
-// a JSON spec line and a start command on stdin, JSON lines on stdout.
+// KafkabookDriver is kafkabook's driver for Apache Kafka's Java client
+// (kafka-clients). It speaks the protocol of docs/driver-protocol.md: a
+// JSON spec line and a start command on stdin, JSON lines on stdout. A
+// spec with "role":"member" makes it a consumer group member (Member.java).
 // kafkabook compiles it on the user's machine against the kafka-clients
-// release asked for; it uses nothing but that jar and the JDK.
+// release asked for; it uses nothing but that jar, xerial sqlite-jdbc (the
+// member's store) and the JDK.
 
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -46,7 +48,18 @@ public final class KafkabookDriver {
         Properties props;
         KafkaProducer<byte[], byte[]> producer;
         try {
-            spec = new Spec(Json.parseObject(line));
+            Map<String, Object> raw = Json.parseObject(line);
+            if ("member".equals(raw.get("role")) && "spring".equals(raw.get("client"))) {
+                // Spring Kafka's listener container: compiled into the
+                // spring driver only (internal/driver/spring).
+                Class.forName("SpringMember").getMethod("main", Map.class, BufferedReader.class).invoke(null, raw, in);
+                return;
+            }
+            if ("member".equals(raw.get("role"))) {
+                Member.main(raw, in); // a consumer group member (Member.java)
+                return;
+            }
+            spec = new Spec(raw);
             props = spec.properties();
             // The configuration the producer is about to build, with the
             // client.id it would generate made explicit so that the one

@@ -1,0 +1,295 @@
+package engine_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// consumerCase is one group of the consumer conformance table: a commit
+// mode, in the poll loop or handed off, crashing its first member at the
+// 4th of ten records (one key, one partition, one poll of ten) and
+// resuming with a second; and the sets that client must end with.
+type consumerCase struct {
+	name    string // the group's and topic's label, before the client's suffix
+	flags   string // the consume step's flags beyond topic, group and client
+	handoff bool   // needs a client with a worker thread (not franz-go)
+	// The exact sets the tally must show, by message id.
+	unapplied, appliedTwice, redelivered []string
+}
+
+// consumerRow is one client's row: the client as --client writes it and
+// the cases it runs, each with the sets that client produces.
+type consumerRow struct {
+	client string
+	cases  []consumerCase
+}
+
+// The cases every client runs (with drivers, the cases franz-go has no
+// counterpart for too), the sets as the article and the clients'
+// documentation lead one to expect; a row overrides a set where the
+// client's measured behaviour differs, saying why.
+func consumerCases(drivers bool) []consumerCase {
+	cases := []consumerCase{
+		// after: the effect, then the commit; the crash after the 4th
+		// effect, before its commit: m-004 applied twice, nothing lost.
+		{name: "after", flags: "--commit after --batch 10 --work 300ms --crash-at 4 --crash-point handled",
+			appliedTwice: []string{"m-004"}, redelivered: ids(4, 10)},
+		// before: the commit, then the effect; the crash in the 4th's
+		// work: m-004 committed and never applied.
+		{name: "before", flags: "--commit before --batch 10 --work 300ms --crash-at 4 --crash-point work",
+			unapplied: []string{"m-004"}, redelivered: ids(5, 10)},
+		// auto in the poll loop: the client commits, in poll(), what the
+		// previous polls returned; the ten came in one poll and no poll
+		// followed before the crash, so nothing of them was committed and
+		// the successor reads all ten again: m-001..m-003 applied twice,
+		// nothing lost. The article's "auto-commit loses the unprocessed
+		// records" does not hold here.
+		{name: "auto", flags: "--commit auto --auto-commit-interval 200ms --batch 10 --work 300ms --crash-at 4 --crash-point work",
+			appliedTwice: ids(1, 3), redelivered: ids(1, 10)},
+	}
+	if !drivers {
+		return cases
+	}
+	return append(cases,
+		// after on the new rebalance protocol (KIP-848), by the property's
+		// real name: the same sets; the successor gets the partition once
+		// the broker's consumer-group session of the dead member ends.
+		consumerCase{name: "kip848", flags: "--commit after -X group.protocol=consumer --batch 10 --work 300ms --crash-at 4 --crash-point handled",
+			appliedTwice: []string{"m-004"}, redelivered: ids(4, 10)},
+		// after, handed off: the poll loop commits what the worker has
+		// finished before each poll (every 100 ms when idle), so by the
+		// crash after the 4th effect m-003 is committed: as in the loop.
+		consumerCase{name: "afterho", flags: "--commit after --handoff --batch 10 --work 300ms --crash-at 4 --crash-point handled", handoff: true,
+			appliedTwice: []string{"m-004"}, redelivered: ids(4, 10)},
+		// before, handed off: the poll loop hands all ten over and commits
+		// them before its next poll; the worker dies in m-004's work:
+		// m-004..m-010 committed, never applied, never read again.
+		consumerCase{name: "beforeho", flags: "--commit before --handoff --batch 10 --work 300ms --crash-at 4 --crash-point work", handoff: true,
+			unapplied: ids(4, 10)},
+		// auto, handed off: the poll loop keeps polling while the worker
+		// works, and the first poll after the interval commits the
+		// position past all ten: the article's loss, m-004..m-010
+		// committed and never applied.
+		consumerCase{name: "autoho", flags: "--commit auto --handoff --auto-commit-interval 200ms --batch 10 --work 300ms --crash-at 4 --crash-point work", handoff: true,
+			unapplied: ids(4, 10)},
+	)
+}
+
+// springCases are spring's: the container commits as its AckMode says,
+// not as the member does.
+func springCases() []consumerCase {
+	return []consumerCase{
+		// The second article's configuration as one line: auto-commit off,
+		// manual ack after the effect, the event_handled check. MANUAL
+		// queues the acks and commits them once the poll's records are all
+		// handled, so a crash in the 4th commits nothing: the successor
+		// reads all ten again, skips m-001..m-003 (in event_handled) and
+		// applies m-004 again, whose crash fell between its effect and its
+		// insert: the article's window, the only duplicate.
+		{name: "article", flags: "--commit after --ack-mode manual --dedup table -X enable.auto.commit=false --batch 10 --work 300ms --crash-at 4 --crash-point effect",
+			appliedTwice: []string{"m-004"}, redelivered: ids(1, 10)},
+		// RECORD commits after each record the listener returns from: as
+		// the java member's after.
+		{name: "record", flags: "--commit after --ack-mode record --batch 10 --work 300ms --crash-at 4 --crash-point handled",
+			appliedTwice: []string{"m-004"}, redelivered: ids(4, 10)},
+		// BATCH (Spring's default) commits once the poll's records are all
+		// handled: a crash in the 4th commits nothing, m-001..m-004 twice.
+		{name: "batch", flags: "--commit after --ack-mode batch --batch 10 --work 300ms --crash-at 4 --crash-point handled",
+			appliedTwice: ids(1, 4), redelivered: ids(1, 10)},
+		// enable.auto.commit=true: the container leaves committing to the
+		// client, whose poll commits the previous polls: as java's auto.
+		{name: "auto", flags: "--commit auto --auto-commit-interval 200ms --batch 10 --work 300ms --crash-at 4 --crash-point work",
+			appliedTwice: ids(1, 3), redelivered: ids(1, 10)},
+	}
+}
+
+// conformanceConsumerRunbook is the row's runbook: per case a topic of ten records
+// produced by franz-go (one key: one partition, in order), a member that
+// crashes at the 4th, its successor, and both waited for.
+func conformanceConsumerRunbook(suffix string, cases []consumerCase) string {
+	var b strings.Builder
+	b.WriteString("---\ntitle: consumer conformance\nnodes: 3\nrepeat: 1\n---\n```kafka\n")
+	for _, c := range cases {
+		g := c.name + "-" + suffix
+		fmt.Fprintf(&b, "topic create %[1]s --replicas 1:2:3\nproduce %[1]s --client franz-go --acks all --count 10 --key 7\n", g)
+		fmt.Fprintf(&b, "consume %[1]s --group %[1]s %[2]s &\n", g, c.flags)
+		fmt.Fprintf(&b, "wait consumer %[1]s --timeout 90s\nstart consumer %[1]s\nwait consumer %[1]s --timeout 90s\noffsets %[1]s\n\n", g)
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// TestConsumerConformance runs the consumer table through every client
+// on one cluster: franz-go's own member and the drivers' members. Each
+// case is checked against readers of the test's own: the member's pid
+// gone after its crash, the successor's first delivery at the committed
+// offset, the committed offsets through an admin client made here, the
+// applied counts in the group's SQLite file opened directly, and the
+// exact sets of the case.
+func TestConsumerConformance(t *testing.T) {
+	rows := []consumerRow{
+		{client: runbook.FranzGo, cases: consumerCases(false)},
+		{client: runbook.Java, cases: consumerCases(true)},
+		{client: runbook.Spring, cases: springCases()},
+	}
+	for _, r := range rows {
+		if r.client != runbook.FranzGo {
+			installDriver(t, r.client)
+		}
+	}
+	// The new protocol's session is the broker's: 45 s by default, and
+	// no shorter unless its minimum is lowered too.
+	backend, _ := testcluster.Start(t, 3, map[string]string{
+		"group.consumer.min.session.timeout.ms": "6000", "group.consumer.session.timeout.ms": "6000"})
+	for _, row := range rows {
+		t.Run(row.client, func(t *testing.T) { testConsumerRow(t, backend, row) })
+	}
+}
+
+func testConsumerRow(t *testing.T, backend cluster.Backend, row consumerRow) {
+	name, _, _ := strings.Cut(row.client, "@")
+	suffix := strings.ReplaceAll(name, "-", "")
+	res, dir, err := runWithClientDir(t, backend, row.client, conformanceConsumerRunbook(suffix, row.cases))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	run := res.Runs[0]
+	for _, c := range row.cases {
+		label := c.name + "-" + suffix
+		g, ok := run.Consumer(label)
+		if !ok || g.Tally == nil {
+			t.Errorf("%s: no tally", label)
+			continue
+		}
+		checkConsumerCase(t, backend, dir, label, g, c)
+	}
+	if row.client != runbook.FranzGo {
+		if len(res.Provenance.Clients) == 0 || res.Provenance.Clients[0].Client != name {
+			t.Errorf("provenance clients %+v; want the %s client's startup", res.Provenance.Clients, name)
+		}
+	}
+}
+
+// checkConsumerCase checks one group against the case and the test's own
+// readers.
+func checkConsumerCase(t *testing.T, backend cluster.Backend, dir, label string, g *results.Consumer, c consumerCase) {
+	t.Helper()
+	tl := g.Tally
+	twice := make([]string, 0, len(tl.AppliedTwice))
+	for _, a := range tl.AppliedTwice {
+		twice = append(twice, a.Event)
+	}
+	t.Logf("%s: unapplied %v, applied twice %v, redelivered %v; committed %v", label, tl.Unapplied, twice, tl.Redelivered, tl.Committed)
+	for _, s := range []struct {
+		what      string
+		got, want []string
+	}{{"unapplied", tl.Unapplied, c.unapplied}, {"applied twice", twice, c.appliedTwice}, {"redelivered", tl.Redelivered, c.redelivered}} {
+		if !slices.Equal(nonNil(s.got), nonNil(s.want)) {
+			t.Errorf("%s: %s = %v, want %v", label, s.what, s.got, s.want)
+		}
+	}
+
+	// The crash is real: member 1 ended by SIGKILL and its pid is gone.
+	if len(g.Members) != 2 {
+		t.Fatalf("%s: %d members, want 2", label, len(g.Members))
+	}
+	m1 := g.Members[0]
+	if m1.How != results.MemberCrashed || m1.PID <= 0 {
+		t.Errorf("%s: member 1 ended %q (%s); want crashed", label, m1.How, m1.Reason)
+	}
+	if err := syscall.Kill(m1.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("%s: member 1's process %d still exists (kill 0: %v)", label, m1.PID, err)
+	}
+	if m2 := g.Members[1]; m2.How != results.MemberStopped {
+		t.Errorf("%s: member 2 ended %q (%s); want stopped", label, m2.How, m2.Reason)
+	}
+
+	// The successor resumes at the offset member 1 last committed (0, the
+	// topic's start, when it committed none).
+	var committed int64
+	for _, e := range g.Events {
+		if e.Member == 1 && e.Kind == results.EventCommit {
+			committed = e.Offset
+		}
+	}
+	first := int64(-1)
+	for _, e := range g.Events {
+		if e.Member == 2 && e.Kind == results.EventDeliver {
+			first = e.Offset
+			break
+		}
+	}
+	switch {
+	case committed == 10 && first != -1:
+		t.Errorf("%s: member 1 committed 10, yet member 2 was delivered offset %d", label, first)
+	case committed < 10 && first != committed:
+		t.Errorf("%s: member 2's first delivery at offset %d; member 1 last committed %d", label, first, committed)
+	}
+
+	// The committed offset, asked by a client of the test's own.
+	if got := independentOffsets(t, backend.Status, label, label); got[0] != 10 || tl.Committed[0] != 10 {
+		t.Errorf("%s: committed offset: independent client %v, kafkabook %v; want 10", label, got, tl.Committed)
+	}
+
+	// The applied counts, read from the store directly.
+	times := storeApplied(t, filepath.Join(dir, g.Store))
+	var unapplied, twiceStore []string
+	for n := 1; n <= 10; n++ {
+		id := results.MessageID(int64(n))
+		switch times[id] {
+		case 0:
+			unapplied = append(unapplied, id)
+		case 1:
+		default:
+			twiceStore = append(twiceStore, id)
+		}
+	}
+	if !slices.Equal(nonNil(unapplied), nonNil(tl.Unapplied)) || !slices.Equal(nonNil(twiceStore), nonNil(twice)) {
+		t.Errorf("%s: the store says unapplied %v, applied twice %v; the tally %v, %v", label, unapplied, twiceStore, tl.Unapplied, twice)
+	}
+}
+
+// storeApplied reads the applied count of every event from a group's
+// SQLite file.
+func storeApplied(t *testing.T, path string) map[string]int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT event_id, times FROM applied`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	times := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			t.Fatal(err)
+		}
+		times[id] = n
+	}
+	return times
+}
+
+// nonNil makes an empty set compare equal to none.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

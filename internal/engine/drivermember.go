@@ -1,0 +1,101 @@
+package engine
+
+// A consumer group member whose client is not franz-go runs through that
+// client's driver (driver.Member, docs/driver-protocol.md "Consumer group
+// members"): same spec, same store, same reports, so the group's tallies
+// do not depend on the client.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// startDriverMember starts member n of g through the driver ref names,
+// records the client's startup in the provenance, and reads its reports.
+// A property the client does not know fails the start, as for producers.
+func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (memberProcess, error) {
+	d, err := r.drivers.get(ctx, ref, r.con)
+	if err != nil {
+		return memberProcess{}, err
+	}
+	c := g.spec
+	spec := driver.MemberSpec{
+		Client: ref.Client, Bootstrap: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
+		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
+		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
+		Properties: memberProperties(c.Properties),
+	}
+	dm, err := d.StartMember(ctx, spec)
+	if err != nil {
+		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
+	}
+	st := dm.Startup()
+	if len(st.Unknown) > 0 {
+		dm.Close()
+		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
+			ref, strings.Join(st.Unknown, ", "))
+	}
+	r.ev.Emit(results.KindClient, r.num, st.Info())
+	r.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
+	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
+	m.signal = func(sig syscall.Signal) error {
+		if sig == syscall.SIGKILL {
+			// The whole process group: the JVM's or Python's children too.
+			return syscall.Kill(-m.pid, syscall.SIGKILL)
+		}
+		return dm.Stop()
+	}
+	read := func(yield func(results.ConsumerEvent)) {
+		for {
+			ev, err := dm.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					r.con.printf("  group %s member %d: reading its reports: %v\n", g.label, n, err)
+				}
+				return
+			}
+			yield(ev)
+		}
+	}
+	wait := func() (*os.ProcessState, error) {
+		state, err := dm.Wait()
+		dm.Close()
+		return state, err
+	}
+	return memberProcess{m, read, wait}, nil
+}
+
+// memberProperties are a step's consumer properties with kafkabook's
+// group timing where they do not set it: the session and heartbeat its
+// franz-go member runs with (kafka.SessionTimeout), so that a crashed
+// member's partitions reach its successor within seconds on every client
+// (the Java client's default session is 45 s). With group.protocol=consumer
+// (KIP-848) the broker owns both, and the client refuses them.
+func memberProperties(given map[string]string) map[string]string {
+	props := maps.Clone(given)
+	if props == nil {
+		props = map[string]string{}
+	}
+	if props["group.protocol"] == "consumer" {
+		return props
+	}
+	if _, ok := props["session.timeout.ms"]; !ok {
+		props["session.timeout.ms"] = strconv.FormatInt(kafka.SessionTimeout.Milliseconds(), 10)
+		if _, ok := props["heartbeat.interval.ms"]; !ok {
+			props["heartbeat.interval.ms"] = strconv.FormatInt(kafka.HeartbeatInterval.Milliseconds(), 10)
+		}
+	}
+	return props
+}

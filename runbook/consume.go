@@ -1,0 +1,117 @@
+package runbook
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// springProduces is check's word for a produce step that would run
+// through spring.
+const springProduces = "spring runs consumer group members only (Spring Kafka's listener container): produce through java, librdkafka or franz-go (--client java)"
+
+// checkNotSpring refuses a produce step whose client is spring.
+func checkNotSpring(c *checker, st *Step) {
+	for _, cl := range c.stepClients(st) {
+		if name, _, _ := ParseClient(cl); name == Spring {
+			p := st.lineEnd()
+			if st.given("client") {
+				p = st.flagPos("client")
+			}
+			c.errorf(p, "%s", springProduces)
+			return
+		}
+	}
+}
+
+// consumeProperties are a consume step's consumer properties: the front
+// matter's consumer: map, then the step's -X values, the later winning.
+func consumeProperties(st *Step, meta map[string]string) map[string]string {
+	props := maps.Clone(meta)
+	if props == nil {
+		props = map[string]string{}
+	}
+	maps.Copy(props, st.flagKeyValues("property"))
+	return props
+}
+
+// memberOwned are the consumer properties the member sets from the step
+// itself, which a property may not change.
+var memberOwned = map[string]string{
+	"bootstrap.servers": "the cluster's addresses",
+	"group.id":          "--group, with the run's suffix",
+}
+
+// checkConsumeClient checks what a consume step asks of its client: the
+// client exists, its -X names are the client's own consumer properties,
+// and the step's settings are ones that client has (--commit greedy is
+// franz-go's, --ack-mode Spring's, --handoff and properties a driver's).
+func checkConsumeClient(c *checker, st *Step) {
+	if st.given("client") {
+		if _, _, err := ParseClient(st.flagStr("client")); err != nil {
+			c.errorf(st.flagPos("client"), "--client: %v", err)
+			return
+		}
+	}
+	clients := c.stepClients(st)
+	commit := st.flagStr("commit")
+	hasProps := len(st.Flags["property"]) > 0 || len(c.d.Meta.Consumer) > 0
+	seen := map[string]bool{}
+	for _, cl := range clients {
+		name, _, err := ParseClient(cl)
+		if err != nil || seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch {
+		case commit == "greedy" && name != FranzGo:
+			c.errorf(st.flagPos("commit"), "--commit greedy runs through %s: greedy is franz-go's GreedyAutoCommit; java/spring/librdkafka: use --commit auto", name)
+		case commit == "before" && name == Spring:
+			c.errorf(st.flagPos("commit"), "--commit before runs through spring: Spring Kafka's container commits after the listener returns (its AckMode says when); use --commit after with --ack-mode, or --commit auto")
+		}
+		if st.given("ack-mode") && name != Spring {
+			c.errorf(st.flagPos("ack-mode"), "--ack-mode runs through %s: it is Spring Kafka's ContainerProperties.AckMode; give --client spring", name)
+		}
+		if st.given("ack-mode") && name == Spring && commit == "auto" {
+			c.errorf(st.flagPos("ack-mode"), "--ack-mode with --commit auto: the container leaves committing to the client's auto-commit and ignores its AckMode; use --commit after")
+		}
+		if name == Spring && st.flagBool("handoff") {
+			c.errorf(st.flagPos("handoff"), "--handoff runs through spring: the listener container calls the listener on its own consumer thread; use --client java or librdkafka")
+		}
+		if name == FranzGo && st.flagBool("handoff") {
+			c.errorf(st.flagPos("handoff"), "--handoff runs through franz-go: kafkabook's franz-go member handles records in its poll loop only; use --client java, spring or librdkafka")
+		}
+		if name == FranzGo && hasProps {
+			p := st.lineEnd()
+			if a := st.Flags["property"]; len(a) > 0 {
+				p = a[0].Pos
+			}
+			c.errorf(p, "consumer properties run through franz-go: kafkabook's franz-go member takes none (its settings are the consume flags); use --client java, spring or librdkafka")
+		}
+	}
+	// franz-go was refused above when the step has properties; the others
+	// check each name against their catalogue.
+	clients = slices.DeleteFunc(slices.Clone(clients), func(cl string) bool { return cl == FranzGo })
+	if st.given("client") && !slices.Contains(c.d.Meta.Client, st.flagStr("client")) {
+		// The front matter's consumer: was checked for the run's clients,
+		// not for this step's own.
+		for _, name := range slices.Sorted(maps.Keys(c.d.Meta.Consumer)) {
+			checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, c.d.Meta.Consumer[name], st.flagPos("client"), func(p Pos, msg string) {
+				c.errorf(p, "consumer: %s (from the front matter): %s", name, msg)
+			})
+		}
+	}
+	for _, a := range st.Flags["property"] {
+		name, value, ok := strings.Cut(a.Text, "=")
+		if !ok || name == "" {
+			continue // reported as a bad -X value
+		}
+		if why, owned := memberOwned[name]; owned {
+			c.errorf(a.Pos, "-X %s: kafkabook sets it itself (%s)", name, why)
+			continue
+		}
+		checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, value, a.Pos, func(p Pos, msg string) {
+			c.errorf(p, "-X %s: %s", name, msg)
+		})
+	}
+}
