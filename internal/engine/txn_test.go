@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -9,17 +11,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // txnRunbook: 20 messages over two partitions in transactions of 4, the
-// 2nd and 4th aborted on purpose (m-005..m-008, m-013..m-016).
+// 2nd and 4th aborted on purpose (m-005..m-008, m-013..m-016), through
+// the client %s names (a produce step's --client, empty for franz-go).
 const txnRunbook = "---\ntitle: transactions\nnodes: 1\nrepeat: 1\n---\n" + "```kafka" + `
 topic create tx --replication-factor 1 --partitions 2
-produce tx --acks all --count 20 --keys 4 --transactional --txn-size 4 --abort-every 2
+produce tx --acks all --count 20 --keys 4 --transactional --txn-size 4 --abort-every 2%s
 read tx --isolation read_committed
 read tx
 expect aborted_reads(tx) == 0
@@ -34,16 +39,40 @@ expect lost(tx) == 0
 ` + "```\n"
 
 // TestTransactionsReadCommitted runs a transactional producer with
-// aborts on a real cluster and checks the evidence against an independent
-// reader of its own (a franz-go consumer with the isolation level set):
-// read_committed never returns a record of an aborted transaction,
-// read_uncommitted does, and the run's evidence records each transaction's
-// outcome, producer id and epoch, and both final views.
+// aborts on a real cluster, through each client that makes transactions,
+// and checks the evidence against an independent reader of its own (a
+// franz-go consumer with the isolation level set): read_committed never
+// returns a record of an aborted transaction, read_uncommitted does, and
+// the run's evidence records each transaction's outcome, producer id and
+// epoch, both final views, and the cluster's transaction.version as the
+// test's own ApiVersions request finds it.
 func TestTransactionsReadCommitted(t *testing.T) {
 	backend, st := testcluster.Start(t, 1, nil)
-	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "txn.md", txnRunbook)
+	features := finalizedFeatures(t, st.Bootstrap())
+	t.Logf("the cluster's finalized features (ApiVersions): %v", features)
+	for _, client := range []string{"franz-go", "java"} {
+		t.Run(client, func(t *testing.T) {
+			flag := ""
+			if client != "franz-go" {
+				flag = " --client " + client
+			}
+			checkTxnRun(t, backend, st, fmt.Sprintf(txnRunbook, flag), features)
+		})
+	}
+}
+
+// checkTxnRun runs src, txnRunbook through one client, and checks its
+// evidence and the topic it wrote.
+func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src string, features map[string]int16) {
+	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "txn.md", src)
 	if err != nil {
 		t.Fatalf("run: %v", err)
+	}
+	if got := res.Provenance.Features; !maps.Equal(got, features) {
+		t.Errorf("provenance features %v, want the cluster's %v", got, features)
+	}
+	if v, ok := res.Provenance.TransactionVersion(); !ok || v != features["transaction.version"] || v != 2 {
+		t.Errorf("provenance transaction.version %d (recorded %v), want the cluster's %d, which is 2 on every release 4.0.0 to 4.4.0 formatted by kafkabook", v, ok, features["transaction.version"])
 	}
 	run := res.Runs[0]
 	for _, e := range run.Expectations {
@@ -125,6 +154,28 @@ func TestTransactionsReadCommitted(t *testing.T) {
 	if !strings.Contains(out, "committed 3, aborted 2 (2 on purpose), unknown 0") {
 		t.Errorf("console lacks the transactions summary")
 	}
+}
+
+// finalizedFeatures asks the cluster for its finalized features with an
+// ApiVersions request of the test's own.
+func finalizedFeatures(t *testing.T, seeds []string) map[string]int16 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int16{}
+	for _, f := range resp.FinalizedFeatures {
+		out[f.Name] = f.MaxVersionLevel
+	}
+	return out
 }
 
 // readIDs reads topic from the start with a consumer of the test's own
