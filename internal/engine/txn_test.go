@@ -93,6 +93,12 @@ func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src s
 		t.Fatalf("%d transactions in the evidence, want 5: %+v", len(run.Transactions), run.Transactions)
 	}
 	for i, x := range run.Transactions {
+		t.Logf("transaction %d %s..%s %s: producer id %d, epoch %d", x.N, x.IDs[0], x.IDs[len(x.IDs)-1], x.Outcome, x.ProducerID, x.Epoch)
+		// transaction.version 2 (KIP-890) bumps the epoch at every
+		// transaction's end: each one is written with the next epoch.
+		if i > 0 && features["transaction.version"] >= 2 && x.Epoch != run.Transactions[i-1].Epoch+1 {
+			t.Errorf("transaction %d has epoch %d after %d: transaction.version 2 bumps it by one per transaction", x.N, x.Epoch, run.Transactions[i-1].Epoch)
+		}
 		want := results.TxnCommitted
 		if i%2 == 1 {
 			want = results.TxnAborted
