@@ -81,10 +81,14 @@ type Provenance struct {
 }
 
 // TransactionVersion is the cluster's finalized transaction.version and
-// whether the evidence recorded it.
+// whether the evidence recorded the cluster's features. A cluster that
+// finalized no transaction.version (Kafka 3.9, whose brokers do not know
+// the feature) is at level 0, as Kafka reads an absent feature.
 func (p Provenance) TransactionVersion() (int16, bool) {
-	v, ok := p.Features["transaction.version"]
-	return v, ok
+	if p.Features == nil {
+		return 0, false
+	}
+	return p.Features["transaction.version"], true
 }
 
 // ClientInfo is a client driver as it said of itself when it started
