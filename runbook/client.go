@@ -232,9 +232,6 @@ func checkClientProperties(c *checker, st *Step) {
 			c.errorf(p, "-X %s: %s", name, msg)
 		})
 	}
-	if st.flagBool("transactional") && slices.ContainsFunc(clients, func(cl string) bool { return strings.HasPrefix(cl, Librdkafka) }) {
-		c.errorf(st.flagPos("transactional"), "--transactional runs through franz-go and java only (the librdkafka driver makes no transactions yet): give --client franz-go or --client java on this step")
-	}
 }
 
 // clientSettings applies a produce step's properties to its typed fields:

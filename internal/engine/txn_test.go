@@ -50,20 +50,23 @@ func TestTransactionsReadCommitted(t *testing.T) {
 	backend, st := testcluster.Start(t, 1, nil)
 	features := finalizedFeatures(t, st.Bootstrap())
 	t.Logf("the cluster's finalized features (ApiVersions): %v", features)
-	for _, client := range []string{"franz-go", "java"} {
+	for _, client := range []string{"franz-go", "java", "librdkafka"} {
 		t.Run(client, func(t *testing.T) {
 			flag := ""
 			if client != "franz-go" {
 				flag = " --client " + client
 			}
-			checkTxnRun(t, backend, st, fmt.Sprintf(txnRunbook, flag), features)
+			checkTxnRun(t, backend, st, fmt.Sprintf(txnRunbook, flag), features, client != "librdkafka")
 		})
 	}
 }
 
 // checkTxnRun runs src, txnRunbook through one client, and checks its
 // evidence and the topic it wrote.
-func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src string, features map[string]int16) {
+// bumps says whether the client speaks transaction.version 2's protocol,
+// which bumps the producer epoch at every transaction's end (KIP-890):
+// franz-go 1.22 and kafka-clients 4.3 do; librdkafka 2.16 keeps its epoch.
+func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src string, features map[string]int16, bumps bool) {
 	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "txn.md", src)
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -96,8 +99,11 @@ func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src s
 		t.Logf("transaction %d %s..%s %s: producer id %d, epoch %d", x.N, x.IDs[0], x.IDs[len(x.IDs)-1], x.Outcome, x.ProducerID, x.Epoch)
 		// transaction.version 2 (KIP-890) bumps the epoch at every
 		// transaction's end: each one is written with the next epoch.
-		if i > 0 && features["transaction.version"] >= 2 && x.Epoch != run.Transactions[i-1].Epoch+1 {
+		if i > 0 && bumps && features["transaction.version"] >= 2 && x.Epoch != run.Transactions[i-1].Epoch+1 {
 			t.Errorf("transaction %d has epoch %d after %d: transaction.version 2 bumps it by one per transaction", x.N, x.Epoch, run.Transactions[i-1].Epoch)
+		}
+		if i > 0 && !bumps && x.Epoch != run.Transactions[0].Epoch {
+			t.Errorf("transaction %d has epoch %d, the first %d: this client was measured keeping its epoch", x.N, x.Epoch, run.Transactions[0].Epoch)
 		}
 		want := results.TxnCommitted
 		if i%2 == 1 {
@@ -157,6 +163,16 @@ func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src s
 	if got := readIDs(t, st.Bootstrap(), topic, kgo.ReadUncommitted()); !slices.Equal(got, all) {
 		t.Errorf("independent read_uncommitted reader saw %v, want %v", got, all)
 	}
+	// The producer id and epoch each record carries in the log, read by
+	// the test's own client: those the transaction's record names.
+	inLog := producerOf(t, st.Bootstrap(), topic)
+	for _, x := range run.Transactions {
+		for _, id := range x.IDs {
+			if got := inLog[id]; got != [2]int64{x.ProducerID, int64(x.Epoch)} {
+				t.Errorf("%s of transaction %d is in the log with producer id %d epoch %d; the evidence says %d, %d", id, x.N, got[0], got[1], x.ProducerID, x.Epoch)
+			}
+		}
+	}
 	if !strings.Contains(out, "committed 3, aborted 2 (2 on purpose), unknown 0") {
 		t.Errorf("console lacks the transactions summary")
 	}
@@ -180,6 +196,37 @@ func finalizedFeatures(t *testing.T, seeds []string) map[string]int16 {
 	out := map[string]int16{}
 	for _, f := range resp.FinalizedFeatures {
 		out[f.Name] = f.MaxVersionLevel
+	}
+	return out
+}
+
+// producerOf reads topic read_uncommitted from the start to the
+// sentinels of the final read with a client of the test's own and returns
+// each record's producer id and epoch by message id.
+func producerOf(t *testing.T, seeds []string, topic string) map[string][2]int64 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out := map[string][2]int64{}
+	sentinels := map[int32]bool{}
+	for len(sentinels) < 2 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			id := string(kafka.IDOf(r.Value))
+			if results.IsSentinel(id) {
+				sentinels[r.Partition] = true
+				return
+			}
+			out[id] = [2]int64{r.ProducerID, int64(r.ProducerEpoch)}
+		})
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("reading %s: no sentinel in every partition within 30s", topic)
 	}
 	return out
 }
