@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -342,9 +344,12 @@ func provenanceFacts(r *results.Results) []fact {
 		{"kafkabook", strings.TrimSpace(p.Tool + " " + p.Commit)},
 		{"Kafka", p.Kafka},
 		{"backend", fmt.Sprintf("%s, %d nodes", p.Backend, p.Nodes)},
-		{"franz-go", p.FranzGo},
-		{"Go", p.GoVersion},
+		{"transaction protocol", txnProtocol(p)},
 	}
+	if len(p.Features) > 0 {
+		f = append(f, fact{"cluster features", featuresFact(p.Features)})
+	}
+	f = append(f, fact{"franz-go", p.FranzGo}, fact{"Go", p.GoVersion})
 	if p.Java != "" {
 		f = append(f, fact{"Java", p.Java})
 	}
@@ -366,6 +371,28 @@ func provenanceFacts(r *results.Results) []fact {
 		f = append(f, fact{"cluster", "reused from before this invocation"})
 	}
 	return f
+}
+
+// txnProtocol says which transaction protocol the cluster finalized
+// (KIP-890): what a reader of a transactions verdict needs first.
+func txnProtocol(p results.Provenance) string {
+	v, ok := p.TransactionVersion()
+	switch {
+	case !ok:
+		return "not recorded (evidence from before kafkabook recorded the cluster's features)"
+	case v >= 2:
+		return fmt.Sprintf("transaction.version %d: KIP-890's (an epoch bump per transaction, partitions verified by the broker)", v)
+	}
+	return fmt.Sprintf("transaction.version %d: the classic protocol (before KIP-890)", v)
+}
+
+// featuresFact lists a cluster's finalized features, name=level.
+func featuresFact(fs map[string]int16) string {
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(fs)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", n, fs[n]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // clientFact is a client driver's library, version and the whole

@@ -284,6 +284,17 @@ type siteRunbook struct {
 	// consecutive releases.
 	Differences []releaseDifference
 	Comparisons []releaseComparison
+	// TxnVersions are the transaction.version levels the releases'
+	// newest runs met, when they are not all the same: a verdict on
+	// transactions is then one of two protocols, and the index says so.
+	TxnVersions []txnLevel
+}
+
+// txnLevel is one transaction.version level and the releases whose newest
+// run met it.
+type txnLevel struct {
+	Level    string
+	Releases string // "4.0.0, 4.1.0"
 }
 
 type siteVersion struct {
@@ -305,6 +316,8 @@ type siteEntry struct {
 	Why       string   // the causes of its losses, run by run (whyHeadline)
 	Causes    []string // the distinct causes of its runs, sorted: what a change of cause compares
 	WhyFrom   string   // the release before, when its newest run's causes differ
+	// TxnVersion is the cluster's transaction.version, "" when not recorded.
+	TxnVersion string
 }
 
 // groupHeadline is a consumer group of a run directory, run by run.
@@ -327,7 +340,7 @@ type headline struct {
 func entry(sr siteRun, labels, groups []string) siteEntry {
 	sum := sr.Sum
 	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
-		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why), Causes: distinctCauses(sum.Why)}
+		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why), Causes: distinctCauses(sum.Why), TxnVersion: sum.TxnVersion}
 	for _, l := range labels {
 		var parts, unseen []string
 		snapshots := false
@@ -384,6 +397,28 @@ func markWhyChanges(vs []siteVersion) {
 			vs[i].Latest.WhyFrom = vs[i-1].Kafka
 		}
 	}
+}
+
+// txnLevels groups the releases by the transaction.version their newest
+// run met; nil unless two recorded levels differ (a release whose evidence
+// did not record it differs from none).
+func txnLevels(vs []siteVersion) []txnLevel {
+	var out []txnLevel
+	for _, v := range vs {
+		if v.Latest.TxnVersion == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(l txnLevel) bool { return l.Level == v.Latest.TxnVersion })
+		if i < 0 {
+			out = append(out, txnLevel{Level: v.Latest.TxnVersion, Releases: v.Kafka})
+			continue
+		}
+		out[i].Releases += ", " + v.Kafka
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }
 
 // distinctCauses is the set of a run directory's causes, sorted, without
@@ -444,6 +479,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 	}
 	for i := range page.Runbooks {
 		markWhyChanges(page.Runbooks[i].Versions)
+		page.Runbooks[i].TxnVersions = txnLevels(page.Runbooks[i].Versions)
 		for _, v := range page.Runbooks[i].Versions {
 			page.Runbooks[i].Snapshots = page.Runbooks[i].Snapshots || v.Latest.Snapshots || slices.ContainsFunc(v.Older, func(e siteEntry) bool { return e.Snapshots })
 		}

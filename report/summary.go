@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/evidence"
@@ -18,7 +19,7 @@ const SummaryFile = "summary.json"
 
 // summaryVersion changes whenever runSummary does: a summary of another
 // version is not trusted, and the run's evidence is read again.
-const summaryVersion = 2
+const summaryVersion = 3
 
 // summaryFile is a summary as stored. It is a cache of what the report
 // derives from the evidence, not evidence: it names the file it was made
@@ -92,6 +93,10 @@ type runSummary struct {
 	// with none: the index shows a change of cause between releases
 	// without explaining any run again.
 	Why []string `json:",omitempty"`
+	// TxnVersion is the cluster's finalized transaction.version (KIP-890)
+	// as the provenance recorded it, "" when it did not: the index flags
+	// a runbook whose releases met different transaction protocols.
+	TxnVersion string `json:",omitempty"`
 }
 
 // summarize makes the summary of r; exps are its runs' explanations, or
@@ -112,6 +117,9 @@ func summarize(r *results.Results, exps []explain.Explanation) runSummary {
 			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
 		}
 		s.Latency[l] = r.LatencyAll(l)
+	}
+	if v, ok := r.Provenance.TransactionVersion(); ok {
+		s.TxnVersion = strconv.Itoa(int(v))
 	}
 	s.Expects = evidence.Expectations(r)
 	if exps == nil {

@@ -35,6 +35,7 @@ const (
 	KindConsumerTally  = "consumer_tally"  // ConsumerTallyEvent
 	KindEnd            = "end"             // EndEvent
 	KindClient         = "client"          // ClientInfo: a client driver started (schema 4)
+	KindFeatures       = "features"        // FeaturesEvent: the cluster's finalized features, once per file
 )
 
 // runScoped tells which kinds belong to a run (and so need a run number);
@@ -44,7 +45,7 @@ var runScoped = map[string]bool{
 	KindFault: true, KindISR: true, KindSampling: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
-	KindTransactions: true, KindClient: true,
+	KindTransactions: true, KindClient: true, KindFeatures: true,
 }
 
 // syncedKinds are fsync'd as soon as they are written: they are rare and
@@ -54,7 +55,7 @@ var runScoped = map[string]bool{
 var syncedKinds = map[string]bool{
 	KindStart: true, KindRunStart: true, KindFault: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true, KindEnd: true,
-	KindMember: true, KindConsumerTally: true,
+	KindMember: true, KindConsumerTally: true, KindFeatures: true,
 }
 
 const syncEvery = 250 * time.Millisecond
@@ -309,4 +310,11 @@ func (w *EventWriter) Close() error {
 		return nil // no results.json: the stream is the only evidence
 	}
 	return ArchiveEvents(dir)
+}
+
+// FeaturesEvent is the data of a features event: the cluster's finalized
+// feature levels (Provenance.Features), asked of it once the first run has
+// healed it.
+type FeaturesEvent struct {
+	Finalized map[string]int16 `json:"finalized"`
 }

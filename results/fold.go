@@ -108,6 +108,12 @@ func (f *folder) apply(ev Event) error {
 			return err
 		}
 		f.r.Provenance.AddClient(c)
+	case KindFeatures:
+		var x FeaturesEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		f.r.Provenance.Features = x.Finalized
 	}
 	return nil
 }

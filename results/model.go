@@ -70,6 +70,25 @@ type Provenance struct {
 	// configuration in force, as the driver's startup_complete said.
 	// Added in schema version 4.
 	Clients []ClientInfo `json:"clients,omitempty"`
+	// Features are the cluster's finalized feature levels by name, as the
+	// brokers reported them before the first run (ApiVersions v3+):
+	// transaction.version says which transaction protocol the runs met
+	// (KIP-890: 2 is the one with an epoch bump per transaction and
+	// server-side partition verification), metadata.version which
+	// metadata the controllers write. Nil in evidence from before it was
+	// recorded (read as "not recorded", never as level 0).
+	Features map[string]int16 `json:"features,omitempty"`
+}
+
+// TransactionVersion is the cluster's finalized transaction.version and
+// whether the evidence recorded the cluster's features. A cluster that
+// finalized no transaction.version (Kafka 3.9, whose brokers do not know
+// the feature) is at level 0, as Kafka reads an absent feature.
+func (p Provenance) TransactionVersion() (int16, bool) {
+	if p.Features == nil {
+		return 0, false
+	}
+	return p.Features["transaction.version"], true
 }
 
 // ClientInfo is a client driver as it said of itself when it started

@@ -271,9 +271,6 @@ func checkClientProperties(c *checker, st *Step) {
 			c.errorf(p, "-X %s: %s", name, msg)
 		})
 	}
-	if st.flagBool("transactional") && slices.ContainsFunc(clients, func(cl string) bool { return !strings.HasPrefix(cl, FranzGo) }) {
-		c.errorf(st.flagPos("transactional"), "--transactional runs through franz-go only: give --client franz-go on this step")
-	}
 }
 
 // clientSettings applies a produce step's properties to its typed fields:

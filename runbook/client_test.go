@@ -81,7 +81,8 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"consumer:\n  value-serializer: x\n", "produce t --acks 1", Overrides{}, `c.md:3:3: consumer: franz-go has no consumer property "value-serializer"`},
 		{"", "produce t --acks 1 -X acks=all", Overrides{}, "c.md:6:23: -X acks and --acks set the same property: give one"},
 		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
-		{"client: java\n", "produce t --transactional", Overrides{}, "--transactional runs through franz-go only"},
+		{"client: java\n", "produce t --acks all --transactional", Overrides{}, ""},
+		{"client: [java, librdkafka]\n", "produce t --acks all --transactional", Overrides{}, ""},
 		{"client: java\nproducer: {linger.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: linger.ms (from the front matter): franz-go has no counterpart for linger.ms"},
 		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, spring, optionally with @version (java@4.3.1) (did you mean "java"?)`},
 		// Consumers: each client's own settings, the properties by its names.

@@ -13,7 +13,13 @@ type Transform struct {
 	Batch          int
 	Work           time.Duration // 0: none
 	CrashAt        int           // 0: no crash
-	Settings       map[string]string
+	// Effect also applies each record's effect to the group's SQLite
+	// store, as consume does, after its derived record is written and
+	// before the poll's commit: an effect outside Kafka, which the
+	// transaction does not cover. Dedup is consume's --dedup for it.
+	Effect   bool
+	Dedup    string // none, table or transactional
+	Settings map[string]string
 }
 
 func (Transform) action() {}
@@ -39,18 +45,22 @@ var transformDirective = &Directive{
 		{Name: "work", Kind: KindDuration, Meta: "DUR",
 			Help: "Time each record's processing takes before its derived record is written; default: none."},
 		{Name: "crash-at", Kind: KindInt, Meta: "N",
-			Help: "Kill this member with SIGKILL right after it wrote the derived record of the N-th record it received, before its poll's commit."},
+			Help: "Kill this member with SIGKILL right after it wrote the derived record of the N-th record it received (and applied its effect, with --effect), before its poll's commit."},
+		{Name: "effect", Kind: KindBool,
+			Help: "Also apply each record's effect to the group's SQLite store (the product counter consume keeps) once its derived record is written, before the poll's commit: an effect outside Kafka, which no Kafka transaction covers. applied_twice(G) counts its doubles after the run."},
+		{Name: "dedup", Kind: KindWord, Meta: "none|table|transactional", Default: "none", Choices: []string{"none", "table", "transactional"},
+			Help: "With --effect, as consume's --dedup: table: skip the effect of an event id found in event_handled, else apply it, then insert the id in a second transaction; transactional: apply the effect and insert the id in one transaction. The derived record is written either way."},
 	},
 }
 
 // transformSettings are the transform flags recorded with the evidence.
-var transformSettings = []string{"batch", "work", "crash-at"}
+var transformSettings = []string{"batch", "work", "crash-at", "effect", "dedup"}
 
 func buildTransform(st *Step) Action {
 	a := Transform{
 		In: st.arg(0).Text, Out: st.flagStr("to"), Group: st.flagStr("group"),
 		EOS: st.flagBool("eos"), Batch: st.flagInt("batch"), Work: st.flagDuration("work"),
-		Settings: map[string]string{},
+		Effect: st.flagBool("effect"), Dedup: st.flagStr("dedup"), Settings: map[string]string{},
 	}
 	if st.given("crash-at") {
 		a.CrashAt = st.flagInt("crash-at")
@@ -68,6 +78,9 @@ func buildTransform(st *Step) Action {
 func checkTransform(c *checker, st *Step, topic string, tp Pos) {
 	c.positive(st, "batch")
 	c.positive(st, "crash-at")
+	if st.given("dedup") && !st.flagBool("effect") {
+		c.errorf(st.flagPos("dedup"), "--dedup needs --effect: it guards the effect in the group's store")
+	}
 	if !st.Background {
 		c.errorf(st.Pos, "transform runs until crash consumer, stop consumer or the end of the run: end the step with &")
 	}

@@ -24,6 +24,10 @@ type TransformSpec struct {
 	TxnID string        `json:"txn_id,omitempty"` // with EOS: the transactional.id every member of the group shares
 	Batch int           `json:"batch"`
 	Work  time.Duration `json:"work"`
+	// Effect also applies each record's effect to the group's store
+	// (Spec.Store), guarded by Spec.Dedup as a consume member's is, once
+	// its derived record is written: an effect no transaction covers.
+	Effect bool `json:"effect,omitempty"`
 }
 
 // runTransform is the transform member: poll up to Batch records, write a
@@ -34,6 +38,14 @@ type TransformSpec struct {
 func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 	ts := *spec.Transform
 	m := &member{spec: spec, out: out}
+	if ts.Effect {
+		store, err := OpenStore(spec.Store)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		m.store = store
+	}
 	ks := kafka.TransformSpec{In: ts.In, Out: ts.Out, Group: spec.Group}
 	if ts.EOS {
 		ks.TxnID = ts.TxnID
@@ -64,7 +76,13 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 			if _, err := t.Send(work, d); err != nil {
 				return err
 			}
-			m.report(results.EventEffect, d, d.Offset)
+			if ts.Effect {
+				if err := m.storeEffect(work, d); err != nil {
+					return err
+				}
+			} else {
+				m.report(results.EventEffect, d, d.Offset)
+			}
 			if spec.CrashAt == m.n {
 				m.crash(d)
 			}
@@ -84,6 +102,42 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 		for p, o := range next {
 			m.report(results.EventCommit, kafka.Delivered{Partition: p}, o)
 		}
+	}
+	return nil
+}
+
+// storeEffect applies d's effect to the group's store the way a consume
+// member's handler does, less the commit (the transform's is its poll's):
+// skipped when the dedup mode finds its event id in event_handled, else
+// applied, and marked handled in a second transaction (table) or in the
+// effect's own (transactional).
+func (m *member) storeEffect(ctx context.Context, d kafka.Delivered) error {
+	event := d.Event
+	if event == "" {
+		event = d.ID
+	}
+	if m.spec.Dedup != DedupNone && m.spec.Dedup != "" {
+		seen, err := m.store.Handled(ctx, event)
+		if err != nil {
+			return fmt.Errorf("checking event_handled for %s: %w", event, err)
+		}
+		if seen {
+			m.report(results.EventSkip, d, d.Offset)
+			return nil
+		}
+	}
+	if err := m.store.Apply(ctx, d.Key, event, m.spec.Dedup == DedupTransactional); err != nil {
+		return fmt.Errorf("applying %s: %w", d.ID, err)
+	}
+	m.report(results.EventEffect, d, d.Offset)
+	switch m.spec.Dedup {
+	case DedupTable:
+		if err := m.store.MarkHandled(ctx, event); err != nil {
+			return fmt.Errorf("inserting %s into event_handled: %w", event, err)
+		}
+		m.report(results.EventHandled, d, d.Offset)
+	case DedupTransactional:
+		m.report(results.EventHandled, d, d.Offset)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ const (
 	evSuccess  = "producer_send_success"
 	evError    = "producer_send_error"
 	evShutdown = "shutdown_complete"
+	evTxnEnd   = "transaction_end"
 )
 
 // event is one line a driver wrote, the fields of every kind together.
@@ -32,6 +33,16 @@ type event struct {
 	// shutdown_complete
 	Sent     int64 `json:"sent"`
 	MaxLagNS int64 `json:"max_lag_ns"`
+	// transaction_end (Error too)
+	Txn        int64  `json:"txn"`
+	First      int64  `json:"first"`
+	Count      int64  `json:"count"`
+	Outcome    string `json:"outcome"`
+	OnPurpose  bool   `json:"on_purpose"`
+	ProducerID int64  `json:"producer_id"`
+	Epoch      int64  `json:"epoch"`
+	StartNS    int64  `json:"start_ns"`
+	EndNS      int64  `json:"end_ns"`
 	// startup_complete
 	Client      string             `json:"client"`
 	Library     string             `json:"library"`

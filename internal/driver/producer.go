@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -43,6 +44,9 @@ type process struct {
 	exited      chan struct{} // closed once the process is reaped
 	waitErr     error
 	once        sync.Once
+	// OnTxn, when the spec is transactional, gets each transaction as it
+	// ended, after its records went to onResult (set before Run).
+	OnTxn func(kafka.TxnResult)
 }
 
 // StartProducer spawns the driver in a process group of its own, sends it
@@ -170,6 +174,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 	})
 	defer stop()
 	seen := make([]bool, p.spec.Count)
+	txns := &txnRecords{pending: map[int]Result{}}
 	var ev event
 	var err error
 	shutdown := false
@@ -185,7 +190,14 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 				break
 			}
 			seen[i] = true
+			if p.spec.TransactionalID != "" {
+				res := p.result(ctx, start, &ev)
+				txns.pending[res.Num] = res // its fate is its transaction's
+				break
+			}
 			onResult(p.result(ctx, start, &ev))
+		case evTxnEnd:
+			txns.settle(p.txnResult(start, &ev), onResult, p.OnTxn)
 		case evShutdown:
 			shutdown = true
 			stats.Sent = int(ev.Sent)
@@ -202,6 +214,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 	if err == nil && !shutdown && ctx.Err() == nil {
 		err = fmt.Errorf("%s driver exited without shutdown_complete (%v)%s", p.startup.Client, p.waitErr, p.stderrTail())
 	}
+	txns.open(end, onResult, p.OnTxn)
 	p.unreported(seen, stats, shutdown, start, end, onResult)
 	return stats, err
 }

@@ -39,6 +39,13 @@ type Spec struct {
 	Keys    int     `json:"keys,omitempty"`
 	Key     string  `json:"key,omitempty"`
 	EventID string  `json:"event_id,omitempty"`
+	// TransactionalID makes the producer transactional (transactional.id):
+	// messages go out in transactions of TxnSize, every AbortEvery-th
+	// aborted on purpose, and each transaction's end is reported
+	// (transaction_end). "": no transactions.
+	TransactionalID string `json:"transactional_id,omitempty"`
+	TxnSize         int    `json:"txn_size,omitempty"`
+	AbortEvery      int    `json:"abort_every,omitempty"`
 }
 
 // MarshalJSON writes the spec line, the delivery timeout in milliseconds.

@@ -64,8 +64,13 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		}
 	}
 	var dp *driver.Producer
+	id := transactionalID(t, s)
 	if viaDriver {
-		if dp, err = r.startDriver(ctx, ref, driverSpec(t.name, seeds, p), log); err != nil {
+		ds := driverSpec(t.name, seeds, p)
+		if p.Transactional {
+			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
+		}
+		if dp, err = r.startDriver(ctx, ref, ds, log); err != nil {
 			return err
 		}
 		defer dp.Close()
@@ -92,19 +97,19 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	var stats kafka.ProduceStats
 	txns := txnSummary{producerID: -1, epoch: -1}
-	id := transactionalID(t, s)
+	onTxn := func(x kafka.TxnResult) {
+		t.addTxn(transactionOf(t, id, x))
+		txns.add(x) // transactions end one after another: no lock needed
+		if list {
+			log.line("%s", txnLine(x))
+		}
+	}
 	switch {
 	case dp != nil:
+		dp.OnTxn = onTxn
 		stats, err = dp.Run(ctx, onResult)
 	case p.Transactional:
-		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult,
-			func(x kafka.TxnResult) {
-				t.addTxn(transactionOf(t, id, x))
-				txns.add(x) // transactions end one after another: no lock needed
-				if list {
-					log.line("%s", txnLine(x))
-				}
-			})
+		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult, onTxn)
 	default:
 		stats, err = kafka.Produce(ctx, seeds, spec, onResult)
 	}

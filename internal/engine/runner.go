@@ -103,6 +103,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if err := r.deleteEarlierTopics(ctx); err != nil {
 		return err
 	}
+	if r.num == 1 {
+		r.recordFeatures(ctx)
+	}
 	r.start = time.Now().UTC()
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
 	r.sampler = startSampler(ctx, r)

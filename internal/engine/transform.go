@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -32,10 +33,21 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	if a.EOS {
 		mode = commitTransaction
 	}
+	dedup := consumer.DedupNone
+	if a.Effect && a.Dedup != "" {
+		dedup = a.Dedup
+	}
 	g := &group{
 		label: a.Group, name: r.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
-		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: consumer.DedupNone},
+		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: dedup},
 		inHand: map[recordKey]bool{},
+	}
+	store := ""
+	if a.Effect {
+		// The effect outside Kafka: the group's store, as a consume
+		// group's, in the evidence directory.
+		g.store = filepath.Join(r.opts.Dir, storeFile(a.Group, r.num))
+		store = filepath.Base(g.store)
 	}
 	settings := maps.Clone(a.Settings)
 	settings["to"] = out.label
@@ -44,7 +56,7 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	r.groupOrder = append(r.groupOrder, g.label)
 	r.mu.Unlock()
 	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
-		Group: g.name, Label: g.label, Topic: in.label, Commit: mode, Dedup: consumer.DedupNone,
+		Group: g.name, Label: g.label, Topic: in.label, Commit: mode, Dedup: dedup, Store: store,
 		Pos: s.Pos.String(), Settings: settings,
 		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
 	})
@@ -57,6 +69,9 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 		how = "offsets committed in each poll's transaction, transactional.id " + transformTxnID(g)
 	}
 	crash := ""
+	if a.Effect {
+		how += fmt.Sprintf("; each record's effect applied to the store %s (dedup %s) before the commit", store, dedup)
+	}
 	if a.CrashAt > 0 {
 		crash = fmt.Sprintf("; crashes after writing the derived record of record %d", a.CrashAt)
 	}
@@ -123,7 +138,7 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 	}
 	return &consumer.TransformSpec{
 		In: g.topic.name, Out: r.realName(g.transform.Out), EOS: g.transform.EOS,
-		TxnID: transformTxnID(g), Batch: g.transform.Batch, Work: g.transform.Work,
+		TxnID: transformTxnID(g), Batch: g.transform.Batch, Work: g.transform.Work, Effect: g.transform.Effect,
 	}
 }
 
@@ -175,12 +190,39 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 	g.mu.Lock()
 	evs := append([]results.ConsumerEvent(nil), g.events...)
 	g.mu.Unlock()
-	t := results.TallyConsumer(evs, copies, nil, 0, committed, g.end)
+	var t results.ConsumerTally
+	if g.store == "" {
+		t = results.TallyConsumer(evs, copies, nil, 0, committed, g.end)
+	} else {
+		// With --effect the effects are the store's: what it counts per
+		// event is what applied_twice judges, not the output's copies.
+		store, err := consumer.OpenStore(g.store)
+		if err != nil {
+			return err
+		}
+		contents, err := store.Read(ctx)
+		store.Close()
+		if err != nil {
+			return fmt.Errorf("reading the store of group %s: %w", g.label, err)
+		}
+		t = results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
+	}
 	t.EOS = &check
 	r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
 	g.tally = &t
 	for _, l := range eosLines(g.label, g.transform.Out, check) {
 		r.con.printf("  %s\n", l)
+	}
+	if g.store != "" {
+		var twice []string
+		for _, a := range t.AppliedTwice {
+			twice = append(twice, fmt.Sprintf("%s ×%d", a.Event, a.Times))
+		}
+		line := fmt.Sprintf("    its store (%s, dedup %s): %d effects applied, %d skipped as handled, applied twice %d", filepath.Base(g.store), g.spec.Dedup, t.StoreTotal, len(t.Skipped), len(twice))
+		if len(twice) > 0 {
+			line += ": " + strings.Join(twice, " ") + " (an effect outside Kafka: the aborted transaction did not take it back)"
+		}
+		r.con.printf("%s\n", line)
 	}
 	var aborted []string
 	for _, e := range evs {

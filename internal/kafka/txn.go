@@ -141,32 +141,48 @@ func (t *openTxn) end(ctx context.Context, cl *kgo.Client, spec ProduceSpec, abo
 		err = cl.EndTransaction(endCtx, kgo.TryAbort)
 	}
 	t.res.End = time.Now()
-	why := ""
 	switch {
 	case err != nil:
 		t.res.Outcome, t.res.Err = results.TxnUnknown, errText(err)
-		why = "transaction outcome unknown: " + t.res.Err
 	case commit:
 		t.res.Outcome = results.TxnCommitted
 	default:
 		t.res.Outcome, t.res.OnPurpose = results.TxnAborted, abort
-		why = "transaction aborted on purpose"
 		if !abort {
 			cause := ctx.Err()
 			if t.firstErr != nil {
 				cause = t.firstErr
 			}
 			t.res.Err = errText(cause)
-			why = "transaction aborted: " + t.res.Err
 		}
 	}
-	for i := range t.recs {
-		r := &t.recs[i]
-		switch t.res.Outcome {
+	SettleTxn(t.res, t.recs)
+	return t.res, t.recs
+}
+
+// SettleTxn gives the records of transaction x the fate of its end, in
+// place: ok with their offsets when it committed (acknowledged by the
+// commit: Done is its end), failed when it was aborted, unknown when its
+// end got no definite answer; a record without an error of its own gets
+// the transaction's. Every client's transactional path settles its
+// records through it, so their ledgers mean the same.
+func SettleTxn(x TxnResult, recs []Result) {
+	why := ""
+	switch {
+	case x.Outcome == results.TxnUnknown:
+		why = "transaction outcome unknown: " + x.Err
+	case x.Outcome == results.TxnAborted && x.OnPurpose:
+		why = "transaction aborted on purpose"
+	case x.Outcome == results.TxnAborted:
+		why = "transaction aborted: " + x.Err
+	}
+	for i := range recs {
+		r := &recs[i]
+		switch x.Outcome {
 		case results.TxnCommitted:
-			r.Done = t.res.End // acknowledged by the commit
+			r.Done = x.End
 		case results.TxnAborted:
-			r.Status, r.Offset, r.Done = results.StatusFailed, -1, t.res.End
+			r.Status, r.Offset, r.Done = results.StatusFailed, -1, x.End
 		default:
 			r.Status, r.Offset, r.Done = results.StatusUnknown, -1, time.Time{}
 		}
@@ -174,7 +190,6 @@ func (t *openTxn) end(ctx context.Context, cl *kgo.Client, spec ProduceSpec, abo
 			r.Err = why
 		}
 	}
-	return t.res, t.recs
 }
 
 // WaitStable waits, up to limit, until the last stable offset of each

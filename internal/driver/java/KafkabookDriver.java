@@ -84,7 +84,7 @@ public final class KafkabookDriver {
         long t0 = System.nanoTime();
         watchStdin(in, producer);
         out.startFlusher();
-        long[] stats = produce(producer, spec, t0);
+        long[] stats = Txn.asked(spec) ? Txn.produce(producer, spec, t0) : produce(producer, spec, t0);
         if (!stopped.get()) {
             producer.flush();
             producer.close();
@@ -321,6 +321,7 @@ public final class KafkabookDriver {
             if (raw.get("acks") != null) {
                 p.put("acks", raw.get("acks").toString());
             }
+            Txn.configure(p, raw);
             Object dt = raw.get("delivery_timeout_ms");
             if (dt != null) {
                 p.put("delivery.timeout.ms", Long.toString(((Number) dt).longValue()));
@@ -370,6 +371,145 @@ public final class KafkabookDriver {
                 b.append('0');
             }
             b.append(n);
+        }
+    }
+
+    // Txn is the transactional producer (docs/driver-protocol.md,
+    // "Transactions"): the spec's messages in transactions of txn_size,
+    // every abort_every-th aborted on purpose, each transaction's end
+    // reported as a transaction_end line after its records' send lines.
+    static final class Txn {
+        static boolean asked(Spec spec) {
+            return spec.raw.get("transactional_id") != null;
+        }
+
+        // configure sets transactional.id from the spec (the client then
+        // requires idempotence, and turns it on by default).
+        static void configure(Properties p, Map<String, Object> raw) {
+            Object id = raw.get("transactional_id");
+            if (id != null) {
+                p.put("transactional.id", id.toString());
+            }
+        }
+
+        // produce initialises the transactions and sends the spec's
+        // messages in transactions, in order; it stops after a transaction
+        // whose end got no definite answer (the producer's state is then
+        // unknown) or one that did not begin. It returns what produce does.
+        static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
+            long size = Math.max(1, Spec.num(spec.raw, "txn_size", 1));
+            long abortEvery = Spec.num(spec.raw, "abort_every", 0);
+            double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+            long sent = 0, maxLag = 0;
+            try {
+                producer.initTransactions();
+            } catch (Exception e) {
+                end(1, spec.from, 0, "unknown", false, -1, -1, "initTransactions: " + describe(e), t0, t0);
+                return new long[] {0, 0};
+            }
+            for (long first = 0, n = 1; first < spec.count && !stopped.get(); first += size, n++) {
+                long start = System.nanoTime();
+                try {
+                    producer.beginTransaction();
+                } catch (Exception e) {
+                    end(n, spec.from + first, 0, "unknown", false, -1, -1, "beginTransaction: " + describe(e), start, t0);
+                    break;
+                }
+                java.util.concurrent.atomic.AtomicReference<Exception> firstErr = new java.util.concurrent.atomic.AtomicReference<>();
+                long count = 0;
+                for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
+                    long n1 = spec.from + i;
+                    long intended = (long) (i * interval);
+                    long wait;
+                    while ((wait = intended - (System.nanoTime() - t0)) > 0 && !stopped.get()) {
+                        LockSupport.parkNanos(wait);
+                    }
+                    if (stopped.get()) {
+                        break;
+                    }
+                    String key = spec.keyOf(n1);
+                    ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(spec.topic, null,
+                            key == null ? null : key.getBytes(StandardCharsets.UTF_8), spec.value(n1));
+                    if (spec.eventId != null) {
+                        rec.headers().add(new RecordHeader("event-id", spec.eventId.getBytes(StandardCharsets.UTF_8)));
+                    }
+                    Report r = new Report(spec.topic, n1, key, intended, t0);
+                    r.inSend = true;
+                    try {
+                        producer.send(rec, (md, e) -> {
+                            if (e != null) {
+                                firstErr.compareAndSet(null, e);
+                            }
+                            r.onCompletion(md, e);
+                        });
+                    } catch (Exception e) {
+                        firstErr.compareAndSet(null, e);
+                        r.onCompletion(null, e);
+                    }
+                    r.inSend = false;
+                    sent++;
+                    count++;
+                    maxLag = Math.max(maxLag, System.nanoTime() - t0 - intended);
+                }
+                boolean onPurpose = abortEvery > 0 && n % abortEvery == 0;
+                String outcome, err = "";
+                long[] pe = {-1, -1};
+                try {
+                    producer.flush(); // every record of the transaction has its outcome
+                    pe = producerIdAndEpoch(producer);
+                    if (!onPurpose && firstErr.get() == null && !stopped.get()) {
+                        producer.commitTransaction();
+                        outcome = "committed";
+                    } else {
+                        if (!onPurpose) {
+                            err = firstErr.get() != null ? describe(firstErr.get()) : "the run ended first";
+                        }
+                        producer.abortTransaction();
+                        outcome = "aborted";
+                    }
+                } catch (Exception e) {
+                    outcome = "unknown";
+                    err = describe(e);
+                }
+                end(n, spec.from + first, count, outcome, onPurpose && outcome.equals("aborted"), pe[0], pe[1], err, start, t0);
+                if (outcome.equals("unknown")) {
+                    break;
+                }
+            }
+            return new long[] {sent, maxLag};
+        }
+
+        // end writes one transaction_end line.
+        static void end(long n, long first, long count, String outcome, boolean onPurpose, long pid, long epoch, String err, long start, long t0) {
+            out.line("{\"name\":\"transaction_end\",\"txn\":" + n + ",\"first\":" + first + ",\"count\":" + count
+                    + ",\"outcome\":" + Json.quote(outcome) + ",\"on_purpose\":" + onPurpose
+                    + ",\"producer_id\":" + pid + ",\"epoch\":" + epoch + ",\"error\":" + Json.quote(err)
+                    + ",\"start_ns\":" + (start - t0) + ",\"end_ns\":" + (System.nanoTime() - t0) + "}");
+        }
+
+        static String describe(Exception e) {
+            String name = errorName(e);
+            return (name.isEmpty() ? e.getClass().getName() : name) + ": " + e.getMessage();
+        }
+
+        // producerIdAndEpoch reads the producer id and epoch the client's
+        // transaction manager holds (its records of the open transaction
+        // carry them): kafka-clients has no public accessor, so it is read
+        // by reflection, and {-1, -1} when that fails.
+        static long[] producerIdAndEpoch(KafkaProducer<byte[], byte[]> producer) {
+            try {
+                java.lang.reflect.Field f = KafkaProducer.class.getDeclaredField("transactionManager");
+                f.setAccessible(true);
+                Object tm = f.get(producer);
+                java.lang.reflect.Method m = tm.getClass().getDeclaredMethod("producerIdAndEpoch");
+                m.setAccessible(true);
+                Object pe = m.invoke(tm);
+                long pid = ((Number) pe.getClass().getField("producerId").get(pe)).longValue();
+                long epoch = ((Number) pe.getClass().getField("epoch").get(pe)).longValue();
+                return new long[] {pid, epoch};
+            } catch (Exception e) {
+                return new long[] {-1, -1};
+            }
         }
     }
 

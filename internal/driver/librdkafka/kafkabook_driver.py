@@ -255,6 +255,143 @@ def produce(p, spec, t0):
 
 
 # ---------------------------------------------------------------------------
+# Transactional producer (docs/driver-protocol.md, "Transactions"): the
+# spec's messages in transactions of txn_size, every abort_every-th aborted
+# on purpose, each end reported as a transaction_end line after its
+# records' send lines, as the Java driver does.
+
+TXN_TIMEOUT_S = 30
+
+
+class TxnIds:
+    """TxnIds keeps the producer id and epoch librdkafka's statistics report
+    (their "eos" object): librdkafka has no call that returns them."""
+
+    def __init__(self):
+        self.pid, self.epoch, self.seen = -1, -1, 0
+
+    def on_stats(self, js):
+        try:
+            eos = json.loads(js).get("eos") or {}
+        except ValueError:
+            return
+        self.pid, self.epoch = eos.get("producer_id", -1), eos.get("producer_epoch", -1)
+        self.seen += 1
+
+    def fresh(self, p, limit_s=1.0):
+        """fresh waits, up to limit_s, for a statistics sample taken from
+        now on, and returns its producer id and epoch."""
+        seen, deadline = self.seen, time.monotonic() + limit_s
+        while self.seen == seen and time.monotonic() < deadline:
+            p.poll(0.02)
+        return self.pid, self.epoch
+
+
+def txn_properties(conf, spec):
+    """txn_properties sets transactional.id from the spec and, unless the
+    spec sets it, statistics every 100 ms, which is how the driver learns
+    the producer id and epoch (startup_complete shows both in force)."""
+    if spec.get("transactional_id"):
+        conf["transactional.id"] = spec["transactional_id"]
+        conf.setdefault("statistics.interval.ms", "100")
+    return conf
+
+
+def txn_end(n, first, count, outcome, on_purpose, pid, epoch, err, start, t0):
+    OUT.line(json.dumps({
+        "name": "transaction_end", "txn": n, "first": first, "count": count, "outcome": outcome,
+        "on_purpose": on_purpose, "producer_id": pid, "epoch": epoch, "error": err,
+        "start_ns": start - t0, "end_ns": time.monotonic_ns() - t0}, separators=(",", ":")))
+
+
+def describe(e):
+    err = e.args[0] if e.args and isinstance(e.args[0], KafkaError) else None
+    return "%s: %s" % (err.name(), err.str()) if err is not None else "%s: %s" % (type(e).__name__, e)
+
+
+def produce_txn(p, spec, t0, ids):
+    """produce_txn initialises the transactions and sends the spec's
+    messages in transactions, in order; it stops after a transaction whose
+    end got no definite answer or one that did not begin. It returns what
+    produce does."""
+    topic, count, first = spec["topic"], spec.get("count", 0), spec.get("from", 1)
+    rate, size = spec.get("rate") or 0, spec.get("size") or 0
+    keys, fixed = spec.get("keys") or 0, spec.get("key")
+    per, abort_every = max(1, spec.get("txn_size") or 1), spec.get("abort_every") or 0
+    headers = [("event-id", spec["event_id"].encode())] if spec.get("event_id") else None
+    interval = 1e9 / rate if rate > 0 else 0
+    sent = max_lag = 0
+    try:
+        p.init_transactions(TXN_TIMEOUT_S)
+    except KafkaException as e:
+        txn_end(1, first, 0, "unknown", False, -1, -1, "init_transactions: " + describe(e), t0, t0)
+        return 0, 0
+    for k, lo in enumerate(range(0, count, per), 1):
+        if STOP.is_set():
+            break
+        start = time.monotonic_ns()
+        try:
+            p.begin_transaction()
+        except KafkaException as e:
+            txn_end(k, first + lo, 0, "unknown", False, -1, -1, "begin_transaction: " + describe(e), start, t0)
+            break
+        errs, here = [], 0
+        for i in range(lo, min(lo + per, count)):
+            n = first + i
+            intended = int(i * interval)
+            while not STOP.is_set():
+                wait = intended - (time.monotonic_ns() - t0)
+                if wait <= 0:
+                    break
+                p.poll(min(wait / 1e9, 0.05))
+                OUT.line_flush_due()
+            if STOP.is_set():
+                break
+            key = "k%d" % (n % keys) if keys > 0 else fixed
+            cb = report(topic, n, key, intended, t0)
+
+            def done(err, msg, cb=cb):
+                if err is not None:
+                    errs.append(err)
+                cb(err, msg)
+            while True:
+                try:
+                    p.produce(topic, value_of(n, size), key.encode() if key is not None else None,
+                              headers=headers, on_delivery=done)
+                    break
+                except BufferError:
+                    p.poll(0.01)
+                except Exception as e:
+                    done(KafkaError(KafkaError._INVALID_ARG, str(e)), None)
+                    break
+            p.poll(0)
+            sent += 1
+            here += 1
+            max_lag = max(max_lag, time.monotonic_ns() - t0 - intended)
+        on_purpose = abort_every > 0 and k % abort_every == 0
+        err_text, pid, epoch = "", -1, -1
+        try:
+            p.flush(TXN_TIMEOUT_S)  # every record of the transaction has its outcome
+            pid, epoch = ids.fresh(p)
+            if not on_purpose and not errs and not STOP.is_set():
+                p.commit_transaction(TXN_TIMEOUT_S)
+                outcome = "committed"
+            else:
+                if not on_purpose:
+                    err_text = "%s: %s" % (errs[0].name(), errs[0].str()) if errs else "the run ended first"
+                p.abort_transaction(TXN_TIMEOUT_S)
+                outcome = "aborted"
+        except KafkaException as e:
+            outcome, err_text = "unknown", describe(e)
+        txn_end(k, first + lo, here, outcome, on_purpose and outcome == "aborted", pid, epoch, err_text, start, t0)
+        OUT.flush()
+        if outcome == "unknown":
+            break
+    return sent, max_lag
+
+
+
+# ---------------------------------------------------------------------------
 # Consumer group member (docs/driver-protocol.md, "Consumer group members").
 # The reference is kafkabook's own member, internal/consumer/member.go and
 # store.go: the same handling order, the same store, the same events.
@@ -645,10 +782,11 @@ def main():
         return 2
     if spec.get("role") == "member":
         return member_main(spec)
+    ids = TxnIds()
     try:
-        conf = properties(spec)
+        conf = txn_properties(properties(spec), spec)
         config, why = effective_config(conf)
-        p = Producer(conf)
+        p = Producer(dict(conf, stats_cb=ids.on_stats) if spec.get("transactional_id") else conf)
     except Exception as e:
         OUT.line(json.dumps({"name": "startup_error", "exception": type(e).__name__, "message": str(e)}))
         OUT.flush()
@@ -660,7 +798,7 @@ def main():
         return 0
     t0 = time.monotonic_ns()
     threading.Thread(target=watch_stdin, daemon=True).start()
-    sent, max_lag = produce(p, spec, t0)
+    sent, max_lag = produce_txn(p, spec, t0, ids) if spec.get("transactional_id") else produce(p, spec, t0)
     while len(p) > 0 and not STOP.is_set():
         p.poll(0.05)
         OUT.line_flush_due()

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// recordFeatures asks the healed cluster for its finalized features and
+// records them in the provenance (a features event), so that the evidence
+// says which transaction protocol (transaction.version, KIP-890) the runs
+// met: a release's default is what its storage format finalized, and a
+// run's verdict on transactions depends on it. A cluster that cannot say
+// is noted on the console and leaves the features unrecorded; the run goes
+// on, since the features explain evidence and are not evidence of loss.
+func (r *runner) recordFeatures(ctx context.Context) {
+	fs, err := r.admin.FinalizedFeatures(ctx)
+	if err != nil {
+		r.con.printf("the cluster's features are not recorded: %v\n", err)
+		return
+	}
+	r.ev.Emit(results.KindFeatures, r.num, results.FeaturesEvent{Finalized: fs})
+	r.con.printf("%s\n", featuresLine(fs))
+}
+
+// featuresLine is the console's line of a cluster's finalized features,
+// transaction.version first.
+func featuresLine(fs map[string]int16) string {
+	names := slices.Sorted(maps.Keys(fs))
+	parts := make([]string, 0, len(names))
+	if v, ok := fs[kafka.TransactionVersion]; ok {
+		parts = append(parts, fmt.Sprintf("%s=%d", kafka.TransactionVersion, v))
+	}
+	for _, n := range names {
+		if n != kafka.TransactionVersion {
+			parts = append(parts, fmt.Sprintf("%s=%d", n, fs[n]))
+		}
+	}
+	return "cluster features: " + strings.Join(parts, " ")
+}
