@@ -101,6 +101,7 @@ type memberRow struct {
 	How    string
 	Class  string
 	Reason string
+	Errors []string // what the client logged at ERROR
 }
 
 // Caps on the lists of the section; every entry is in results.json.
@@ -520,7 +521,7 @@ func groupRunOf(run results.Run, c *results.Consumer, f groupFacts, open bool) g
 			g.MoreMembers = len(members) - i
 			break
 		}
-		row := memberRow{N: m.N, PID: strconv.Itoa(m.PID), Start: relTime(run, m.Start), End: "–", How: m.How, Reason: m.Reason}
+		row := memberRow{N: m.N, PID: strconv.Itoa(m.PID), Start: relTime(run, m.Start), End: "–", How: m.How, Reason: m.Reason, Errors: m.ClientErrors}
 		if m.PID <= 0 {
 			row.PID = "–"
 		}

@@ -483,7 +483,7 @@ func TestNoConsumers(t *testing.T) {
 
 // hostileConsumers puts the payload into everything of a group that came
 // from outside: its labels, settings, ids, event ids, the store's keys,
-// members' reasons.
+// members' reasons and their clients' error lines.
 func hostileConsumers(r *results.Results) {
 	for ri := range r.Runs {
 		run := &r.Runs[ri]
@@ -495,6 +495,7 @@ func hostileConsumers(r *results.Results) {
 			c.Settings[payload] = payload
 			c.Members[0].Reason = payload
 			c.Members[0].How = payload
+			c.Members[0].ClientErrors = []string{payload}
 			for j := range c.Events {
 				c.Events[j].ID = payload
 				c.Events[j].Event = payload

@@ -40,6 +40,10 @@ type Member struct {
 	// the run) or "failed" (it exited with an error of its own).
 	How    string `json:"how,omitempty"`
 	Reason string `json:"reason,omitempty"` // what crashed or stopped it, or its error
+	// ClientErrors are the lines a driver member's client logged at ERROR
+	// (its stderr), each with the exception lines after it, the first
+	// few: what the client said when the listener or the client failed.
+	ClientErrors []string `json:"client_errors,omitempty"`
 }
 
 // Member ends.

@@ -152,6 +152,10 @@ type Consume struct {
 	Properties map[string]string
 	Handoff    bool   // records handled by a worker thread, not the poll loop
 	AckMode    string // spring's container AckMode (record, batch, ..., manual_immediate); "": its default
+	// AllowUnknown are the -X names let through although the client's
+	// catalogue does not know them (--allow-unknown): the member starts
+	// with them, and the client's reaction is recorded instead.
+	AllowUnknown []string
 	// Settings are the settings that shape the experiment as written, for
 	// the evidence: those given, and the defaults that apply (the batch
 	// always, the interval when the client commits on a timer).

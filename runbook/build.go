@@ -144,6 +144,12 @@ func buildConsume(st *Step) Action {
 	if st.given("crash-at") {
 		a.CrashAt, a.CrashPoint = st.flagInt("crash-at"), st.flagStr("crash-point")
 	}
+	for _, f := range st.Flags["allow-unknown"] {
+		a.AllowUnknown = append(a.AllowUnknown, f.Text)
+	}
+	if len(a.AllowUnknown) > 0 {
+		a.Settings["allow-unknown"] = strings.Join(a.AllowUnknown, ",")
+	}
 	for _, f := range consumeSettings {
 		applies := st.given(f) || f == "batch" || f == "auto-commit-interval" && timer
 		if v := st.flagStr(f); applies && v != "" {

@@ -101,17 +101,50 @@ func checkConsumeClient(c *checker, st *Step) {
 			})
 		}
 	}
+	allowed := map[string]Pos{}
+	for _, a := range st.Flags["allow-unknown"] {
+		allowed[a.Text] = a.Pos
+	}
+	given := map[string]bool{}
 	for _, a := range st.Flags["property"] {
 		name, value, ok := strings.Cut(a.Text, "=")
 		if !ok || name == "" {
 			continue // reported as a bad -X value
 		}
+		given[name] = true
 		if why, owned := memberOwned[name]; owned {
 			c.errorf(a.Pos, "-X %s: kafkabook sets it itself (%s)", name, why)
+			continue
+		}
+		if pos, ok := allowed[name]; ok {
+			checkAllowedUnknown(c, clients, name, value, a.Pos, pos)
 			continue
 		}
 		checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, value, a.Pos, func(p Pos, msg string) {
 			c.errorf(p, "-X %s: %s", name, msg)
 		})
+	}
+	for _, a := range st.Flags["allow-unknown"] {
+		if !given[a.Text] {
+			c.errorf(a.Pos, "--allow-unknown %s: the step sets no -X %s=VALUE to let through (it applies to the step's own -X, not the front matter's consumer:)", a.Text, a.Text)
+		}
+	}
+}
+
+// checkAllowedUnknown checks a -X property the step lets through with
+// --allow-unknown: the catalogue's "unknown" is what the flag is for, so
+// it is not reported; anything else is, and a name every client of the
+// step knows is refused, so that the flag never hides a real setting.
+func checkAllowedUnknown(c *checker, clients []string, name, value string, p, flagPos Pos) {
+	unknown := false
+	checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, value, p, func(p Pos, msg string) {
+		if strings.Contains(msg, "unknown ") {
+			unknown = true
+			return
+		}
+		c.errorf(p, "-X %s: %s", name, msg)
+	})
+	if !unknown && c.caps.ClientProperty != nil && len(clients) > 0 {
+		c.errorf(flagPos, "--allow-unknown %s: %s is a consumer property the client knows: drop --allow-unknown", name, name)
 	}
 }

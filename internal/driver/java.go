@@ -119,6 +119,21 @@ func javaArgv(dir string, shared bool) []string {
 		// there when the member is killed).
 		argv = append(argv, "-Dorg.sqlite.lib.path="+filepath.Join(dir, "native"), "-Dorg.sqlite.lib.name="+sqliteLib)
 	}
+	// With an SLF4J binding on the class path (the spring driver's
+	// slf4j-simple), the client's warnings and errors go to stderr and
+	// nothing below; without one these properties are unread.
+	// kafka-clients' AbstractConfig logs at INFO the properties it was
+	// given and does not use ("These configurations '[value-serializer]'
+	// were supplied but are not used yet.", in the class files of 3.9.1
+	// to 4.3.1): that logger at INFO too.
+	argv = append(argv, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.common.config.AbstractConfig=info")
+	// Spring logs through Apache Commons Logging 1.3, whose SLF4J route
+	// drops every line logged with an exception under slf4j-simple 1.7
+	// (and 2.0): the DefaultErrorHandler's "exhausted for" lines among
+	// them. Its own SimpleLog writes them, with the exception, to stderr.
+	argv = append(argv, "-Dorg.apache.commons.logging.LogFactory=org.apache.commons.logging.impl.LogFactoryImpl",
+		"-Dorg.apache.commons.logging.Log=org.apache.commons.logging.impl.SimpleLog",
+		"-Dorg.apache.commons.logging.simplelog.defaultlog=warn")
 	cp := filepath.Join(dir, "driver.jar") + string(os.PathListSeparator) + filepath.Join(dir, "libs", "*")
 	return append(argv, "-cp", cp, "KafkabookDriver")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -170,3 +171,19 @@ func (m *Member) Close() { m.release() }
 // StderrTail is the member's last lines of stderr (the client's logging),
 // for an error message.
 func (m *Member) StderrTail() string { return m.stderrTail() }
+
+// Exited is closed once the member's process has ended.
+func (m *Member) Exited() <-chan struct{} { return m.exited }
+
+// StderrLines are the lines of the member's stderr (the client's logging)
+// kept so far, the last 64 KiB, in the order written; a line still being
+// written is left out.
+func (m *Member) StderrLines() []string {
+	s := m.stderr.String()
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	} else {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

@@ -18,8 +18,16 @@ import (
 var springFiles embed.FS
 
 // springSource is what a spring install's hash covers: the java driver's
-// sources and the spring driver's.
-var springSource = append(sources(javaFiles, "java/*.java"), sources(springFiles, "spring/*.java")...)
+// sources and the spring driver's, and the logging binding it resolves.
+var springSource = append(append(sources(javaFiles, "java/*.java"), sources(springFiles, "spring/*.java")...), "\x00libs:"+springLogging...)
+
+// springLogging is the SLF4J binding the spring driver resolves with
+// spring-kafka, at the slf4j-api release kafka-clients 4.x depends on
+// (1.7.36): with it, what kafka-clients and Spring log at WARN and above
+// (javaArgv sets the level) reaches the member's stderr, where kafkabook
+// reads the client's own reaction to a property it let through
+// (consume --allow-unknown). Without a binding SLF4J drops every line.
+const springLogging = "org.slf4j:slf4j-simple:1.7.36"
 
 // DefaultSpring is the spring-kafka release of `spring` when none is
 // pinned: the 4.1 line, which runs on Java 17 and kafka-clients 4.x.
@@ -48,8 +56,8 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 		return d, err
 	}
 	err := build(cache, dir, springSource, func(tmp string) error {
-		progress("spring driver: resolving org.springframework.kafka:spring-kafka:%s and org.xerial:sqlite-jdbc:%s from Maven Central", ref.Version, SQLiteJDBC)
-		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.springframework.kafka:spring-kafka:"+ref.Version, "org.xerial:sqlite-jdbc:"+SQLiteJDBC)
+		progress("spring driver: resolving org.springframework.kafka:spring-kafka:%s, org.xerial:sqlite-jdbc:%s and %s from Maven Central", ref.Version, SQLiteJDBC, springLogging)
+		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.springframework.kafka:spring-kafka:"+ref.Version, "org.xerial:sqlite-jdbc:"+SQLiteJDBC, springLogging)
 		if err != nil {
 			if msg := err.Error(); strings.Contains(msg, "Could not find artifact") || strings.Contains(msg, "could not be resolved") || strings.Contains(msg, "was not found in") {
 				return fmt.Errorf("spring-kafka %s is not on Maven Central: releases look like 4.0.8, 4.1.2", ref.Version)

@@ -70,6 +70,9 @@ func consume(ctx context.Context, r *runner, s runbook.Step, c runbook.Consume, 
 	}
 	log.line("member %d of group %s started (pid %d): commit %s, dedup %s, batch %d%s",
 		m.n, g.label, m.pid, c.Commit, c.Dedup, c.Batch, workText(c))
+	for _, n := range m.notes {
+		log.line("%s", n)
+	}
 	return nil
 }
 
@@ -207,6 +210,9 @@ func startConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Sta
 		return err
 	}
 	log.line("member %d of group %s started (pid %d); committed offsets now: %s", m.n, g.label, m.pid, showOffsets(committed))
+	for _, n := range m.notes {
+		log.line("%s", n)
+	}
 	return nil
 }
 

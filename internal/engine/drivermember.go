@@ -42,14 +42,19 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
 	st := dm.Startup()
-	if len(st.Unknown) > 0 {
+	letThrough, refused := splitUnknown(st.Unknown, c.AllowUnknown)
+	if len(refused) > 0 {
 		dm.Close()
-		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
-			ref, strings.Join(st.Unknown, ", "))
+		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's), or let them through with --allow-unknown NAME to record what the client does with them",
+			ref, strings.Join(refused, ", "))
 	}
 	r.ev.Emit(results.KindClient, r.num, st.Info())
 	r.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
 	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
+	m.logged = dm.StderrLines
+	if len(c.AllowUnknown) > 0 {
+		m.notes = clientReaction(ctx, ref.String(), c.AllowUnknown, letThrough, dm.StderrLines, dm.Exited())
+	}
 	m.signal = func(sig syscall.Signal) error {
 		if sig == syscall.SIGKILL {
 			// The whole process group: the JVM's or Python's children too.

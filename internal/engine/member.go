@@ -34,6 +34,8 @@ type member struct {
 	crashed bool             // it reported a crash (--crash-at)
 	killed  string           // why kafkabook killed or stopped it, "" if it did not
 	stderr  func() string    // its last words
+	notes   []string         // what its start found for the step's output (letthrough.go)
+	logged  func() []string  // a driver member's stderr lines, for its client's errors (letthrough.go)
 	state   *os.ProcessState // how the process ended
 	exitErr error
 }
@@ -170,6 +172,9 @@ func (r *runner) watchMember(g *group, m *member, read func(yield func(results.C
 	g.mu.Lock()
 	end := results.Member{N: m.n, PID: m.pid, Start: m.start, End: m.end}
 	end.How, end.Reason = m.how()
+	if m.logged != nil {
+		end.ClientErrors = clientErrors(m.logged())
+	}
 	g.mu.Unlock()
 	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: end})
 	close(m.done)

@@ -372,6 +372,7 @@ public final class Member {
         void handle(ConsumerRecord<byte[], byte[]> r, Committer commit) throws Exception {
             n++;
             boolean crash = spec.crashAt == n;
+            readValue(r);
             String event = eventId(r);
             if (spec.commit.equals("before")) {
                 commit.commit(r);
@@ -419,12 +420,25 @@ public final class Member {
         }
 
         static String messageId(ConsumerRecord<byte[], byte[]> r) {
-            if (r.value() == null) {
+            Object value = r.value(); // any type: a report must not fail (see readValue)
+            if (value == null) {
                 return "";
             }
-            String v = new String(r.value(), StandardCharsets.UTF_8);
+            String v = value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : value.toString();
             int sp = v.indexOf(' ');
             return sp < 0 ? v : v.substring(0, sp);
+        }
+
+        // readValue is the listener reading the value as the bytes its
+        // deserializer was configured to give (ByteArrayDeserializer
+        // unless -X value.deserializer says otherwise), as the second
+        // article's listener does first (objectMapper.readValue(value as
+        // ByteArray)). Under another deserializer (the article's
+        // value-serializer typo left Spring Boot's StringDeserializer)
+        // it fails with ClassCastException before anything is applied.
+        static byte[] readValue(ConsumerRecord<byte[], byte[]> r) {
+            Object value = r.value();
+            return (byte[]) value;
         }
 
         static String eventHeader(ConsumerRecord<byte[], byte[]> r) {
