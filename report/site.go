@@ -194,15 +194,16 @@ func isSep(r rune) bool { return r == '.' || r == '-' }
 // the client of each (4.3.1 · franz-go, 4.3.1 · java), so that no row or
 // point of a runbook with clients leaves its client to be guessed.
 func (sr siteRun) label() string {
+	// The release is the directory's, as the row it labels is: a run
+	// filed under another release's directory is listed there.
+	release, _ := sr.releaseClient()
 	switch {
-	case sr.Sum.Kafka == "":
-		return sr.Version
 	case sr.Sum.Client != "":
-		return sr.Sum.Kafka + " · " + sr.Sum.Client
+		return release + " · " + sr.Sum.Client
 	case sr.NameClient:
-		return sr.Sum.Kafka + " · franz-go"
+		return release + " · franz-go"
 	}
-	return sr.Sum.Kafka
+	return sr.Version
 }
 
 // nameClients sets NameClient on the runs of every runbook that has a run

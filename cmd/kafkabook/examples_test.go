@@ -8,6 +8,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // TestExamples runs every example runbook once (--repeat 1), as a user
@@ -30,30 +31,48 @@ func TestExamples(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("kafkabook run %s exited with %d, want 0 (every expectation held)\n%s\n%s", f, code, tail(stdout, 80), stderr)
 			}
-			dirs, _ := filepath.Glob(filepath.Join(out, name, "kafka-*", "2*"))
-			if len(dirs) != 1 {
-				t.Fatalf("want one evidence directory under %s, found %v", out, dirs)
-			}
-			res, err := results.Load(dirs[0])
+			// One evidence directory per client the front matter names.
+			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.Complete || len(res.Runs) != 1 {
-				t.Fatalf("complete %v with %d runs, want one complete run", res.Complete, len(res.Runs))
+			doc, err := runbook.Load(f, data, runbook.Overrides{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			run := res.Runs[0]
-			if len(run.Expectations) == 0 {
-				t.Errorf("%s checks no expectation: an example must state its finding", f)
+			dirs, _ := filepath.Glob(filepath.Join(out, name, "kafka-*", "2*"))
+			if want := max(len(doc.Meta.Client), 1); len(dirs) != want {
+				t.Fatalf("want %d evidence directories (one per client) under %s, found %v", want, out, dirs)
 			}
-			for _, e := range run.Expectations {
-				if !e.Held {
-					t.Errorf("%s: %s is %s: did not hold", e.Pos, e.Expr, e.Actual)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(dirs[0], "index.html")); err != nil {
-				t.Errorf("no report: %v", err)
+			for _, dir := range dirs {
+				checkExample(t, f, dir)
 			}
 		})
+	}
+}
+
+// checkExample checks one evidence directory of an example's run: one
+// complete run whose every expectation held, and its report.
+func checkExample(t *testing.T, f, dir string) {
+	t.Helper()
+	res, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || len(res.Runs) != 1 {
+		t.Fatalf("%s: complete %v with %d runs, want one complete run", dir, res.Complete, len(res.Runs))
+	}
+	run := res.Runs[0]
+	if len(run.Expectations) == 0 {
+		t.Errorf("%s checks no expectation: an example must state its finding", f)
+	}
+	for _, e := range run.Expectations {
+		if !e.Held {
+			t.Errorf("%s (%s): %s is %s: did not hold", e.Pos, filepath.Base(filepath.Dir(dir)), e.Expr, e.Actual)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		t.Errorf("no report: %v", err)
 	}
 }
 
