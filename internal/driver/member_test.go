@@ -41,11 +41,13 @@ func TestMemberSpecLine(t *testing.T) {
 // tail, and SIGTERM stops it.
 func TestMemberEvents(t *testing.T) {
 	spec := filepath.Join(t.TempDir(), "spec")
-	d := fake(`read spec; echo "$spec" > ` + spec + `; ` + startupLine + `
+	// The trap comes first: the test stops the member as soon as it has
+	// read the two events, which may be before a later line ran.
+	d := fake(`trap 'echo "{\"name\":\"shutdown_complete\"}"; exit 0' TERM
+read spec; echo "$spec" > ` + spec + `; ` + startupLine + `
 echo '{"at":"2026-12-01T16:40:00.123456Z","member":1,"kind":"deliver","partition":0,"offset":41,"id":"m-042"}'
 echo 'garbage'
 echo '{"at":"2026-12-01T16:40:00.175012Z","member":1,"kind":"commit","partition":0,"offset":42}'
-trap 'echo "{\"name\":\"shutdown_complete\"}"; exit 0' TERM
 while :; do sleep 0.05; done`)
 	m, err := d.StartMember(context.Background(), MemberSpec{Topic: "t", Group: "g", Member: 1})
 	if err != nil {
