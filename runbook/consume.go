@@ -45,7 +45,7 @@ var memberOwned = map[string]string{
 // checkConsumeClient checks what a consume step asks of its client: the
 // client exists, its -X names are the client's own consumer properties,
 // and the step's settings are ones that client has (--commit greedy is
-// franz-go's, --ack-mode Spring's, --handoff and properties a driver's).
+// franz-go's, --ack-mode Spring's, properties a driver's).
 func checkConsumeClient(c *checker, st *Step) {
 	if st.given("client") {
 		if _, _, err := ParseClient(st.flagStr("client")); err != nil {
@@ -66,20 +66,14 @@ func checkConsumeClient(c *checker, st *Step) {
 		switch {
 		case commit == "greedy" && name != FranzGo:
 			c.errorf(st.flagPos("commit"), "--commit greedy runs through %s: greedy is franz-go's GreedyAutoCommit; java/spring/librdkafka: use --commit auto", name)
-		case commit == "before" && name == Spring:
-			c.errorf(st.flagPos("commit"), "--commit before runs through spring: Spring Kafka's container commits after the listener returns (its AckMode says when); use --commit after with --ack-mode, or --commit auto")
+		case commit == "before" && name == Spring && st.given("ack-mode") && !strings.HasPrefix(st.flagStr("ack-mode"), "manual"):
+			c.errorf(st.flagPos("ack-mode"), "--commit before with --ack-mode %s: the container commits after the listener returns; committing before handling is acknowledge() first, which needs --ack-mode manual_immediate (the default with --commit before) or manual", st.flagStr("ack-mode"))
 		}
 		if st.given("ack-mode") && name != Spring {
 			c.errorf(st.flagPos("ack-mode"), "--ack-mode runs through %s: it is Spring Kafka's ContainerProperties.AckMode; give --client spring", name)
 		}
 		if st.given("ack-mode") && name == Spring && commit == "auto" {
 			c.errorf(st.flagPos("ack-mode"), "--ack-mode with --commit auto: the container leaves committing to the client's auto-commit and ignores its AckMode; use --commit after")
-		}
-		if name == Spring && st.flagBool("handoff") {
-			c.errorf(st.flagPos("handoff"), "--handoff runs through spring: the listener container calls the listener on its own consumer thread; use --client java or librdkafka")
-		}
-		if name == FranzGo && st.flagBool("handoff") {
-			c.errorf(st.flagPos("handoff"), "--handoff runs through franz-go: kafkabook's franz-go member handles records in its poll loop only; use --client java, spring or librdkafka")
 		}
 		if name == FranzGo && hasProps {
 			p := st.lineEnd()

@@ -35,6 +35,9 @@ type Spec struct {
 	CrashAt    int           `json:"crash_at"`
 	CrashPoint string        `json:"crash_point"` // work, effect or handled
 	Store      string        `json:"store"`       // the SQLite file
+	// Handoff hands each record to one worker goroutine (handoff.go)
+	// instead of handling it in the poll loop.
+	Handoff bool `json:"handoff,omitempty"`
 	// Transform makes the member a consume-transform-produce member
 	// (transform.go) instead: no store, no dedup.
 	Transform *TransformSpec `json:"transform,omitempty"`
@@ -121,6 +124,9 @@ func Run(ctx context.Context, spec Spec, out io.Writer) error {
 	// Handling a batch is not interrupted by the end of ctx: a clean stop
 	// finishes what it was given, as a server draining would.
 	work := context.WithoutCancel(ctx)
+	if spec.Handoff {
+		return m.runHandoff(ctx, work)
+	}
 	for ctx.Err() == nil {
 		recs, err := m.kc.Poll(ctx, spec.Batch)
 		if err != nil {
@@ -130,7 +136,7 @@ func Run(ctx context.Context, spec Spec, out io.Writer) error {
 			m.report(results.EventDeliver, d, d.Offset)
 		}
 		for _, d := range recs {
-			if err := m.handle(work, d); err != nil {
+			if err := m.handle(work, d, m.commit); err != nil {
 				return err
 			}
 		}
@@ -141,8 +147,12 @@ func Run(ctx context.Context, spec Spec, out io.Writer) error {
 // handle is the article's handler, in the order the spec's modes give:
 // commit first (before), skip what event_handled knows (dedup), process,
 // apply the effect, mark it handled (dedup table, in a second
-// transaction), commit last (after).
-func (m *member) handle(ctx context.Context, d kafka.Delivered) error {
+// transaction), commit last (after). commit commits d's offset + 1; nil
+// where the poll loop commits (handoff).
+func (m *member) handle(ctx context.Context, d kafka.Delivered, commit func(context.Context, kafka.Delivered) error) error {
+	if commit == nil {
+		commit = func(context.Context, kafka.Delivered) error { return nil }
+	}
 	m.n++
 	crash := m.spec.CrashAt == m.n
 	event := d.Event
@@ -150,7 +160,7 @@ func (m *member) handle(ctx context.Context, d kafka.Delivered) error {
 		event = d.ID
 	}
 	if m.spec.Commit == CommitBefore {
-		if err := m.commit(ctx, d); err != nil {
+		if err := commit(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -162,7 +172,7 @@ func (m *member) handle(ctx context.Context, d kafka.Delivered) error {
 		if seen {
 			m.report(results.EventSkip, d, d.Offset)
 			if m.spec.Commit == CommitAfter {
-				return m.commit(ctx, d)
+				return commit(ctx, d)
 			}
 			return nil
 		}
@@ -192,7 +202,7 @@ func (m *member) handle(ctx context.Context, d kafka.Delivered) error {
 		m.crash(d)
 	}
 	if m.spec.Commit == CommitAfter {
-		return m.commit(ctx, d)
+		return commit(ctx, d)
 	}
 	return nil
 }

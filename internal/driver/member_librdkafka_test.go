@@ -1,13 +1,9 @@
 package driver
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -45,91 +41,52 @@ func ids(from, to int) []string {
 	return out
 }
 
-// rawMember is a member driver process spawned by hand: the spec on its
-// stdin, its lines read as they come. spawnRawMember stands in for the
-// engine's driver.StartMember in this test only.
-type rawMember struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	startup map[string]any // startup_complete or startup_error
-	took    time.Duration  // from spawn to startup_complete
-	lines   chan string    // the lines after startup; closed at EOF
-	events  []results.ConsumerEvent
-	names   []string // the named lines after startup (shutdown_complete)
+// liveMember is a librdkafka member started as the engine starts one
+// (Driver.StartMember), its events read as they come.
+type liveMember struct {
+	*Member
+	evs    chan results.ConsumerEvent // closed once its stdout ends
+	events []results.ConsumerEvent    // the events read so far
 }
 
-// spawnRawMember starts d as a member with spec and waits for its first
-// line.
-func spawnRawMember(t *testing.T, d Driver, spec map[string]any) *rawMember {
+// startMember starts d as a member with spec and reads its events.
+func startMember(t *testing.T, d Driver, spec MemberSpec) *liveMember {
 	t.Helper()
-	spec["role"] = "member"
-	spec["client"] = "librdkafka"
-	line, err := json.Marshal(spec)
+	m, err := d.StartMember(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &rawMember{cmd: exec.Command(d.Argv[0], d.Argv[1:]...), lines: make(chan string, 1024)}
-	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr strings.Builder
-	m.cmd.Stderr = &stderr
-	if m.stdin, err = m.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	lm := &liveMember{Member: m, evs: make(chan results.ConsumerEvent, 1024)}
 	t.Cleanup(func() {
-		syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("member %v stderr:\n%s", spec["member"], tailLines(stderr.String(), 20))
+		if t.Failed() {
+			t.Logf("member %d stderr:\n%s", spec.Member, tailLines(m.StderrTail(), 20))
 		}
+		m.Kill()
+		m.Close()
 	})
-	if _, err := m.stdin.Write(append(line, '\n')); err != nil {
-		t.Fatal(err)
-	}
 	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			m.lines <- sc.Text()
+		defer close(lm.evs)
+		for {
+			ev, err := m.Next()
+			if err != nil {
+				return
+			}
+			lm.evs <- ev
 		}
-		close(m.lines)
 	}()
-	select {
-	case l, ok := <-m.lines:
-		if !ok || json.Unmarshal([]byte(l), &m.startup) != nil {
-			t.Fatalf("member's first line %q (stderr %s)", l, stderr.String())
-		}
-	case <-time.After(StartTimeout):
-		t.Fatalf("no startup line within %v", StartTimeout)
-	}
-	m.took = time.Since(start)
-	return m
+	return lm
 }
 
-// read takes lines until until says it has what it waits for or the
+// read takes events until until says it has what it waits for or the
 // member's stdout ends; it fails the test after timeout.
-func (m *rawMember) read(t *testing.T, timeout time.Duration, until func() bool) {
+func (m *liveMember) read(t *testing.T, timeout time.Duration, until func() bool) {
 	t.Helper()
 	deadline := time.After(timeout)
 	for !until() {
 		select {
-		case l, ok := <-m.lines:
+		case ev, ok := <-m.evs:
 			if !ok {
 				return
-			}
-			if strings.HasPrefix(l, `{"name":`) {
-				m.names = append(m.names, l)
-				continue
-			}
-			var ev results.ConsumerEvent
-			if err := json.Unmarshal([]byte(l), &ev); err != nil {
-				t.Fatalf("member line %q: %v", l, err)
 			}
 			m.events = append(m.events, ev)
 		case <-deadline:
@@ -139,18 +96,17 @@ func (m *rawMember) read(t *testing.T, timeout time.Duration, until func() bool)
 }
 
 // wait reaps the process and returns its wait status.
-func (m *rawMember) wait(t *testing.T) syscall.WaitStatus {
+func (m *liveMember) wait(t *testing.T) syscall.WaitStatus {
 	t.Helper()
-	err := m.cmd.Wait()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
+	state, _ := m.Wait()
+	if state == nil {
+		t.Fatal("the member's process was not reaped")
 	}
-	return m.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return state.Sys().(syscall.WaitStatus)
 }
 
 // ids returns the message ids of the events of kind, in order.
-func (m *rawMember) ids(kind string) []string {
+func (m *liveMember) ids(kind string) []string {
 	var out []string
 	for _, ev := range m.events {
 		if ev.Kind == kind {
@@ -161,7 +117,7 @@ func (m *rawMember) ids(kind string) []string {
 }
 
 // commits returns the offsets of the commit events, in order.
-func (m *rawMember) commits() []int64 {
+func (m *liveMember) commits() []int64 {
 	var out []int64
 	for _, ev := range m.events {
 		if ev.Kind == results.EventCommit {
@@ -189,29 +145,29 @@ type memberCase struct {
 	skipped     []string // skipped by the successor (event_handled)
 }
 
-// TestLibrdkafkaMember runs the librdkafka member against a real
-// single-node cluster: for each commit mode (and handoff, dedup), a member
-// that crashes on its 7th record, the store read directly, the group's
-// committed offset read by franz-go's admin client, and a successor that
-// resumes there and stops cleanly on SIGTERM.
+// TestLibrdkafkaMember runs what the consumer conformance table
+// (internal/engine, TestConsumerConformance) does not: a start the client
+// refuses, the end of stdin, a clean stop with a batch in hand (in the
+// loop and handed off), auto-commit with enable.auto.offset.store=false,
+// and the event_handled cases. Each crash case is a member started as the
+// engine starts one (Driver.StartMember) that crashes on its 7th record,
+// the store read directly, the group's committed offset read by
+// franz-go's admin client, and a successor that resumes there and stops
+// cleanly on SIGTERM.
 func TestLibrdkafkaMember(t *testing.T) {
 	d := installFor(t, Ref{Client: "librdkafka"})
 	t.Run("startup_error", func(t *testing.T) {
-		m := spawnRawMember(t, d, map[string]any{"bootstrap_servers": []string{"127.0.0.1:1"}, "topic": "t", "group": "g",
-			"member": 1, "commit": "after", "batch": 1, "store": filepath.Join(t.TempDir(), "g.db"),
-			"properties": map[string]string{"bogus.x": "1"}})
-		ws := m.wait(t)
-		if m.startup["name"] != "startup_error" || !strings.Contains(fmt.Sprint(m.startup["message"]), "bogus.x") || ws.ExitStatus() != 2 {
-			t.Errorf("an unknown property gave %v, exit %d; want startup_error naming it, exit 2", m.startup, ws.ExitStatus())
+		_, err := d.StartMember(context.Background(), MemberSpec{Bootstrap: []string{"127.0.0.1:1"}, Topic: "t", Group: "g",
+			Member: 1, Commit: "after", Batch: 1, Store: filepath.Join(t.TempDir(), "g.db"),
+			Properties: map[string]string{"bogus.x": "1"}})
+		if err == nil || !strings.Contains(err.Error(), "startup_error") || !strings.Contains(err.Error(), "bogus.x") {
+			t.Errorf("an unknown property gave %v; want its startup_error naming it", err)
 		}
 	})
 	t.Run("stdin-eof", func(t *testing.T) {
-		m := spawnRawMember(t, d, map[string]any{"bootstrap_servers": []string{"127.0.0.1:1"}, "topic": "t", "group": "g",
-			"member": 1, "commit": "after", "batch": 1, "store": filepath.Join(t.TempDir(), "g.db")})
-		if m.startup["name"] != "startup_complete" {
-			t.Fatalf("startup: %v", m.startup)
-		}
-		t.Logf("startup_complete after %v", m.took)
+		m := startMember(t, d, MemberSpec{Bootstrap: []string{"127.0.0.1:1"}, Topic: "t", Group: "g",
+			Member: 1, Commit: "after", Batch: 1, Store: filepath.Join(t.TempDir(), "g.db")})
+		t.Logf("startup_complete after %v", m.Startup().Took)
 		m.stdin.Close()
 		if ws := m.wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Errorf("after its stdin closed the member ended with %v, want killed by its own SIGKILL", ws)
@@ -228,16 +184,9 @@ func TestLibrdkafkaMember(t *testing.T) {
 		t.Run(fmt.Sprintf("sigterm-handoff=%v", handoff), func(t *testing.T) { testMemberStop(t, d, admin, st.Bootstrap(), handoff) })
 	}
 	for _, tc := range []memberCase{
-		{name: "after", commit: "after", dedup: "none", point: "effect",
-			committed: 6, twice: ids(7, 7), redelivered: ids(7, 10)},
-		{name: "after-handoff", commit: "after", handoff: true, dedup: "none", point: "effect",
-			committed: 6, twice: ids(7, 7), redelivered: ids(7, 20)},
-		{name: "before", commit: "before", dedup: "none", point: "work",
-			committed: 7, unapplied: ids(7, 7), redelivered: ids(8, 10)},
-		{name: "auto", commit: "auto", autoMs: 200, dedup: "none", point: "work",
-			committed: 10, unapplied: ids(7, 10)},
-		{name: "auto-handoff", commit: "auto", autoMs: 200, handoff: true, dedup: "none", point: "work",
-			committed: 20, unapplied: ids(7, 20)},
+		// enable.auto.offset.store=false and no offsets_store() call: the
+		// auto-commit has nothing to commit, the successor reads all ten
+		// of the first poll again.
 		{name: "auto-nostore", commit: "auto", autoMs: 200, dedup: "none", point: "work",
 			properties: map[string]string{"enable.auto.offset.store": "false"},
 			committed:  -1, twice: ids(1, 6), redelivered: ids(1, 10)},
@@ -267,24 +216,22 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 	for k, v := range tc.properties {
 		props[k] = v
 	}
-	spec := func(member, crashAt, workMs int) map[string]any {
-		return map[string]any{"bootstrap_servers": seeds, "topic": topic, "group": group, "member": member,
-			"commit": tc.commit, "auto_commit_ms": tc.autoMs, "batch": 10, "work_ms": workMs, "dedup": tc.dedup,
-			"crash_at": crashAt, "crash_point": tc.point, "store": store, "handoff": tc.handoff, "properties": props}
+	spec := func(member, crashAt, workMs int) MemberSpec {
+		return MemberSpec{Bootstrap: seeds, Topic: topic, Group: group, Member: member,
+			Commit: tc.commit, AutoCommit: time.Duration(tc.autoMs) * time.Millisecond, Batch: 10,
+			Work: time.Duration(workMs) * time.Millisecond, Dedup: tc.dedup,
+			CrashAt: crashAt, CrashPoint: tc.point, Store: store, Handoff: tc.handoff, Properties: props}
 	}
 
 	// The first member: crashes on its 7th record, killed by its own SIGKILL.
-	m1 := spawnRawMember(t, d, spec(1, 7, work))
-	if m1.startup["name"] != "startup_complete" {
-		t.Fatalf("startup: %v", m1.startup)
-	}
-	t.Logf("member 1 startup_complete after %v", m1.took)
+	m1 := startMember(t, d, spec(1, 7, work))
+	t.Logf("member 1 startup_complete after %v", m1.Startup().Took)
 	m1.read(t, time.Minute, func() bool { return false })
 	ws := m1.wait(t)
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("member 1 ended with %v, want killed by SIGKILL", ws)
 	}
-	if err := syscall.Kill(m1.cmd.Process.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(m1.Pid(), 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("member 1's pid after the crash: %v, want no such process", err)
 	}
 	if last := m1.events[len(m1.events)-1]; last.Kind != results.EventCrash || last.ID != "m-007" || last.Offset != 6 {
@@ -307,8 +254,8 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 	}
 
 	// The successor: resumes from the committed offset, stops on SIGTERM.
-	m2 := spawnRawMember(t, d, spec(2, 0, 5))
-	t.Logf("member 2 startup_complete after %v", m2.took)
+	m2 := startMember(t, d, spec(2, 0, 5))
+	t.Logf("member 2 startup_complete after %v", m2.Startup().Took)
 	start := time.Now()
 	m2.read(t, time.Minute, func() bool {
 		handledLast := false
@@ -320,12 +267,12 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 		return handledLast && (tc.commit == "auto" || slices.Contains(m2.commits(), memberRecords))
 	})
 	t.Logf("member 2 handled up to m-%03d %v after its start", memberRecords, time.Since(start))
-	if err := m2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := m2.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	m2.read(t, 30*time.Second, func() bool { return false })
-	if ws := m2.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !slices.Contains(m2.names, `{"name":"shutdown_complete"}`) {
-		t.Errorf("member 2 after SIGTERM: %v, lines %v; want exit 0 after shutdown_complete", ws, m2.names)
+	if ws := m2.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !m2.ShutDown() {
+		t.Errorf("member 2 after SIGTERM: %v, shutdown_complete %v; want exit 0 after shutdown_complete", ws, m2.ShutDown())
 	}
 	if tc.commit == "auto" && tc.properties["enable.auto.offset.store"] != "false" && !slices.Contains(m2.commits(), memberRecords) {
 		t.Errorf("member 2's commits %v: close() should commit %d, reported by on_commit", m2.commits(), memberRecords)
@@ -395,10 +342,10 @@ func testMemberStop(t *testing.T, d Driver, admin *kafka.Client, seeds []string,
 		t.Fatal(err)
 	}
 	produceMemberRecords(t, ctx, seeds, topic)
-	m := spawnRawMember(t, d, map[string]any{"bootstrap_servers": seeds, "topic": topic, "group": group, "member": 1,
-		"commit": "after", "batch": 10, "work_ms": 50, "dedup": "none", "store": filepath.Join(t.TempDir(), "g.db"),
-		"handoff": handoff, "properties": map[string]string{"session.timeout.ms": "6000"}})
-	config, _ := m.startup["config"].(map[string]any)
+	m := startMember(t, d, MemberSpec{Bootstrap: seeds, Topic: topic, Group: group, Member: 1,
+		Commit: "after", Batch: 10, Work: 50 * time.Millisecond, Dedup: "none", Store: filepath.Join(t.TempDir(), "g.db"),
+		Handoff: handoff, Properties: map[string]string{"session.timeout.ms": "6000"}})
+	config := m.Startup().Config
 	// librdkafka's dump names earliest by its canonical value, smallest.
 	for k, want := range map[string]string{"group.id": group, "enable.auto.commit": "false", "auto.offset.reset": "smallest",
 		"isolation.level": "read_uncommitted", "enable.auto.offset.store": "true", "session.timeout.ms": "6000"} {
@@ -406,16 +353,16 @@ func testMemberStop(t *testing.T, d Driver, admin *kafka.Client, seeds []string,
 			t.Errorf("config in force: %s = %v, want %s", k, config[k], want)
 		}
 	}
-	if m.startup["librdkafka_version"] == "" || m.startup["version"] != DefaultLibrdkafka {
-		t.Errorf("startup_complete %v, want confluent-kafka %s and its librdkafka", m.startup, DefaultLibrdkafka)
+	if st := m.Startup(); st.Librdkafka == "" || st.Version != DefaultLibrdkafka {
+		t.Errorf("startup_complete %+v, want confluent-kafka %s and its librdkafka", st, DefaultLibrdkafka)
 	}
 	m.read(t, 30*time.Second, func() bool { return len(m.ids(results.EventEffect)) >= 3 })
-	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := m.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	m.read(t, 30*time.Second, func() bool { return false })
-	if ws := m.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !slices.Equal(m.names, []string{`{"name":"shutdown_complete"}`}) {
-		t.Errorf("after SIGTERM: %v, lines %v; want exit 0 after shutdown_complete", ws, m.names)
+	if ws := m.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !m.ShutDown() {
+		t.Errorf("after SIGTERM: %v, shutdown_complete %v; want exit 0 after shutdown_complete", ws, m.ShutDown())
 	}
 	delivered, effects := m.ids(results.EventDeliver), m.ids(results.EventEffect)
 	committed, err := admin.Committed(ctx, group, topic)

@@ -41,8 +41,8 @@ func TestMemberSpecLine(t *testing.T) {
 // tail, and SIGTERM stops it.
 func TestMemberEvents(t *testing.T) {
 	spec := filepath.Join(t.TempDir(), "spec")
-	// The trap comes first: the test stops the member as soon as it has
-	// read the two events, which may be before a later line ran.
+	// The trap first: the test sends SIGTERM as soon as it has read the
+	// events.
 	d := fake(`trap 'echo "{\"name\":\"shutdown_complete\"}"; exit 0' TERM
 read spec; echo "$spec" > ` + spec + `; ` + startupLine + `
 echo '{"at":"2026-12-01T16:40:00.123456Z","member":1,"kind":"deliver","partition":0,"offset":41,"id":"m-042"}'
@@ -97,7 +97,14 @@ func TestMemberKill(t *testing.T) {
 	if ws, _ := state.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("member ended %v, want SIGKILL", state)
 	}
-	if err := syscall.Kill(-m.Pid(), 0); !errors.Is(err, syscall.ESRCH) {
+	// The killed child (sleep) is reparented and reaped by init: give it
+	// a moment to go.
+	err = syscall.Kill(-m.Pid(), 0)
+	for deadline := time.Now().Add(2 * time.Second); err == nil && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		err = syscall.Kill(-m.Pid(), 0)
+	}
+	if !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the member's process group is still there: %v", err)
 	}
 }

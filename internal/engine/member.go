@@ -101,7 +101,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
 		Dedup: c.Dedup, Store: g.store, CrashAt: crashAt, CrashPoint: crashPoint,
-		Transform: r.transformSpec(g),
+		Handoff: c.Handoff, Transform: r.transformSpec(g),
 	}
 	js, _ := json.Marshal(spec) // plain data: cannot fail
 	exe, err := r.memberCommand()
