@@ -17,8 +17,8 @@ type Transform struct {
 	// store, as consume does, after its derived record is written and
 	// before the poll's commit: an effect outside Kafka, which the
 	// transaction does not cover. Dedup is consume's --dedup for it.
-	Effect   bool
-	Dedup    string // none, table or transactional
+	Effect bool
+	Dedup  string // none, table or transactional
 	// Client is the step's own --client (franz-go or java[@V]); "": the
 	// client the run is for.
 	Client   string
