@@ -32,6 +32,8 @@ type member struct {
 	start   time.Time
 	end     time.Time
 	crashed bool             // it reported a crash (--crash-at)
+	paused  bool             // pause consumer froze it (SIGSTOP), and no resume consumer has let it go on
+	fenced  string           // the error of the fenced event it reported: a successor with its transactional.id took over
 	killed  string           // why kafkabook killed or stopped it, "" if it did not
 	stderr  func() string    // its last words
 	state   *os.ProcessState // how the process ended
@@ -186,6 +188,8 @@ func (m *member) how() (string, string) {
 		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
 	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.killed != "":
 		return results.MemberCrashed, m.killed
+	case m.exitErr == nil && m.fenced != "":
+		return results.MemberStopped, "fenced by a successor with its transactional.id: " + m.fenced
 	case m.exitErr == nil && m.killed != "":
 		return results.MemberStopped, m.killed
 	case m.exitErr == nil:
@@ -258,6 +262,11 @@ func (r *runner) stopMembers(why string, kill bool) error {
 	var errs []error
 	for _, g := range groups {
 		if _, err := r.stopMember(g, why, kill); err != nil {
+			errs = append(errs, err)
+		}
+		// Members still frozen (pause consumer) go on first, then stop
+		// as the running one did.
+		if err := r.stopFrozen(g, why, kill); err != nil {
 			errs = append(errs, err)
 		}
 		if g.end == nil {

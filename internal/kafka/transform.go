@@ -181,6 +181,14 @@ func (t *Transformer) End(ctx context.Context, recs []Delivered) (bool, map[int3
 	return true, next, nil
 }
 
+// IsFenced reports whether err is what a transform member's producer gets
+// once a successor with its transactional id has taken over: the
+// coordinator's PRODUCER_FENCED, or a partition leader's
+// INVALID_PRODUCER_EPOCH for a record of the old epoch.
+func IsFenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
+}
+
 // Close leaves the group and closes the client.
 func (t *Transformer) Close() {
 	if t.sess != nil {
