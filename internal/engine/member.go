@@ -261,8 +261,16 @@ func (r *runner) stopMembers(why string, kill bool) error {
 	groups := r.groupList()
 	var errs []error
 	for _, g := range groups {
-		if _, err := r.stopMember(g, why, kill); err != nil {
-			errs = append(errs, err)
+		// The running member, and any that ran beside it (a member
+		// resumed after its successor started).
+		for {
+			m, err := r.stopMember(g, why, kill)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if m == nil {
+				break
+			}
 		}
 		// Members still frozen (pause consumer) go on first, then stop
 		// as the running one did.
