@@ -28,6 +28,7 @@ start consumer z
 wait consumer z --timeout 90s
 resume consumer z
 sleep 5s
+expect fenced(z) == 1
 expect eos_duplicates(z) == 0
 expect eos_missing(z) == 0
 ` + "```\n"
