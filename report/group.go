@@ -343,6 +343,11 @@ func (f *groupFacts) markMembers(run results.Run, members []results.Member, cras
 			}
 			f.marks = append(f.marks, memberMark{At: since(run, t), Crash: true, Short: fmt.Sprintf("member %d crashed", m.N), Name: name})
 			delete(crashed, m.N)
+		case m.How == results.MemberStopped && strings.HasPrefix(m.Reason, "fenced"):
+			// A frozen transform member whose successor took its
+			// transactional id: the zombie case.
+			f.marks = append(f.marks, memberMark{At: since(run, m.End), Crash: true, Short: fmt.Sprintf("member %d fenced", m.N),
+				Name: fmt.Sprintf("run %d: member %d %s", run.Number, m.N, m.Reason)})
 		case m.How == results.MemberFailed:
 			name := fmt.Sprintf("run %d: member %d failed", run.Number, m.N)
 			if m.Reason != "" {

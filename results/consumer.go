@@ -64,6 +64,7 @@ type ConsumerEvent struct {
 	Offset    int64     `json:"offset"`
 	ID        string    `json:"id,omitempty"`    // message id, m-001
 	Event     string    `json:"event,omitempty"` // event id, when not the message id
+	Error     string    `json:"error,omitempty"` // fenced: the error that fenced the member
 }
 
 // Consumer event kinds, in the order a record meets them.
@@ -75,6 +76,7 @@ const (
 	EventCommit  = "commit"  // the group's offset for the partition was committed
 	EventCrash   = "crash"   // the member was killed here (--crash-at)
 	EventAbort   = "abort"   // a transform member's transaction holding this record's derived record was aborted (the group rebalanced): the record comes again
+	EventFenced  = "fenced"  // a transform member's producer was fenced by a successor with its transactional.id (Error says how); no record: partition and offset -1
 )
 
 // OffsetSample is a group's committed offset of one partition at one

@@ -45,6 +45,9 @@ type ConsumerTally struct {
 	// EOS is the exactly-once check of a transform group (transform IN
 	// --to OUT): nil for a consume group.
 	EOS *EOSCheck `json:"eos,omitempty"`
+	// Fenced are the members (by number) that reported a fenced event:
+	// a successor with their transactional id fenced their producer.
+	Fenced []int `json:"fenced,omitempty"`
 }
 
 // AppliedEvent is an event id and how many times its effect was applied.
@@ -124,6 +127,10 @@ func (t *ConsumerTally) countDeliveries(events []ConsumerEvent) *deliveries {
 			t.Deliveries++
 		case EventSkip:
 			t.Skipped = append(t.Skipped, e.ID)
+		case EventFenced:
+			if !slices.Contains(t.Fenced, e.Member) {
+				t.Fenced = append(t.Fenced, e.Member)
+			}
 		case EventEffect:
 			t.Effects++
 			if k := [2]int64{int64(e.Partition), e.Offset}; d.effectAt[k].IsZero() {

@@ -92,6 +92,10 @@ const (
 	OpOffsets
 	OpPowerloss
 	OpTransform
+	OpPauseConsumer
+	OpResumeConsumer
+	OpPauseProducer
+	OpResumeProducer
 	NumOps // one past the last Op: the size of a table indexed by Op
 )
 
@@ -422,6 +426,10 @@ var Directives = []*Directive{
 		check:   checkPowerloss,
 	},
 	transformDirective,
+	pauseConsumerDirective,
+	resumeConsumerDirective,
+	pauseProducerDirective,
+	resumeProducerDirective,
 }
 
 var directiveByName = map[string]*Directive{}

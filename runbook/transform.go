@@ -17,8 +17,11 @@ type Transform struct {
 	// store, as consume does, after its derived record is written and
 	// before the poll's commit: an effect outside Kafka, which the
 	// transaction does not cover. Dedup is consume's --dedup for it.
-	Effect   bool
-	Dedup    string // none, table or transactional
+	Effect bool
+	Dedup  string // none, table or transactional
+	// Client is the step's own --client (franz-go or java[@V]); "": the
+	// client the run is for.
+	Client   string
 	Settings map[string]string
 }
 
@@ -30,7 +33,7 @@ var transformDirective = &Directive{
 	build:      buildTransform,
 	check:      checkTransform,
 	Name:       "transform",
-	Summary:    "Start a consume-transform-produce member as a process of its own: it reads IN (read_committed) in the group, writes for each record a derived record to OUT whose value starts with the input's id, and commits the input offsets: with --eos in the same transaction as the derived records (franz-go's GroupTransactSession, transactional.id fixed per group), without it after the writes (at least once). The group takes the consumer verbs: crash consumer, start consumer (the successor; with --eos it fences the old member), stop consumer, wait consumer, offsets. After the run a read_committed read of OUT checks that every input has its derived record exactly once (eos_duplicates, eos_missing).",
+	Summary:    "Start a consume-transform-produce member as a process of its own: it reads IN (read_committed) in the group, writes for each record a derived record to OUT whose value starts with the input's id, and commits the input offsets: with --eos in the same transaction as the derived records (franz-go's GroupTransactSession, or with --client java a KafkaProducer's sendOffsetsToTransaction; transactional.id fixed per group), without it after the writes (at least once). The group takes the consumer verbs: crash consumer, start consumer (the successor; with --eos it fences the old member), stop consumer, wait consumer, offsets. After the run a read_committed read of OUT checks that every input has its derived record exactly once (eos_duplicates, eos_missing).",
 	Background: true,
 	Args:       []ArgSpec{{Name: "IN", Kind: KindTopic}},
 	Flags: []FlagSpec{
@@ -38,6 +41,8 @@ var transformDirective = &Directive{
 			Help: "The output topic; create it with topic create first."},
 		{Name: "group", Kind: KindGroup, Meta: "G", Required: true,
 			Help: "The consumer group: the name expectations and the consumer steps use."},
+		{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
+			Help: "Run the member through this client instead of the run's: franz-go (kafkabook's own member, a GroupTransactSession) or java[@kafka-clients version] (a read_committed KafkaConsumer and a KafkaProducer, sendOffsetsToTransaction with the consumer's group metadata). Both write the same derived records and report the same events (docs/driver-protocol.md, \"Transform members\")."},
 		{Name: "eos", Kind: KindBool,
 			Help: "Exactly once: each poll's derived records and its input offsets go in one transaction (sendOffsetsToTransaction); without it the offsets are committed after the derived records are acknowledged."},
 		{Name: "batch", Kind: KindInt, Meta: "N", Default: "10",
@@ -60,7 +65,7 @@ func buildTransform(st *Step) Action {
 	a := Transform{
 		In: st.arg(0).Text, Out: st.flagStr("to"), Group: st.flagStr("group"),
 		EOS: st.flagBool("eos"), Batch: st.flagInt("batch"), Work: st.flagDuration("work"),
-		Effect: st.flagBool("effect"), Dedup: st.flagStr("dedup"), Settings: map[string]string{},
+		Effect: st.flagBool("effect"), Dedup: st.flagStr("dedup"), Client: st.flagStr("client"), Settings: map[string]string{},
 	}
 	if st.given("crash-at") {
 		a.CrashAt = st.flagInt("crash-at")
@@ -80,6 +85,16 @@ func checkTransform(c *checker, st *Step, topic string, tp Pos) {
 	c.positive(st, "crash-at")
 	if st.given("dedup") && !st.flagBool("effect") {
 		c.errorf(st.flagPos("dedup"), "--dedup needs --effect: it guards the effect in the group's store")
+	}
+	for _, cl := range c.stepClients(st) {
+		if name, _, err := ParseClient(cl); err == nil && name != FranzGo && name != Java {
+			p := st.lineEnd()
+			if st.given("client") {
+				p = st.flagPos("client")
+			}
+			c.errorf(p, "transform runs through %s: a transform member runs on franz-go or java (--client java)", name)
+			break
+		}
 	}
 	if !st.Background {
 		c.errorf(st.Pos, "transform runs until crash consumer, stop consumer or the end of the run: end the step with &")

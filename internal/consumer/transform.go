@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -54,7 +55,30 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer t.Close()
+	err = m.transform(ctx, t, ts)
+	if kafka.IsFenced(err) {
+		// A successor with the same transactional.id took over while this
+		// member was frozen: it is a zombie, and stops without closing
+		// (its session would only try to abort again).
+		m.fenced(err)
+		return nil
+	}
+	t.Close()
+	return err
+}
+
+// fenced reports the error that fenced the member's producer.
+func (m *member) fenced(err error) {
+	ev := results.ConsumerEvent{At: time.Now().UTC(), Member: m.spec.Member, Kind: results.EventFenced, Partition: -1, Offset: -1, Error: err.Error()}
+	line, _ := json.Marshal(ev) // plain data: cannot fail
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.out.Write(append(line, '\n'))
+}
+
+// transform is the poll loop of runTransform.
+func (m *member) transform(ctx context.Context, t *kafka.Transformer, ts TransformSpec) error {
+	spec := m.spec
 	work := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		recs, err := t.Poll(ctx, ts.Batch)

@@ -49,6 +49,9 @@ type process struct {
 	OnTxn func(kafka.TxnResult)
 }
 
+// Pid is the driver's process id (the leader of its process group).
+func (p *Producer) Pid() int { return p.cmd.Process.Pid }
+
 // StartProducer spawns the driver in a process group of its own, sends it
 // the spec and waits for its startup_complete, which says what client and
 // configuration it runs. The driver sends nothing until Run. It exits when

@@ -112,19 +112,36 @@ func (g *group) add(ev results.ConsumerEvent) {
 	case results.EventSkip:
 		delete(g.inHand, k)
 	case results.EventCrash:
-		if m := g.running(); m != nil {
+		if m := g.member(ev.Member); m != nil {
 			m.crashed = true
+		}
+	case results.EventFenced:
+		if m := g.member(ev.Member); m != nil {
+			m.fenced = ev.Error
 		}
 	}
 }
 
-// running is the member whose process still runs, or nil. g.mu is held.
+// member is member n of the group (numbered from 1 as started), or nil.
+// g.mu is held.
+func (g *group) member(n int) *member {
+	if n < 1 || n > len(g.members) {
+		return nil
+	}
+	return g.members[n-1]
+}
+
+// running is the newest member whose process still runs and is not
+// frozen by pause consumer, or nil. g.mu is held.
 func (g *group) running() *member {
-	for _, m := range g.members {
+	for i := len(g.members) - 1; i >= 0; i-- {
+		m := g.members[i]
 		select {
 		case <-m.done:
 		default:
-			return m
+			if !m.paused {
+				return m
+			}
 		}
 	}
 	return nil
@@ -250,10 +267,14 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.Wait
 		if len(g.members) > 0 {
 			last = g.members[len(g.members)-1]
 		}
+		frozen := last != nil && last.paused
 		g.mu.Unlock()
 		if m == nil {
 			if last == nil {
 				return false, "", fmt.Errorf("group %s has no member", g.label)
+			}
+			if frozen {
+				return false, "", fmt.Errorf("group %s: member %d (pid %d) is frozen by pause consumer: resume consumer %s or start consumer %s first", g.label, last.n, last.pid, g.label, g.label)
 			}
 			how, why := last.how()
 			if how == results.MemberCrashed {

@@ -37,7 +37,12 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
 		Properties: memberProperties(c.Properties),
 	}
-	dm, err := d.StartMember(ctx, spec)
+	var dm *driver.Member
+	if g.transform != nil {
+		dm, err = d.StartTransform(ctx, r.driverTransformSpec(ctx, g, ref, n, crashAt))
+	} else {
+		dm, err = d.StartMember(ctx, spec)
+	}
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}

@@ -32,6 +32,8 @@ type member struct {
 	start   time.Time
 	end     time.Time
 	crashed bool             // it reported a crash (--crash-at)
+	paused  bool             // pause consumer froze it (SIGSTOP), and no resume consumer has let it go on
+	fenced  string           // the error of the fenced event it reported: a successor with its transactional.id took over
 	killed  string           // why kafkabook killed or stopped it, "" if it did not
 	stderr  func() string    // its last words
 	notes   []string         // what its start found for the step's output (letthrough.go)
@@ -191,6 +193,8 @@ func (m *member) how() (string, string) {
 		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
 	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.killed != "":
 		return results.MemberCrashed, m.killed
+	case m.exitErr == nil && m.fenced != "":
+		return results.MemberStopped, "fenced by a successor with its transactional.id: " + m.fenced
 	case m.exitErr == nil && m.killed != "":
 		return results.MemberStopped, m.killed
 	case m.exitErr == nil:
@@ -262,7 +266,20 @@ func (r *runner) stopMembers(why string, kill bool) error {
 	groups := r.groupList()
 	var errs []error
 	for _, g := range groups {
-		if _, err := r.stopMember(g, why, kill); err != nil {
+		// The running member, and any that ran beside it (a member
+		// resumed after its successor started).
+		for {
+			m, err := r.stopMember(g, why, kill)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if m == nil {
+				break
+			}
+		}
+		// Members still frozen (pause consumer) go on first, then stop
+		// as the running one did.
+		if err := r.stopFrozen(g, why, kill); err != nil {
 			errs = append(errs, err)
 		}
 		if g.end == nil {

@@ -74,6 +74,8 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 			return err
 		}
 		defer dp.Close()
+		t.driving(dp.Pid())
+		defer t.driving(0)
 		// The ledger says what each send was made with: the client's
 		// settings in force, its defaults and adjustments included.
 		if spec.Acks, spec.Idempotent, err = dp.Startup().InForce(); err != nil {

@@ -57,6 +57,7 @@ type topicState struct {
 	pending     *results.Ledger // results since the last batch
 	count       int             // results recorded, batched or not
 	txns        txnLog          // transactions of transactional producers (produce.go)
+	driverPid   int             // the driver process producing to it now (pause producer), 0 if none
 }
 
 // add records one produce result: the hot path of a producer, an append to

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -39,7 +40,7 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	}
 	g := &group{
 		label: a.Group, name: r.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
-		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: dedup},
+		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: dedup, Client: a.Client},
 		inHand: map[recordKey]bool{},
 	}
 	store := ""
@@ -140,6 +141,22 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 		In: g.topic.name, Out: r.realName(g.transform.Out), EOS: g.transform.EOS,
 		TxnID: transformTxnID(g), Batch: g.transform.Batch, Work: g.transform.Work, Effect: g.transform.Effect,
 	}
+}
+
+// driverTransformSpec is the spec of member n of transform group g
+// through a driver: the franz-go member's settings (transformSpec), the
+// transaction timeout it runs with, and kafkabook's group timing.
+func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) driver.TransformSpec {
+	ts := r.transformSpec(g)
+	spec := driver.TransformSpec{
+		Client: ref.Client, Bootstrap: r.reachable(ctx), In: ts.In, Out: ts.Out, Group: g.name, Member: n,
+		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
+		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: memberProperties(nil),
+	}
+	if ts.EOS {
+		spec.TxnID, spec.TxnTimeout = ts.TxnID, kafka.TransactionTimeout
+	}
+	return spec
 }
 
 // tallyTransform tallies a transform group: the exactly-once check of OUT

@@ -57,13 +57,37 @@ expect eos_missing(alo) == 0
 // with a reader of its own: with --eos every input exactly once among
 // committed records (and the crashed member's derived m-011..m-013 in the
 // log, aborted); without, m-011..m-013 twice.
+//
+// It runs once per client a transform member runs on, on one cluster:
+// franz-go (kafkabook's own member) and java (the driver's Transform.java,
+// through which the run's transactional produce goes too).
 func TestTransformCrash(t *testing.T) {
 	backend, st := testcluster.Start(t, 1, nil)
-	res, _, _, err := runRunbook(t, backend, t.TempDir(), "transform.md", transformRunbook)
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	for _, client := range []string{"franz-go", "java"} {
+		t.Run(client, func(t *testing.T) {
+			start := time.Now()
+			res, err := runWithClient(t, backend, client, transformRunbook)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			checkTransformCrash(t, st.Bootstrap(), res, client)
+			t.Logf("%s: %s", client, time.Since(start).Round(time.Second))
+		})
 	}
+}
+
+// checkTransformCrash checks a run of transformRunbook through client.
+func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, client string) {
 	run := res.Runs[0]
+	if client != "franz-go" {
+		found := false
+		for _, ci := range res.Provenance.Clients {
+			found = found || ci.Client == client
+		}
+		if !found {
+			t.Errorf("%s: the provenance names no member of this client: %+v", client, res.Provenance.Clients)
+		}
+	}
 	for _, e := range run.Expectations {
 		if !e.Held {
 			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
@@ -110,7 +134,6 @@ func TestTransformCrash(t *testing.T) {
 		t.Fatalf("settings name outputs %q and %q", out, out2)
 	}
 	suffix := run.Consumers[0].Group[len("eos"):]
-	seeds := st.Bootstrap()
 	if got := readAllIDs(t, seeds, "out"+suffix, kgo.ReadCommitted()); !slices.Equal(got, all) {
 		t.Errorf("independent read_committed of out: %v, want m-001..m-030 once each", got)
 	}

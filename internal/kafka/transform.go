@@ -42,6 +42,9 @@ type Transformer struct {
 	spec TransformSpec
 	sess *kgo.GroupTransactSession // exactly once
 	cl   *kgo.Client
+	// failingSince is when the polls started failing, zero while they
+	// do not.
+	failingSince time.Time
 }
 
 // Derived is where a derived record was written.
@@ -107,11 +110,30 @@ func (t *Transformer) Poll(ctx context.Context, max int) ([]Delivered, error) {
 	fs.EachRecord(func(r *kgo.Record) {
 		out = append(out, Delivered{Partition: r.Partition, Offset: r.Offset, Key: string(r.Key), ID: string(IDOf(r.Value))})
 	})
-	if len(out) == 0 && len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(out) > 0 || len(errs) == 0 {
+		t.failingSince = time.Time{}
+		return out, nil
 	}
-	return out, nil
+	// A fetch or a join that failed (a broker killed, a coordinator
+	// moving) is tried again by the client: the member rides it out as
+	// its produce retries do, and gives up only when it lasts.
+	if t.failingSince.IsZero() {
+		t.failingSince = time.Now()
+	}
+	if time.Since(t.failingSince) < pollRideOut {
+		select { // not a busy loop while the client retries
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("polling failed for %s: %w", pollRideOut, errors.Join(errs...))
 }
+
+// pollRideOut is how long a transform member's polls may fail in a row
+// before it gives up: the coordinator failover its produce retries ride
+// out (transformRetries).
+const pollRideOut = 30 * time.Second
 
 // Begin begins the transaction of a poll's records (exactly once only).
 func (t *Transformer) Begin() error {
@@ -179,6 +201,14 @@ func (t *Transformer) End(ctx context.Context, recs []Delivered) (bool, map[int3
 		return false, nil, cerr
 	}
 	return true, next, nil
+}
+
+// IsFenced reports whether err is what a transform member's producer gets
+// once a successor with its transactional id has taken over: the
+// coordinator's PRODUCER_FENCED, or a partition leader's
+// INVALID_PRODUCER_EPOCH for a record of the old epoch.
+func IsFenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch)
 }
 
 // Close leaves the group and closes the client.

@@ -1,7 +1,9 @@
 // KafkabookDriver is kafkabook's driver for Apache Kafka's Java client
 // (kafka-clients). It speaks the protocol of docs/driver-protocol.md: a
 // JSON spec line and a start command on stdin, JSON lines on stdout. A
-// spec with "role":"member" makes it a consumer group member (Member.java).
+// spec with "role":"member" makes it a consumer group member (Member.java),
+// one with "role":"transform" a consume-transform-produce member
+// (Transform.java).
 // kafkabook compiles it on the user's machine against the kafka-clients
 // release asked for; it uses nothing but that jar, xerial sqlite-jdbc (the
 // member's store) and the JDK.
@@ -57,6 +59,10 @@ public final class KafkabookDriver {
             }
             if ("member".equals(raw.get("role"))) {
                 Member.main(raw, in); // a consumer group member (Member.java)
+                return;
+            }
+            if ("transform".equals(raw.get("role"))) {
+                Transform.main(raw, in); // a consume-transform-produce member (Transform.java)
                 return;
             }
             spec = new Spec(raw);

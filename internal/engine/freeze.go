@@ -1,0 +1,210 @@
+package engine
+
+// Freezing client processes (runbook/freeze.go): pause consumer G and
+// pause producer T stop a member's or a producer driver's process group
+// with SIGSTOP, resume consumer G and resume producer T continue it. A
+// frozen member no longer counts as the group's running one, so start
+// consumer G can start its successor: the zombie case of
+// consume-transform-produce.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// freezeWait bounds the wait for a process to show the state a signal
+// asked for.
+const freezeWait = 5 * time.Second
+
+// pauseConsumer: pause consumer G — SIGSTOP of the running member.
+func pauseConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseConsumer, log *stepLog) error {
+	g, err := r.group(a.Group)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	m := g.running()
+	g.mu.Unlock()
+	if m == nil {
+		return fmt.Errorf("group %s has no running member to pause", g.label)
+	}
+	if err := freeze(m.pid, true); err != nil {
+		return fmt.Errorf("pausing member %d of group %s: %w", m.n, g.label, err)
+	}
+	g.mu.Lock()
+	m.paused = true
+	g.mu.Unlock()
+	log.line("froze member %d (pid %d) with SIGSTOP: its process is stopped (state T); start consumer %s starts a successor beside it", m.n, m.pid, g.label)
+	return nil
+}
+
+// resumeConsumer: resume consumer G — SIGCONT of the newest frozen member.
+func resumeConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.ResumeConsumer, log *stepLog) error {
+	g, err := r.group(a.Group)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	m := g.frozen()
+	g.mu.Unlock()
+	if m == nil {
+		return fmt.Errorf("group %s has no frozen member to resume (pause consumer %s freezes one)", g.label, g.label)
+	}
+	if err := freeze(m.pid, false); err != nil {
+		return fmt.Errorf("resuming member %d of group %s: %w", m.n, g.label, err)
+	}
+	g.mu.Lock()
+	m.paused = false
+	running := g.running()
+	g.mu.Unlock()
+	note := ""
+	if running != nil && running != m {
+		note = fmt.Sprintf(", beside member %d", running.n)
+	}
+	log.line("resumed member %d (pid %d) with SIGCONT%s", m.n, m.pid, note)
+	return nil
+}
+
+// frozen is the newest member frozen by pause consumer whose process
+// still exists, or nil. g.mu is held.
+func (g *group) frozen() *member {
+	for i := len(g.members) - 1; i >= 0; i-- {
+		m := g.members[i]
+		select {
+		case <-m.done:
+		default:
+			if m.paused {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// stopFrozen stops every member still frozen at the end of the run: it
+// goes on (SIGCONT), then stops as the running member does.
+func (r *runner) stopFrozen(g *group, why string, kill bool) error {
+	var errs []error
+	for {
+		g.mu.Lock()
+		m := g.frozen()
+		if m != nil {
+			m.killed, m.paused = why, false
+		}
+		g.mu.Unlock()
+		if m == nil {
+			return errors.Join(errs...)
+		}
+		if err := freeze(m.pid, false); err != nil {
+			errs = append(errs, err)
+		}
+		sig := syscall.SIGTERM
+		if kill {
+			sig = syscall.SIGKILL
+		}
+		m.signal(sig)
+		select {
+		case <-m.done:
+			continue
+		case <-time.After(memberStopWait(g.spec)):
+		}
+		m.signal(syscall.SIGKILL)
+		<-m.done
+		errs = append(errs, fmt.Errorf("member %d (pid %d) of group %s did not stop within %s of SIGTERM: killed", m.n, m.pid, g.label, memberStopWait(g.spec)))
+	}
+}
+
+// freeze sends SIGSTOP (stop) or SIGCONT to the process group led by pid
+// (every member and driver runs in a group of its own) and waits until
+// the process shows the state asked for.
+func freeze(pid int, stop bool) error {
+	sig := syscall.SIGCONT
+	if stop {
+		sig = syscall.SIGSTOP
+	}
+	if err := syscall.Kill(-pid, sig); err != nil {
+		return fmt.Errorf("%s to process group %d: %w", sig, pid, err)
+	}
+	deadline := time.Now().Add(freezeWait)
+	for {
+		state, err := procState(pid)
+		if err != nil {
+			return fmt.Errorf("process %d: %w", pid, err)
+		}
+		if (state == "T") == stop {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d is in state %s %s after %s", pid, state, sig, freezeWait)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// procState is the state letter of a process (/proc/PID/stat: R, S, T,
+// Z, ...).
+func procState(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+3 > len(s) {
+		return "", fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	return s[i+2 : i+3], nil
+}
+
+// driving records the driver process producing to t (0: none now).
+func (t *topicState) driving(pid int) {
+	t.mu.Lock()
+	t.driverPid = pid
+	t.mu.Unlock()
+}
+
+// producerPid is the driver process producing to the step's topic now.
+func (r *runner) producerPid(label string) (int, error) {
+	t := r.topic(label)
+	t.mu.Lock()
+	pid := t.driverPid
+	t.mu.Unlock()
+	if pid == 0 {
+		return 0, fmt.Errorf("no driver produces to %s now: pause producer freezes the process of a produce %s --client java|librdkafka ... & still running (franz-go's producer runs in kafkabook's own process)", label, label)
+	}
+	return pid, nil
+}
+
+// pauseProducer: pause producer T — SIGSTOP of the driver producing to T.
+func pauseProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseProducer, log *stepLog) error {
+	pid, err := r.producerPid(a.Topic)
+	if err != nil {
+		return err
+	}
+	if err := freeze(pid, true); err != nil {
+		return fmt.Errorf("pausing the producer of %s: %w", a.Topic, err)
+	}
+	log.line("froze the producer of %s (driver pid %d) with SIGSTOP: its process is stopped (state T)", a.Topic, pid)
+	return nil
+}
+
+// resumeProducer: resume producer T — SIGCONT of the driver producing to T.
+func resumeProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.ResumeProducer, log *stepLog) error {
+	pid, err := r.producerPid(a.Topic)
+	if err != nil {
+		return err
+	}
+	if err := freeze(pid, false); err != nil {
+		return fmt.Errorf("resuming the producer of %s: %w", a.Topic, err)
+	}
+	log.line("resumed the producer of %s (driver pid %d) with SIGCONT", a.Topic, pid)
+	return nil
+}
