@@ -126,3 +126,33 @@ func franzGoTakes(p runbook.Produce) error {
 	}
 	return nil
 }
+
+// installDrivers installs, before the run's first step, every driver its
+// steps name: a first install resolves and compiles for a minute, which
+// inside a timed experiment would shift every step after it (a `pause
+// producer` three seconds after its producer started found no driver yet).
+func (r *runner) installDrivers(ctx context.Context) error {
+	for _, b := range r.opts.Doc.Blocks {
+		for _, s := range b.Steps {
+			var client string
+			switch a := s.Action.(type) {
+			case runbook.Produce:
+				client = a.Client
+			case runbook.Consume:
+				client = a.Client
+			case runbook.Transform:
+				client = a.Client
+			default:
+				continue
+			}
+			ref, ok, err := r.refOf(client)
+			if err != nil || !ok {
+				continue // the step reports its own error when it runs
+			}
+			if _, err := r.drivers.get(ctx, ref, r.con); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

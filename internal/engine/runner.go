@@ -107,6 +107,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if r.num == 1 {
 		r.recordFeatures(ctx)
 	}
+	if err := r.installDrivers(ctx); err != nil {
+		return err
+	}
 	r.start = time.Now().UTC()
 	r.ev.Emit(results.KindRunStart, r.num, results.RunStartEvent{Start: r.start})
 	r.sampler = startSampler(ctx, r)
