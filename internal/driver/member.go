@@ -78,6 +78,12 @@ func (d Driver) StartMember(ctx context.Context, spec MemberSpec) (*Member, erro
 	if spec.Client == "" {
 		spec.Client = d.Ref.Client
 	}
+	return d.startMember(ctx, spec)
+}
+
+// startMember spawns the driver with a member's spec line (a group
+// member's or a transform member's) and waits for its startup_complete.
+func (d Driver) startMember(ctx context.Context, spec json.Marshaler) (*Member, error) {
 	line, err := spec.MarshalJSON()
 	if err != nil {
 		return nil, err

@@ -64,13 +64,5 @@ func (d Driver) StartTransform(ctx context.Context, spec TransformSpec) (*Member
 	if spec.Client == "" {
 		spec.Client = d.Ref.Client
 	}
-	line, err := spec.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	proc, startup, err := d.start(ctx, line)
-	if err != nil {
-		return nil, err
-	}
-	return &Member{process: proc, startup: startup}, nil
+	return d.startMember(ctx, spec)
 }
