@@ -189,14 +189,8 @@ func (m *member) handle(ctx context.Context, d kafka.Delivered, commit func(cont
 	if crash && m.spec.CrashPoint == CrashEffect {
 		m.crash(d)
 	}
-	switch m.spec.Dedup {
-	case DedupTable:
-		if err := m.store.MarkHandled(ctx, event); err != nil {
-			return fmt.Errorf("inserting %s into event_handled: %w", event, err)
-		}
-		m.report(results.EventHandled, d, d.Offset)
-	case DedupTransactional:
-		m.report(results.EventHandled, d, d.Offset)
+	if err := m.markHandled(ctx, d, event); err != nil {
+		return err
 	}
 	if crash && m.spec.CrashPoint == CrashHandled {
 		m.crash(d)
@@ -249,4 +243,21 @@ func (m *member) report(kind string, d kafka.Delivered, offset int64) {
 	if _, err := m.out.Write(append(line, '\n')); err != nil && !errors.Is(err, os.ErrClosed) {
 		fmt.Fprintf(os.Stderr, "member %d: reporting: %v\n", m.spec.Member, err)
 	}
+}
+
+// markHandled records the event as handled as the dedup mode says: with
+// table, an insert into event_handled in a transaction of its own (the
+// article's order, with its window after the effect); with transactional,
+// the effect's transaction already did it.
+func (m *member) markHandled(ctx context.Context, d kafka.Delivered, event string) error {
+	switch m.spec.Dedup {
+	case DedupTable:
+		if err := m.store.MarkHandled(ctx, event); err != nil {
+			return fmt.Errorf("inserting %s into event_handled: %w", event, err)
+		}
+		m.report(results.EventHandled, d, d.Offset)
+	case DedupTransactional:
+		m.report(results.EventHandled, d, d.Offset)
+	}
+	return nil
 }

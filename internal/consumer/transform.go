@@ -154,14 +154,5 @@ func (m *member) storeEffect(ctx context.Context, d kafka.Delivered) error {
 		return fmt.Errorf("applying %s: %w", d.ID, err)
 	}
 	m.report(results.EventEffect, d, d.Offset)
-	switch m.spec.Dedup {
-	case DedupTable:
-		if err := m.store.MarkHandled(ctx, event); err != nil {
-			return fmt.Errorf("inserting %s into event_handled: %w", event, err)
-		}
-		m.report(results.EventHandled, d, d.Offset)
-	case DedupTransactional:
-		m.report(results.EventHandled, d, d.Offset)
-	}
-	return nil
+	return m.markHandled(ctx, d, event)
 }
