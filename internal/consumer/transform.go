@@ -3,8 +3,10 @@ package consumer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
@@ -51,21 +53,45 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 	if ts.EOS {
 		ks.TxnID = ts.TxnID
 	}
-	t, err := kafka.NewTransformer(spec.Brokers, ks)
-	if err != nil {
-		return err
+	for restarts := 0; ; restarts++ {
+		t, err := kafka.NewTransformer(spec.Brokers, ks)
+		if err != nil {
+			return err
+		}
+		err = m.transform(ctx, t, ts)
+		if kafka.IsFenced(err) {
+			// A successor with the same transactional.id took over while
+			// this member was frozen: it is a zombie, and stops without
+			// closing (its session would only try to abort again).
+			m.fenced(err)
+			return nil
+		}
+		t.Close()
+		var end endError
+		if !errors.As(err, &end) || restarts == maxSessionRestarts || ctx.Err() != nil {
+			return err
+		}
+		// franz-go returns no retryable error from ending a transaction:
+		// after one (its coordinator unreachable past every retry), the
+		// session is done. As an application would, the member starts a
+		// new one under the same transactional.id, which aborts the open
+		// transaction unless it committed, and polls on from the group's
+		// committed offsets: its records come again only if they did not
+		// commit.
+		fmt.Fprintf(os.Stderr, "member %d of group %s: a new transactional session after: %v\n", spec.Member, spec.Group, err)
 	}
-	err = m.transform(ctx, t, ts)
-	if kafka.IsFenced(err) {
-		// A successor with the same transactional.id took over while this
-		// member was frozen: it is a zombie, and stops without closing
-		// (its session would only try to abort again).
-		m.fenced(err)
-		return nil
-	}
-	t.Close()
-	return err
 }
+
+// maxSessionRestarts bounds how often a transform member starts a new
+// session after failing to end a transaction.
+const maxSessionRestarts = 3
+
+// endError is a failure to end a poll's transaction (or, without --eos,
+// to commit its offsets), after which a new session can go on.
+type endError struct{ err error }
+
+func (e endError) Error() string { return e.err.Error() }
+func (e endError) Unwrap() error { return e.err }
 
 // fenced reports the error that fenced the member's producer.
 func (m *member) fenced(err error) {
@@ -113,7 +139,10 @@ func (m *member) transform(ctx context.Context, t *kafka.Transformer, ts Transfo
 		}
 		committed, next, err := t.End(work, recs)
 		if err != nil {
-			return err
+			if kafka.IsFenced(err) || !ts.EOS {
+				return err
+			}
+			return endError{err}
 		}
 		if !committed {
 			// The group rebalanced (or the commit of the offsets failed):
