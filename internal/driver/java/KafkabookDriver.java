@@ -34,11 +34,26 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
 
 public final class KafkabookDriver {
     static final Out out = new Out(System.out);
     static final AtomicBoolean stopped = new AtomicBoolean();
+
+    // clientsVersion is the kafka-clients release on the class path, from
+    // the version file its jar carries (kafka/kafka-version.properties):
+    // the class that reads it, AppInfoParser, moved to an internals
+    // package in kafka-clients 4.4.0.
+    static String clientsVersion() {
+        try (java.io.InputStream in = KafkabookDriver.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown");
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -168,7 +183,7 @@ public final class KafkabookDriver {
         ProducerConfig pc = new ProducerConfig(props);
         StringBuilder b = new StringBuilder(4096);
         b.append("{\"name\":\"startup_complete\",\"client\":\"java\",\"library\":\"kafka-clients\",\"version\":")
-                .append(Json.quote(AppInfoParser.getVersion()))
+                .append(Json.quote(clientsVersion()))
                 .append(",\"runtime\":").append(Json.quote("java " + System.getProperty("java.version")))
                 .append(",\"config\":{");
         Map<String, Object> values = new TreeMap<>(pc.values());

@@ -74,7 +74,7 @@ public final class Member {
         }
         watchStdin(in);
         onTerm(() -> stopping.set(true));
-        Events.line(startupComplete("java", "kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion(),
+        Events.line(startupComplete("java", "kafka-clients", KafkabookDriver.clientsVersion(),
                 "java " + System.getProperty("java.version"), props, new ConsumerConfig(props).values()));
         try {
             if (spec.handoff) {

@@ -71,7 +71,7 @@ public final class Transform {
         for (Map.Entry<String, ?> e : new org.apache.kafka.clients.producer.ProducerConfig(pprops).values().entrySet()) {
             values.put("producer." + e.getKey(), e.getValue());
         }
-        Member.Events.line(Member.startupComplete("java", "kafka-clients", org.apache.kafka.common.utils.AppInfoParser.getVersion(),
+        Member.Events.line(Member.startupComplete("java", "kafka-clients", KafkabookDriver.clientsVersion(),
                 "java " + System.getProperty("java.version"), cprops, values));
         int code = 0;
         try {

@@ -107,7 +107,7 @@ public final class SpringMember {
         values.put("container.syncCommits", Boolean.toString(cp.isSyncCommits()));
         String version = KafkaMessageListenerContainer.class.getPackage().getImplementationVersion();
         Member.Events.line(Member.startupComplete("spring", "spring-kafka", version == null ? "unknown" : version,
-                "java " + System.getProperty("java.version") + ", kafka-clients " + org.apache.kafka.common.utils.AppInfoParser.getVersion(),
+                "java " + System.getProperty("java.version") + ", kafka-clients " + KafkabookDriver.clientsVersion(),
                 props, values));
         try {
             container.start();
