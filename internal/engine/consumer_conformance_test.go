@@ -260,9 +260,9 @@ func checkConsumerCase(t *testing.T, backend cluster.Backend, dir, label string,
 
 	// The successor resumes at the group's committed offset when it
 	// started, as the admin API sampled it (0, the topic's start, when
-	// there was none). Member 1's reports may lack its last commit, never
-	// show one the group does not have: librdkafka reports an auto-commit
-	// at its next consume(), which a crash never reaches.
+	// there was none). Member 1's reports may lack its last commit:
+	// librdkafka reports an auto-commit at its next consume(), which a
+	// crash never reaches.
 	var reported, atStart int64
 	for _, e := range g.Events {
 		if e.Member == 1 && e.Kind == results.EventCommit {
@@ -281,13 +281,20 @@ func checkConsumerCase(t *testing.T, backend cluster.Backend, dir, label string,
 			break
 		}
 	}
+	// The sample can also miss a commit member 1 reported just before it
+	// died: once in CI, spring's before (MANUAL_IMMEDIATE) reported the
+	// commit of 4 from onCommit, an admin fetch after the crash still
+	// answered 3, and member 2 resumed at 4. So the successor must resume
+	// at the later of the two, never below what member 1 reported.
+	want := max(atStart, reported)
+	if reported > atStart {
+		t.Logf("%s: member 1 reported a commit of %d; the admin API had %d when member 2 started", label, reported, atStart)
+	}
 	switch {
-	case reported > atStart:
-		t.Errorf("%s: member 1 reported a commit of %d; the group had %d when member 2 started", label, reported, atStart)
-	case atStart == 10 && first != -1:
+	case want == 10 && first != -1:
 		t.Errorf("%s: the group had 10 committed, yet member 2 was delivered offset %d", label, first)
-	case atStart < 10 && first != atStart:
-		t.Errorf("%s: member 2's first delivery at offset %d; the group had %d committed when it started", label, first, atStart)
+	case want < 10 && first != want:
+		t.Errorf("%s: member 2's first delivery at offset %d; the group had %d committed when it started (admin API %d, member 1's last report %d)", label, first, want, atStart, reported)
 	}
 
 	// The committed offset, asked by a client of the test's own.
