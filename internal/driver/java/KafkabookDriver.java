@@ -116,6 +116,27 @@ public final class KafkabookDriver {
         System.exit(0);
     }
 
+    // waitDue parks until a message's intended time (nanoseconds after t0);
+    // false when the driver was stopped meanwhile.
+    static boolean waitDue(long intended, long t0) {
+        long wait;
+        while ((wait = intended - (System.nanoTime() - t0)) > 0 && !stopped.get()) {
+            LockSupport.parkNanos(wait);
+        }
+        return !stopped.get();
+    }
+
+    // record is message n as kafkabook's producers write it: its key, its
+    // value with filler, and the event-id header when the spec gives one.
+    static ProducerRecord<byte[], byte[]> record(Spec spec, long n, String key) {
+        ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(spec.topic, null,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), spec.value(n));
+        if (spec.eventId != null) {
+            rec.headers().add(new RecordHeader("event-id", spec.eventId.getBytes(StandardCharsets.UTF_8)));
+        }
+        return rec;
+    }
+
     // produce sends the spec's messages on its schedule and returns how many
     // it handed to the client and the largest delay of a hand-off.
     static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
@@ -124,19 +145,11 @@ public final class KafkabookDriver {
         for (int i = 0; i < spec.count && !stopped.get(); i++) {
             long n = spec.from + i;
             long intended = (long) (i * interval);
-            long wait;
-            while ((wait = intended - (System.nanoTime() - t0)) > 0 && !stopped.get()) {
-                LockSupport.parkNanos(wait);
-            }
-            if (stopped.get()) {
+            if (!waitDue(intended, t0)) {
                 break;
             }
             String key = spec.keyOf(n);
-            ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(spec.topic, null,
-                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), spec.value(n));
-            if (spec.eventId != null) {
-                rec.headers().add(new RecordHeader("event-id", spec.eventId.getBytes(StandardCharsets.UTF_8)));
-            }
+            ProducerRecord<byte[], byte[]> rec = record(spec, n, key);
             Report r = new Report(spec.topic, n, key, intended, t0);
             r.inSend = true;
             try {
@@ -441,19 +454,11 @@ public final class KafkabookDriver {
                 for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
                     long n1 = spec.from + i;
                     long intended = (long) (i * interval);
-                    long wait;
-                    while ((wait = intended - (System.nanoTime() - t0)) > 0 && !stopped.get()) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    if (stopped.get()) {
+                    if (!waitDue(intended, t0)) {
                         break;
                     }
                     String key = spec.keyOf(n1);
-                    ProducerRecord<byte[], byte[]> rec = new ProducerRecord<>(spec.topic, null,
-                            key == null ? null : key.getBytes(StandardCharsets.UTF_8), spec.value(n1));
-                    if (spec.eventId != null) {
-                        rec.headers().add(new RecordHeader("event-id", spec.eventId.getBytes(StandardCharsets.UTF_8)));
-                    }
+                    ProducerRecord<byte[], byte[]> rec = record(spec, n1, key);
                     Report r = new Report(spec.topic, n1, key, intended, t0);
                     r.inSend = true;
                     try {
