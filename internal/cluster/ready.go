@@ -24,24 +24,26 @@ type Registry interface {
 	Close()
 }
 
-// Ready opens the Registry of the cluster whose brokers listen at seeds.
-type Ready func(seeds []string) (Registry, error)
+// Ready opens the Registry of the cluster whose brokers listen at seeds,
+// reached as access says.
+type Ready func(seeds []string, access Access) (Registry, error)
 
 // ErrNoReady is Up's answer to a Config without Ready: a caller's mistake.
 var ErrNoReady = errors.New("cluster.Config.Ready is nil: the caller must say how to ask the cluster which brokers are registered (kafkabook passes its Kafka client)")
 
 // WaitBrokers waits until the broker of every node is registered and
-// unfenced (KRaft metadata lists only those), asking through ready. It
+// unfenced (KRaft metadata lists only those), asking through ready (the
+// brokers reached as access says). It
 // fails early, with the end of its log, when dead names a node whose
 // process is gone; tail gives the end of a node's log for error messages.
 // Every backend starts its nodes and then waits here; its Up refuses a
 // nil ready (ErrNoReady) before it creates anything.
-func WaitBrokers(ctx context.Context, ready Ready, nodes []Node, dead func(context.Context) string, tail func(node string, lines int) string, progress Progress) error {
+func WaitBrokers(ctx context.Context, ready Ready, access Access, nodes []Node, dead func(context.Context) string, tail func(node string, lines int) string, progress Progress) error {
 	var seeds []string
 	for _, n := range nodes {
 		seeds = append(seeds, n.Address)
 	}
-	reg, err := ready(seeds)
+	reg, err := ready(seeds, access)
 	if err != nil {
 		return err
 	}

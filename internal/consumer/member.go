@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
@@ -23,18 +24,21 @@ const Subcommand = "consumer-member"
 
 // Spec is one member process, as the engine launches it.
 type Spec struct {
-	Brokers    []string      `json:"brokers"`
-	Topic      string        `json:"topic"`
-	Group      string        `json:"group"`
-	Member     int           `json:"member"`
-	Commit     string        `json:"commit"` // auto, after or before
-	AutoCommit time.Duration `json:"auto_commit"`
-	Batch      int           `json:"batch"`
-	Work       time.Duration `json:"work"`
-	Dedup      string        `json:"dedup"` // none, table or transactional
-	CrashAt    int           `json:"crash_at"`
-	CrashPoint string        `json:"crash_point"` // work, effect or handled
-	Store      string        `json:"store"`       // the SQLite file
+	Brokers []string `json:"brokers"`
+	// Access is how to reach the brokers (TLS, SASL); its Dial does not
+	// travel: a member runs where the cluster's clients run.
+	Access     cluster.Access `json:"access,omitempty"`
+	Topic      string         `json:"topic"`
+	Group      string         `json:"group"`
+	Member     int            `json:"member"`
+	Commit     string         `json:"commit"` // auto, after or before
+	AutoCommit time.Duration  `json:"auto_commit"`
+	Batch      int            `json:"batch"`
+	Work       time.Duration  `json:"work"`
+	Dedup      string         `json:"dedup"` // none, table or transactional
+	CrashAt    int            `json:"crash_at"`
+	CrashPoint string         `json:"crash_point"` // work, effect or handled
+	Store      string         `json:"store"`       // the SQLite file
 	// Handoff hands each record to one worker goroutine (handoff.go)
 	// instead of handling it in the poll loop.
 	Handoff bool `json:"handoff,omitempty"`
@@ -117,7 +121,7 @@ func Run(ctx context.Context, spec Spec, out io.Writer) error {
 		ms.AutoCommit, ms.Greedy = spec.AutoCommit, spec.Commit == CommitGreedy
 		ms.OnCommit = m.autoCommitted
 	}
-	if m.kc, err = kafka.JoinGroup(spec.Brokers, ms); err != nil {
+	if m.kc, err = kafka.JoinGroup(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ms); err != nil {
 		return err
 	}
 	defer m.kc.Close()

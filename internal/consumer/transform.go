@@ -54,7 +54,7 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 		ks.TxnID = ts.TxnID
 	}
 	for restarts := 0; ; restarts++ {
-		t, err := kafka.NewTransformer(spec.Brokers, ks)
+		t, err := kafka.NewTransformer(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ks)
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func produce(t *testing.T, d Driver, spec Spec) (Startup, map[int]Result) {
 // broker stops answering.
 func TestProducers(t *testing.T) {
 	b, st := testcluster.Start(t, 1, nil)
-	admin, err := kafka.Dial(st.Bootstrap()...)
+	admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func TestLibrdkafkaMember(t *testing.T) {
 	})
 
 	_, st := testcluster.Start(t, 1, nil)
-	admin, err := kafka.Dial(st.Bootstrap()...)
+	admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 	}
 	c := g.spec
 	spec := driver.MemberSpec{
-		Client: ref.Client, Bootstrap: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
+		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
 		Properties: memberProperties(c.Properties),

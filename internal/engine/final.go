@@ -83,7 +83,7 @@ func (r *runner) final(ctx context.Context) (err error) {
 // committed data sees no others), once the last stable offset has passed
 // the sentinels at; the read_uncommitted view adds its transaction check,
 // so the evidence shows what each reader would see.
-func (r *runner) finalTally(ctx context.Context, label string, seeds []string, at map[int32]int64, log *stepLog) (results.Tally, error) {
+func (r *runner) finalTally(ctx context.Context, label string, seeds kafka.Brokers, at map[int32]int64, log *stepLog) (results.Tally, error) {
 	if len(r.topic(label).transactions()) == 0 {
 		t, err := r.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted)
 		if err != nil {

@@ -100,7 +100,7 @@ type memberProcess struct {
 func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
 	c := g.spec
 	spec := consumer.Spec{
-		Brokers: r.reachable(ctx), Topic: g.topic.name, Group: g.name, Member: n,
+		Brokers: r.reachable(ctx).Seeds, Access: r.access, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
 		Dedup: c.Dedup, Store: g.store, CrashAt: crashAt, CrashPoint: crashPoint,
 		Handoff: c.Handoff, Transform: r.transformSpec(g),

@@ -66,7 +66,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	var dp *driver.Producer
 	id := transactionalID(t, s)
 	if viaDriver {
-		ds := driverSpec(t.name, seeds, p)
+		ds := driverSpec(t.name, seeds.Seeds, p)
 		if p.Transactional {
 			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
 		}

@@ -26,6 +26,7 @@ type runner struct {
 	con    *console
 	start  time.Time
 	status cluster.Status // node addresses
+	access cluster.Access // how to reach them (cluster.AccessOf)
 	admin  *kafka.Client
 	// drivers are the client drivers installed so far, shared by the
 	// invocation's runs.
@@ -94,7 +95,10 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
 		return err
 	}
-	if r.admin, err = kafka.Dial(r.status.Bootstrap()...); err != nil {
+	if r.access, err = cluster.AccessOf(ctx, r.opts.Backend); err != nil {
+		return err
+	}
+	if r.admin, err = kafka.Dial(r.brokers(r.status.Bootstrap()...)); err != nil {
 		return err
 	}
 	defer r.admin.Close()
@@ -313,16 +317,22 @@ func (r *runner) addr(node string) (string, error) {
 
 // seeds is the bootstrap list for a --via node (the reachable nodes when
 // via is the zero Target), and the name of the node asked.
-func (r *runner) seeds(ctx context.Context, via runbook.Target) ([]string, string, error) {
+func (r *runner) seeds(ctx context.Context, via runbook.Target) (kafka.Brokers, string, error) {
 	if via == (runbook.Target{}) {
 		return r.reachable(ctx), "", nil
 	}
 	names, err := r.nodes(ctx, via)
 	if err != nil {
-		return nil, "", err
+		return kafka.Brokers{}, "", err
 	}
 	a, err := r.addr(names[0])
-	return []string{a}, names[0], err
+	return r.brokers(a), names[0], err
+}
+
+// brokers is the cluster bootstrapped from addrs, reached as its backend
+// says (see cluster.Access).
+func (r *runner) brokers(addrs ...string) kafka.Brokers {
+	return kafka.Brokers{Seeds: addrs, Access: r.access}
 }
 
 // partitions is fresh metadata of topics (all when none), asked of the
@@ -351,11 +361,11 @@ func (r *runner) running(ctx context.Context) (addrs []string, ids []int32) {
 // reachable is the bootstrap list without nodes that are isolated, paused
 // or down: a new client that picked one of those first would spend its
 // dial timeout there, and the first message would carry that wait.
-func (r *runner) reachable(ctx context.Context) []string {
+func (r *runner) reachable(ctx context.Context) kafka.Brokers {
 	if addrs, _ := r.running(ctx); len(addrs) > 0 {
-		return addrs
+		return r.brokers(addrs...)
 	}
-	return r.status.Bootstrap()
+	return r.brokers(r.status.Bootstrap()...)
 }
 
 // topic returns the ledger of a label, creating it.

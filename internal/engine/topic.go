@@ -73,7 +73,7 @@ func isr(ctx context.Context, r *runner, s runbook.Step, in runbook.Inspect, log
 		if err != nil {
 			return err
 		}
-		client, err := kafka.Dial(seeds...)
+		client, err := kafka.Dial(seeds)
 		if err != nil {
 			return err
 		}

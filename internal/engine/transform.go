@@ -149,7 +149,7 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) driver.TransformSpec {
 	ts := r.transformSpec(g)
 	spec := driver.TransformSpec{
-		Client: ref.Client, Bootstrap: r.reachable(ctx), In: ts.In, Out: ts.Out, Group: g.name, Member: n,
+		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
 		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
 		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: memberProperties(nil),
 	}

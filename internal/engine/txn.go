@@ -166,7 +166,7 @@ func txnLines(cs []results.TxnCheck) []string {
 // finalTxnView reads a transactional topic the other way than the final
 // tally did (read_uncommitted), so the evidence shows what each reader
 // sees, and checks it.
-func (r *runner) finalTxnView(ctx context.Context, label string, seeds []string, ledger results.Topic, log *stepLog) (results.TxnCheck, error) {
+func (r *runner) finalTxnView(ctx context.Context, label string, seeds kafka.Brokers, ledger results.Topic, log *stepLog) (results.TxnCheck, error) {
 	rd, err := kafka.ReadAll(ctx, seeds, r.realName(label), kafka.ReadOptions{
 		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: results.ReadUncommitted,
 	})

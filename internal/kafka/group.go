@@ -59,8 +59,8 @@ type Delivered struct {
 }
 
 // JoinGroup creates the member; it joins when first polled.
-func JoinGroup(seeds []string, spec MemberSpec) (*Member, error) {
-	opts := append(baseOpts(seeds),
+func JoinGroup(b Brokers, spec MemberSpec) (*Member, error) {
+	opts := append(baseOpts(b),
 		kgo.ConsumerGroup(spec.Group),
 		kgo.ConsumeTopics(spec.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),

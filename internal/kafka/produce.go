@@ -131,9 +131,9 @@ func lagLimit(rate float64) time.Duration {
 // result; when ctx ends early, messages handed to the client get a result
 // (unknown when none came) and those not yet due are not sent at all
 // (ProduceStats.Sent counts the others).
-func Produce(ctx context.Context, seeds []string, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
+func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
 	var stats ProduceStats
-	opts, err := clientOpts(seeds, spec)
+	opts, err := clientOpts(b, spec)
 	if err != nil {
 		return stats, err
 	}
@@ -176,8 +176,8 @@ func (spec ProduceSpec) requestTimeout() time.Duration {
 // clientOpts are the options of a producer client for spec: acks, timeouts
 // and the Java client's retries and max.in.flight settings; idempotence
 // is left at franz-go's default (on) for the caller to turn off.
-func clientOpts(seeds []string, spec ProduceSpec) ([]kgo.Opt, error) {
-	opts := append(baseOpts(seeds),
+func clientOpts(b Brokers, spec ProduceSpec) ([]kgo.Opt, error) {
+	opts := append(baseOpts(b),
 		kgo.DefaultProduceTopic(spec.Topic),
 		kgo.ProducerLinger(0),
 		// A topic created a moment ago may not yet be in the metadata of

@@ -30,7 +30,7 @@ func TestProduceRefusesWhatFranzGoCannotDo(t *testing.T) {
 		{kafka.ProduceSpec{Acks: results.AcksAll, Retries: &minus}, "want 0 or more"},
 		{kafka.ProduceSpec{Acks: results.AcksAll, Key: "p", Keys: 3}, "not both"},
 	} {
-		_, err := kafka.Produce(context.Background(), []string{"127.0.0.1:1"}, c.spec, func(kafka.Result) {
+		_, err := kafka.Produce(context.Background(), kafka.Plain("127.0.0.1:1"), c.spec, func(kafka.Result) {
 			t.Errorf("%+v: a message was sent", c.spec)
 		})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -49,7 +49,7 @@ func TestProduceSettings(t *testing.T) {
 	b, st := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
 	ctx := context.Background()
 	seeds := st.Bootstrap()
-	admin, err := kafka.Dial(seeds...)
+	admin, err := kafka.Dial(kafka.Plain(seeds...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func produce(t *testing.T, seeds []string, spec kafka.ProduceSpec) []kafka.Resul
 	t.Helper()
 	var mu sync.Mutex
 	got := make([]kafka.Result, spec.Count)
-	_, err := kafka.Produce(context.Background(), seeds, spec, func(r kafka.Result) {
+	_, err := kafka.Produce(context.Background(), kafka.Plain(seeds...), spec, func(r kafka.Result) {
 		mu.Lock()
 		got[r.Num-spec.From] = r
 		mu.Unlock()

@@ -47,10 +47,10 @@ type Read struct {
 // watermarks stand still for Quiet, and says whether they did. Records at
 // or above the high watermark it read to are never claimed absent: the
 // classification calls them unseen.
-func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (Read, error) {
+func ReadAll(ctx context.Context, b Brokers, topic string, o ReadOptions) (Read, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	admCl, err := kgo.NewClient(baseOpts(seeds)...)
+	admCl, err := kgo.NewClient(baseOpts(b)...)
 	if err != nil {
 		return Read{}, err
 	}
@@ -74,7 +74,7 @@ func ReadAll(ctx context.Context, seeds []string, topic string, o ReadOptions) (
 	if o.Isolation == results.ReadCommitted {
 		to, isolation = read.LastStable, kgo.ReadCommitted()
 	}
-	return read, readTo(ctx, seeds, topic, to, isolation, isolationName(o.Isolation), read.Records)
+	return read, readTo(ctx, b, topic, to, isolation, isolationName(o.Isolation), read.Records)
 }
 
 // settledHW waits, up to o.Settle, until the high watermarks of topic
@@ -103,7 +103,7 @@ func settledHW(ctx context.Context, adm *kadm.Client, topic string, o ReadOption
 // records to recs; named is the isolation's name, for the error when ctx
 // ends first. Control records are read too, for their offsets: without
 // them a read could wait for an offset that holds no record.
-func readTo(ctx context.Context, seeds []string, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named string, recs *results.Records) error {
+func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named string, recs *results.Records) error {
 	assign := map[int32]kgo.Offset{}
 	for p, end := range to {
 		if end > 0 {
@@ -113,7 +113,7 @@ func readTo(ctx context.Context, seeds []string, topic string, to map[int32]int6
 	if len(assign) == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(append(baseOpts(seeds),
+	cl, err := kgo.NewClient(append(baseOpts(b),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.FetchIsolationLevel(isolation),
@@ -202,8 +202,8 @@ func isolationName(s string) string {
 // of each partition's last sentinel. Once they are acknowledged, every
 // record acknowledged at or below past sits below the high watermark, so a
 // read that finds no trace of one proves it gone.
-func AppendSentinels(ctx context.Context, seeds []string, topic string, past map[int32]int64, value string) (map[int32]int64, error) {
-	cl, err := kgo.NewClient(append(baseOpts(seeds),
+func AppendSentinels(ctx context.Context, b Brokers, topic string, past map[int32]int64, value string) (map[int32]int64, error) {
+	cl, err := kgo.NewClient(append(baseOpts(b),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),

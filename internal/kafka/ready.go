@@ -9,8 +9,8 @@ import (
 // Ready is how a backend's Up learns that its brokers are ready: registered
 // and unfenced, as this client sees them. Package cluster takes it as
 // Config.Ready, since it imports no Kafka client itself.
-func Ready(seeds []string) (cluster.Registry, error) {
-	c, err := Dial(seeds...)
+func Ready(seeds []string, access cluster.Access) (cluster.Registry, error) {
+	c, err := Dial(Brokers{Seeds: seeds, Access: access})
 	if err != nil {
 		return nil, err
 	}

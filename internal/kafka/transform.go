@@ -55,8 +55,8 @@ type Derived struct {
 
 // NewTransformer creates the member; it joins the group when first
 // polled. Both modes read In read_committed.
-func NewTransformer(seeds []string, spec TransformSpec) (*Transformer, error) {
-	opts := append(baseOpts(seeds),
+func NewTransformer(b Brokers, spec TransformSpec) (*Transformer, error) {
+	opts := append(baseOpts(b),
 		kgo.ConsumerGroup(spec.Group),
 		kgo.ConsumeTopics(spec.In),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),

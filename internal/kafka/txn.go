@@ -43,7 +43,7 @@ type TxnResult struct {
 // onTxn gets the transaction. When a transaction's end fails the producer
 // cannot go on (its transactional state is unknown), so it stops, and
 // ProduceStats.Stopped says why.
-func ProduceTransactional(ctx context.Context, seeds []string, spec ProduceSpec, txn TxnSpec, onResult func(Result), onTxn func(TxnResult)) (ProduceStats, error) {
+func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn TxnSpec, onResult func(Result), onTxn func(TxnResult)) (ProduceStats, error) {
 	var stats ProduceStats
 	if spec.Acks != results.AcksAll {
 		return stats, errors.New("--transactional needs --acks all")
@@ -52,7 +52,7 @@ func ProduceTransactional(ctx context.Context, seeds []string, spec ProduceSpec,
 		return stats, fmt.Errorf("transactional producer %q with %d records per transaction: want an id and 1 or more", txn.ID, txn.Size)
 	}
 	spec.Idempotent = true
-	opts, err := clientOpts(seeds, spec)
+	opts, err := clientOpts(b, spec)
 	if err != nil {
 		return stats, err
 	}
@@ -197,8 +197,8 @@ func SettleTxn(x TxnResult, recs []Result) {
 // transaction that began below it has ended, so a read_committed reader
 // reaches it. It returns the last stable offsets it saw last, and an error
 // naming the partitions still held back when limit passed.
-func WaitStable(ctx context.Context, seeds []string, topic string, past map[int32]int64, limit time.Duration, progress poll.Progress) (map[int32]int64, error) {
-	cl, err := kgo.NewClient(baseOpts(seeds)...)
+func WaitStable(ctx context.Context, b Brokers, topic string, past map[int32]int64, limit time.Duration, progress poll.Progress) (map[int32]int64, error) {
+	cl, err := kgo.NewClient(baseOpts(b)...)
 	if err != nil {
 		return nil, err
 	}

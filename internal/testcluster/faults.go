@@ -26,8 +26,26 @@ import (
 func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	ctx := context.Background()
 	addr := func(n string) string { node, _ := st.Node(n); return node.Address }
+	access, err := cluster.AccessOf(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := func(addrs ...string) kafka.Brokers { return kafka.Brokers{Seeds: addrs, Access: access} }
+	dial := access.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	reach := func(n string) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		c, err := dial(ctx, "tcp", addr(n))
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
 
-	admin, err := kafka.Dial(st.Bootstrap()...)
+	admin, err := kafka.Dial(brokers(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,21 +63,18 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Isolate, "k2", "k3")
 	WantState(t, b, map[string]cluster.State{"k1": cluster.Running, "k2": cluster.Isolated, "k3": cluster.Isolated})
 	for _, n := range []string{"k2", "k3"} {
-		if c, err := net.DialTimeout("tcp", addr(n), time.Second); err == nil {
-			c.Close()
+		if err := reach(n); err == nil {
 			t.Errorf("%s (%s) still reachable from the host after isolate", n, addr(n))
 		}
 	}
-	if c, err := net.DialTimeout("tcp", addr("k1"), time.Second); err != nil {
+	if err := reach("k1"); err != nil {
 		t.Errorf("k1 unreachable while only k2 and k3 are isolated: %v", err)
-	} else {
-		c.Close()
 	}
 	// A follower whose log is as long as the leader's is never out of sync:
 	// write to k1 alone (acks=1), as the article did, so that k2 and k3
 	// fall behind. These messages are lost once k1 is killed.
 	var alone int
-	_, err = kafka.Produce(ctx, []string{addr("k1")}, kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1001, Count: 5, Timeout: 20 * time.Second},
+	_, err = kafka.Produce(ctx, brokers(addr("k1")), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1001, Count: 5, Timeout: 20 * time.Second},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				alone++
@@ -77,7 +92,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Kill, "k1")
 	Apply(t, b, cluster.Rejoin, "k2", "k3")
 	WantState(t, b, map[string]cluster.State{"k1": cluster.Killed, "k2": cluster.Running, "k3": cluster.Running})
-	other, err := kafka.Dial(addr("k2"), addr("k3"))
+	other, err := kafka.Dial(brokers(addr("k2"), addr("k3")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +108,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Pause, "k3")
 	WantState(t, b, map[string]cluster.State{"k3": cluster.Paused})
 	var acked int
-	_, err = kafka.Produce(ctx, st.Bootstrap(), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1, Count: 20, Timeout: 30 * time.Second},
+	_, err = kafka.Produce(ctx, brokers(st.Bootstrap()...), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1, Count: 20, Timeout: 30 * time.Second},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				acked++
@@ -106,7 +121,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Resume, "k3")
 	WaitPartition(t, other, topic, "k3 back in the ISR", func(p kafka.Partition) bool { return slices.Contains(p.ISR, 3) })
 	// Caught up: reading through k3 alone finds all 20.
-	read, err := kafka.ReadAll(ctx, []string{addr("k3")}, topic, kafka.ReadOptions{Timeout: 30 * time.Second, Settle: 10 * time.Second, Quiet: time.Second})
+	read, err := kafka.ReadAll(ctx, brokers(addr("k3")), topic, kafka.ReadOptions{Timeout: 30 * time.Second, Settle: 10 * time.Second, Quiet: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

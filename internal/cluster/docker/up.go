@@ -225,7 +225,7 @@ func (b *Backend) waitReady(ctx context.Context, ready cluster.Ready, progress c
 		return ""
 	}
 	tail := func(node string, lines int) string { return b.logTail(ctx, node, lines) }
-	if err := cluster.WaitBrokers(ctx, ready, st.Nodes, dead, tail, progress); err != nil {
+	if err := cluster.WaitBrokers(ctx, ready, cluster.Access{}, st.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}
 	return b.Status(ctx)

@@ -245,7 +245,7 @@ func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, pr
 		}
 		return ""
 	}
-	if err := cluster.WaitBrokers(ctx, ready, status.Nodes, dead, tail, progress); err != nil {
+	if err := cluster.WaitBrokers(ctx, ready, cluster.Access{}, status.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}
 	st.Ready = true

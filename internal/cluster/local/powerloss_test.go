@@ -112,7 +112,7 @@ func TestPowerLoss(t *testing.T) {
 	testcluster.Apply(t, b, cluster.Start, "k2") // the table ends with k2 stopped
 
 	ctx := context.Background()
-	admin, err := kafka.Dial(st.Bootstrap()...)
+	admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestPowerLoss(t *testing.T) {
 	const count = 200
 	for name := range topics {
 		acked := 0
-		_, err := kafka.Produce(ctx, st.Bootstrap(), kafka.ProduceSpec{Topic: name, Acks: results.AcksAll, From: 1, Count: count, Size: 100, Timeout: 30 * time.Second},
+		_, err := kafka.Produce(ctx, kafka.Plain(st.Bootstrap()...), kafka.ProduceSpec{Topic: name, Acks: results.AcksAll, From: 1, Count: count, Size: 100, Timeout: 30 * time.Second},
 			func(r kafka.Result) {
 				if r.Status == results.StatusOK {
 					acked++
@@ -173,7 +173,7 @@ func TestPowerLoss(t *testing.T) {
 	}
 	for name, want := range map[string]int{"lossy": 0, "flushed": count} {
 		testcluster.WaitPartition(t, admin, name, "a leader", func(p kafka.Partition) bool { return p.Leader > 0 })
-		read, err := kafka.ReadAll(ctx, st.Bootstrap(), name, kafka.ReadOptions{Timeout: 60 * time.Second, Settle: 30 * time.Second, Quiet: time.Second})
+		read, err := kafka.ReadAll(ctx, kafka.Plain(st.Bootstrap()...), name, kafka.ReadOptions{Timeout: 60 * time.Second, Settle: 30 * time.Second, Quiet: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +241,7 @@ func TestPowerLossCost(t *testing.T) {
 		t.Run(map[bool]string{false: "plain", true: "layer"}[layer], func(t *testing.T) {
 			_, st, boot := startOnLayer(t, 3, nil, layer)
 			ctx := context.Background()
-			admin, err := kafka.Dial(st.Bootstrap()...)
+			admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,60 @@
+// Package launch starts client processes (producer drivers, consumer group
+// members, transformers) where the cluster's clients run: on this machine
+// for the local and Docker backends, in a pod of the cluster's network for
+// the Kubernetes backend. The engine and the drivers see one Process
+// either way, so a crash is a real SIGKILL of the client's process and its
+// JSON-lines stream is read the same way wherever it runs.
+package launch
+
+import (
+	"context"
+	"io"
+	"syscall"
+)
+
+// Command is a process to start.
+type Command struct {
+	Argv []string
+	Env  []string // the whole environment; nil inherits this process's where it runs here
+	// Files are paths on this machine (files or directories) that the
+	// command needs at the same paths where it runs: a driver's jars, its
+	// virtual environment, the kafkabook binary. A launcher that runs
+	// elsewhere copies them there once.
+	Files []string
+	// Stderr receives the process's standard error.
+	Stderr io.Writer
+}
+
+// Exit is how a process ended.
+type Exit struct {
+	Code   int            // exit status when it exited
+	Signal syscall.Signal // the signal that ended it, 0 when it exited
+}
+
+// Process is a started command, leader of a process group of its own.
+type Process interface {
+	// Pid is the process id where it runs (not necessarily this machine's).
+	Pid() int
+	// Stdin is the process's standard input; closing it tells a driver to
+	// finish.
+	Stdin() io.WriteCloser
+	// Stdout is the process's standard output; it ends at EOF after the
+	// process exits, having delivered everything the process wrote.
+	Stdout() io.Reader
+	// Signal sends sig to the process group (SIGSTOP, SIGCONT, SIGTERM,
+	// SIGKILL).
+	Signal(sig syscall.Signal) error
+	// Wait waits for the process to end; it is called once.
+	Wait() (Exit, error)
+}
+
+// Launcher starts commands.
+type Launcher interface {
+	Start(ctx context.Context, cmd Command) (Process, error)
+}
+
+// Launchers is implemented by backends whose clients run elsewhere than
+// on this machine.
+type Launchers interface {
+	Launcher(ctx context.Context) (Launcher, error)
+}
