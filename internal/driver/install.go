@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/cachedir"
+	"github.com/kafkabook/kafkabook/internal/launch"
 )
 
 // Driver is an installed driver: the command that runs it.
@@ -20,6 +21,9 @@ type Driver struct {
 	Dir  string   // where it is installed
 	Argv []string // the command that runs it
 	Env  []string // its environment; nil: kafkabook's
+	// Launcher starts it where the cluster's clients run; nil: on this
+	// machine (launch.Host).
+	Launcher launch.Launcher
 }
 
 // Install builds the driver ref names into kafkabook's cache, once per

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -98,8 +98,9 @@ func (d Driver) startMember(ctx context.Context, spec json.Marshaler) (*Member, 
 // Startup is what the member said at startup_complete.
 func (m *Member) Startup() Startup { return m.startup }
 
-// Pid is the member's process id (the leader of its process group).
-func (m *Member) Pid() int { return m.cmd.Process.Pid }
+// Pid is the member's process id (the leader of its process group), where
+// it runs.
+func (m *Member) Pid() int { return m.proc.Pid() }
 
 var namedPrefix = []byte(`{"name":`)
 
@@ -154,19 +155,19 @@ func (s Startup) DescribeMember() string {
 func (m *Member) ShutDown() bool { return m.shutdown }
 
 // Wait waits for the member's process to end and returns how it ended.
-func (m *Member) Wait() (*os.ProcessState, error) {
+func (m *Member) Wait() (launch.Exit, error) {
 	<-m.exited
-	return m.cmd.ProcessState, m.waitErr
+	return m.exit, m.waitErr
 }
 
 // Stop asks the member to stop cleanly (SIGTERM): it finishes the records
 // in hand, closes its consumer and exits.
-func (m *Member) Stop() error { return m.cmd.Process.Signal(syscall.SIGTERM) }
+func (m *Member) Stop() error { return m.proc.Signal(syscall.SIGTERM) }
 
 // Kill ends the member's whole process group with SIGKILL at once and
 // waits for it.
 func (m *Member) Kill() {
-	syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
+	m.proc.Signal(syscall.SIGKILL)
 	<-m.exited
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -95,14 +96,11 @@ func (m *liveMember) read(t *testing.T, timeout time.Duration, until func() bool
 	}
 }
 
-// wait reaps the process and returns its wait status.
-func (m *liveMember) wait(t *testing.T) syscall.WaitStatus {
+// wait reaps the process and returns how it ended.
+func (m *liveMember) wait(t *testing.T) launch.Exit {
 	t.Helper()
-	state, _ := m.Wait()
-	if state == nil {
-		t.Fatal("the member's process was not reaped")
-	}
-	return state.Sys().(syscall.WaitStatus)
+	exit, _ := m.Wait()
+	return exit
 }
 
 // ids returns the message ids of the events of kind, in order.
@@ -169,7 +167,7 @@ func TestLibrdkafkaMember(t *testing.T) {
 			Member: 1, Commit: "after", Batch: 1, Store: filepath.Join(t.TempDir(), "g.db")})
 		t.Logf("startup_complete after %v", m.Startup().Took)
 		m.stdin.Close()
-		if ws := m.wait(t); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		if ws := m.wait(t); ws.Signal != syscall.SIGKILL {
 			t.Errorf("after its stdin closed the member ended with %v, want killed by its own SIGKILL", ws)
 		}
 	})
@@ -228,7 +226,7 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 	t.Logf("member 1 startup_complete after %v", m1.Startup().Took)
 	m1.read(t, time.Minute, func() bool { return false })
 	ws := m1.wait(t)
-	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+	if ws.Signal != syscall.SIGKILL {
 		t.Errorf("member 1 ended with %v, want killed by SIGKILL", ws)
 	}
 	if err := syscall.Kill(m1.Pid(), 0); !errors.Is(err, syscall.ESRCH) {
@@ -271,7 +269,7 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 		t.Fatal(err)
 	}
 	m2.read(t, 30*time.Second, func() bool { return false })
-	if ws := m2.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !m2.ShutDown() {
+	if ws := m2.wait(t); ws.Signal != 0 || ws.Code != 0 || !m2.ShutDown() {
 		t.Errorf("member 2 after SIGTERM: %v, shutdown_complete %v; want exit 0 after shutdown_complete", ws, m2.ShutDown())
 	}
 	if tc.commit == "auto" && tc.properties["enable.auto.offset.store"] != "false" && !slices.Contains(m2.commits(), memberRecords) {
@@ -361,7 +359,7 @@ func testMemberStop(t *testing.T, d Driver, admin *kafka.Client, seeds []string,
 		t.Fatal(err)
 	}
 	m.read(t, 30*time.Second, func() bool { return false })
-	if ws := m.wait(t); !ws.Exited() || ws.ExitStatus() != 0 || !m.ShutDown() {
+	if ws := m.wait(t); ws.Signal != 0 || ws.Code != 0 || !m.ShutDown() {
 		t.Errorf("after SIGTERM: %v, shutdown_complete %v; want exit 0 after shutdown_complete", ws, m.ShutDown())
 	}
 	delivered, effects := m.ids(results.EventDeliver), m.ids(results.EventEffect)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -79,7 +80,7 @@ while :; do sleep 0.05; done`)
 		t.Errorf("after the stop: %v, want EOF", err)
 	}
 	state, err := m.Wait()
-	if err != nil || !state.Success() || !m.ShutDown() {
+	if err != nil || state != (launch.Exit{}) || !m.ShutDown() {
 		t.Errorf("stopped member: %v %v, shutdown %v", state, err, m.ShutDown())
 	}
 }
@@ -94,7 +95,7 @@ func TestMemberKill(t *testing.T) {
 	defer m.Close()
 	m.Kill()
 	state, _ := m.Wait()
-	if ws, _ := state.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+	if state.Signal != syscall.SIGKILL {
 		t.Errorf("member ended %v, want SIGKILL", state)
 	}
 	// The killed child (sleep) is reparented and reaped by init: give it

@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -35,22 +34,23 @@ type Producer struct {
 // process is a running driver: its process group, its stdin and the lines
 // of its stdout. Producers and members share it.
 type process struct {
-	cmd         *exec.Cmd
-	stdin       io.WriteCloser
-	stdout      *os.File // the read end of the driver's stdout, closed once it is done
-	closeStdout sync.Once
-	lines       *bufio.Scanner
-	stderr      *tailBuffer
-	exited      chan struct{} // closed once the process is reaped
-	waitErr     error
-	once        sync.Once
+	proc    launch.Process
+	stdin   io.WriteCloser
+	lines   *bufio.Scanner
+	stderr  *tailBuffer
+	exited  chan struct{} // closed once the process is reaped
+	exit    launch.Exit   // how it ended, once exited is closed
+	waitErr error
+	once    sync.Once
+	closed  sync.Once
 	// OnTxn, when the spec is transactional, gets each transaction as it
 	// ended, after its records went to onResult (set before Run).
 	OnTxn func(kafka.TxnResult)
 }
 
-// Pid is the driver's process id (the leader of its process group).
-func (p *Producer) Pid() int { return p.cmd.Process.Pid }
+// Pid is the driver's process id (the leader of its process group), where
+// it runs.
+func (p *Producer) Pid() int { return p.proc.Pid() }
 
 // StartProducer spawns the driver in a process group of its own, sends it
 // the spec and waits for its startup_complete, which says what client and
@@ -72,33 +72,19 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 // line on its stdin and waits for startup_complete (at most StartTimeout).
 func (d Driver) start(ctx context.Context, spec []byte) (*process, Startup, error) {
 	spawned := time.Now()
-	cmd := exec.Command(d.Argv[0], d.Argv[1:]...)
-	cmd.Env = d.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &process{cmd: cmd, stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, Startup{}, err
+	p := &process{stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
+	l := d.Launcher
+	if l == nil {
+		l = launch.Host
 	}
-	// A pipe of our own, not StdoutPipe: Wait closes StdoutPipe's read end
-	// when the driver exits, which loses the lines a crashed driver wrote
-	// just before and that were not read yet. This read end ends at EOF.
-	stdout, w, err := os.Pipe()
+	proc, err := l.Start(ctx, launch.Command{Argv: d.Argv, Env: d.Env, Files: []string{d.Dir}, Stderr: p.stderr})
 	if err != nil {
-		return nil, Startup{}, err
-	}
-	cmd.Stdout = w
-	p.stdout = stdout
-	p.lines = bufio.NewScanner(stdout)
-	p.lines.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		stdout.Close()
 		return nil, Startup{}, fmt.Errorf("start %s driver: %w", d.Ref, err)
 	}
-	go func() { p.waitErr = cmd.Wait(); close(p.exited) }()
+	p.proc, p.stdin = proc, proc.Stdin()
+	p.lines = bufio.NewScanner(proc.Stdout())
+	p.lines.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	go func() { p.exit, p.waitErr = proc.Wait(); close(p.exited) }()
 	if _, err = p.stdin.Write(append(spec, '\n')); err != nil {
 		p.release()
 		return nil, Startup{}, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
@@ -278,7 +264,7 @@ func (p *process) kill() {
 			return
 		default:
 		}
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.proc.Signal(syscall.SIGKILL)
 		<-p.exited
 	})
 }
@@ -287,7 +273,7 @@ func (p *process) kill() {
 // its stdout, once nothing reads it any more.
 func (p *process) release() {
 	p.kill()
-	p.closeStdout.Do(func() { p.stdout.Close() })
+	p.closed.Do(func() { p.proc.Close() })
 }
 
 // stderrTail is the driver's last lines of stderr, for an error message.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -20,6 +21,16 @@ import (
 type drivers struct {
 	mu sync.Mutex
 	by map[driver.Ref]driver.Driver
+	// launcher starts them where the cluster's clients run (see
+	// package launch); nil: on this machine.
+	launcher launch.Launcher
+}
+
+// setLauncher makes every driver start through l.
+func (ds *drivers) setLauncher(l launch.Launcher) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	ds.launcher = l
 }
 
 // get installs ref on first use, saying so on the console: a first
@@ -29,6 +40,7 @@ func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (drive
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if d, ok := ds.by[ref]; ok {
+		d.Launcher = ds.launcher
 		return d, nil
 	}
 	d, err := driver.Install(ctx, ref, func(format string, args ...any) {
@@ -41,6 +53,7 @@ func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (drive
 		ds.by = map[driver.Ref]driver.Driver{}
 	}
 	ds.by[ref] = d
+	d.Launcher = ds.launcher
 	return d, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -79,7 +79,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 			yield(ev)
 		}
 	}
-	wait := func() (*os.ProcessState, error) {
+	wait := func() (launch.Exit, error) {
 		state, err := dm.Wait()
 		dm.Close()
 		return state, err

@@ -11,13 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -31,14 +31,14 @@ type member struct {
 	done    chan struct{}              // closed once the process is reaped and its output read
 	start   time.Time
 	end     time.Time
-	crashed bool             // it reported a crash (--crash-at)
-	paused  bool             // pause consumer froze it (SIGSTOP), and no resume consumer has let it go on
-	fenced  string           // the error of the fenced event it reported: a successor with its transactional.id took over
-	killed  string           // why kafkabook killed or stopped it, "" if it did not
-	stderr  func() string    // its last words
-	notes   []string         // what its start found for the step's output (letthrough.go)
-	logged  func() []string  // a driver member's stderr lines, for its client's errors (letthrough.go)
-	state   *os.ProcessState // how the process ended
+	crashed bool            // it reported a crash (--crash-at)
+	paused  bool            // pause consumer froze it (SIGSTOP), and no resume consumer has let it go on
+	fenced  string          // the error of the fenced event it reported: a successor with its transactional.id took over
+	killed  string          // why kafkabook killed or stopped it, "" if it did not
+	stderr  func() string   // its last words
+	notes   []string        // what its start found for the step's output (letthrough.go)
+	logged  func() []string // a driver member's stderr lines, for its client's errors (letthrough.go)
+	state   launch.Exit     // how the process ended
 	exitErr error
 }
 
@@ -92,7 +92,7 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 type memberProcess struct {
 	m    *member
 	read func(yield func(results.ConsumerEvent))
-	wait func() (*os.ProcessState, error)
+	wait func() (launch.Exit, error)
 }
 
 // startOwnMember starts kafkabook's own member (franz-go): this binary's
@@ -110,30 +110,18 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	if err != nil {
 		return memberProcess{}, err
 	}
-	cmd := exec.Command(exe, consumer.Subcommand, string(js))
-	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
-	// stops the members itself.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr := &tailBuffer{max: 4096}
 	m := &member{n: n, done: make(chan struct{}), stderr: stderr.String}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return memberProcess{}, err
-	}
 	// The member watches its stdin: when kafkabook dies, the pipe closes
 	// and the member kills itself, so no member outlives its run.
-	stdin, err := cmd.StdinPipe()
+	proc, err := r.launcher.Start(ctx, launch.Command{Argv: []string{exe, consumer.Subcommand, string(js)}, Files: []string{exe}, Stderr: stderr})
 	if err != nil {
-		return memberProcess{}, err
-	}
-	if err := cmd.Start(); err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
-	m.pid, m.start = cmd.Process.Pid, time.Now().UTC()
-	m.signal = func(sig syscall.Signal) error { return cmd.Process.Signal(sig) }
+	m.pid, m.start = proc.Pid(), time.Now().UTC()
+	m.signal = proc.Signal
 	read := func(yield func(results.ConsumerEvent)) {
-		sc := bufio.NewScanner(out)
+		sc := bufio.NewScanner(proc.Stdout())
 		for sc.Scan() {
 			var ev results.ConsumerEvent
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
@@ -143,10 +131,10 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 			yield(ev)
 		}
 	}
-	wait := func() (*os.ProcessState, error) {
-		err := cmd.Wait()
-		stdin.Close()
-		return cmd.ProcessState, err
+	wait := func() (launch.Exit, error) {
+		exit, err := proc.Wait()
+		proc.Close()
+		return exit, err
 	}
 	return memberProcess{m, read, wait}, nil
 }
@@ -166,7 +154,7 @@ func (r *runner) memberCommand() (string, error) {
 
 // watchMember reads a member's reports until its output ends, then reaps
 // it and records how it ended.
-func (r *runner) watchMember(g *group, m *member, read func(yield func(results.ConsumerEvent)), wait func() (*os.ProcessState, error)) {
+func (r *runner) watchMember(g *group, m *member, read func(yield func(results.ConsumerEvent)), wait func() (launch.Exit, error)) {
 	read(g.add)
 	m.state, m.exitErr = wait()
 	m.end = time.Now().UTC()
@@ -184,14 +172,11 @@ func (r *runner) watchMember(g *group, m *member, read func(yield func(results.C
 
 // how says how a member ended and why.
 func (m *member) how() (string, string) {
-	var ws syscall.WaitStatus
-	if m.state != nil {
-		ws, _ = m.state.Sys().(syscall.WaitStatus)
-	}
+	killed := m.state.Signal == syscall.SIGKILL
 	switch {
-	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.crashed:
+	case killed && m.crashed:
 		return results.MemberCrashed, "killed itself with SIGKILL: --crash-at"
-	case ws.Signaled() && ws.Signal() == syscall.SIGKILL && m.killed != "":
+	case killed && m.killed != "":
 		return results.MemberCrashed, m.killed
 	case m.exitErr == nil && m.fenced != "":
 		return results.MemberStopped, "fenced by a successor with its transactional.id: " + m.fenced

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -27,7 +28,10 @@ type runner struct {
 	start  time.Time
 	status cluster.Status // node addresses
 	access cluster.Access // how to reach them (cluster.AccessOf)
-	admin  *kafka.Client
+	// launcher starts client processes where the cluster's clients run:
+	// on this machine, or in a pod for the Kubernetes backend.
+	launcher launch.Launcher
+	admin    *kafka.Client
 	// drivers are the client drivers installed so far, shared by the
 	// invocation's runs.
 	drivers *drivers
@@ -98,6 +102,13 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if r.access, err = cluster.AccessOf(ctx, r.opts.Backend); err != nil {
 		return err
 	}
+	r.launcher = launch.Host
+	if ls, ok := r.opts.Backend.(launch.Launchers); ok {
+		if r.launcher, err = ls.Launcher(ctx); err != nil {
+			return err
+		}
+	}
+	r.drivers.setLauncher(r.launcher)
 	if r.admin, err = kafka.Dial(r.brokers(r.status.Bootstrap()...)); err != nil {
 		return err
 	}

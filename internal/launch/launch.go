@@ -44,8 +44,11 @@ type Process interface {
 	// Signal sends sig to the process group (SIGSTOP, SIGCONT, SIGTERM,
 	// SIGKILL).
 	Signal(sig syscall.Signal) error
-	// Wait waits for the process to end; it is called once.
+	// Wait waits for the process to end; it is called once. Its error is
+	// non-nil unless the process exited 0.
 	Wait() (Exit, error)
+	// Close releases the standard streams once nothing reads them.
+	Close() error
 }
 
 // Launcher starts commands.
