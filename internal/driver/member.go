@@ -78,17 +78,17 @@ func (d Driver) StartMember(ctx context.Context, spec MemberSpec) (*Member, erro
 	if spec.Client == "" {
 		spec.Client = d.Ref.Client
 	}
-	return d.startMember(ctx, spec)
+	return d.startMember(ctx, spec, spec.Store)
 }
 
 // startMember spawns the driver with a member's spec line (a group
 // member's or a transform member's) and waits for its startup_complete.
-func (d Driver) startMember(ctx context.Context, spec json.Marshaler) (*Member, error) {
+func (d Driver) startMember(ctx context.Context, spec json.Marshaler, store string) (*Member, error) {
 	line, err := spec.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	proc, startup, err := d.start(ctx, line)
+	proc, startup, err := d.start(ctx, line, store)
 	if err != nil {
 		return nil, err
 	}

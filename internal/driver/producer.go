@@ -61,23 +61,30 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	if err != nil {
 		return nil, err
 	}
-	proc, startup, err := d.start(ctx, line)
+	proc, startup, err := d.start(ctx, line, "")
 	if err != nil {
 		return nil, err
 	}
 	return &Producer{process: proc, spec: spec, startup: startup}, nil
 }
 
-// start spawns the driver in a process group of its own, writes the spec
-// line on its stdin and waits for startup_complete (at most StartTimeout).
-func (d Driver) start(ctx context.Context, spec []byte) (*process, Startup, error) {
+
+// start spawns the driver through its launcher, in a process group of its
+// own, writes the spec line on its stdin and waits for startup_complete
+// (at most StartTimeout). store, when not empty, is the file the driver
+// writes that kafkabook reads afterwards (launch.Command.Writes).
+func (d Driver) start(ctx context.Context, spec []byte, store string) (*process, Startup, error) {
 	spawned := time.Now()
 	p := &process{stderr: &tailBuffer{max: 64 << 10}, exited: make(chan struct{})}
 	l := d.Launcher
 	if l == nil {
 		l = launch.Host
 	}
-	proc, err := l.Start(ctx, launch.Command{Argv: d.Argv, Env: d.Env, Files: []string{d.Dir}, Stderr: p.stderr})
+	cmd := launch.Command{Argv: d.Argv, Env: d.Env, Files: []string{d.Dir}, Stderr: p.stderr}
+	if store != "" {
+		cmd.Writes = []string{store}
+	}
+	proc, err := l.Start(ctx, cmd)
 	if err != nil {
 		return nil, Startup{}, fmt.Errorf("start %s driver: %w", d.Ref, err)
 	}

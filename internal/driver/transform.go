@@ -64,5 +64,5 @@ func (d Driver) StartTransform(ctx context.Context, spec TransformSpec) (*Member
 	if spec.Client == "" {
 		spec.Client = d.Ref.Client
 	}
-	return d.startMember(ctx, spec)
+	return d.startMember(ctx, spec, spec.Store)
 }

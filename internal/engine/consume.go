@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -90,6 +91,15 @@ func workText(c runbook.Consume) string {
 		fmt.Fprintf(&b, "; crashes at message %d (%s)", c.CrashAt, c.CrashPoint)
 	}
 	return b.String()
+}
+
+// openStore opens a group's store once it is back on this machine from
+// where its members ran.
+func (r *runner) openStore(ctx context.Context, path string) (*consumer.Store, error) {
+	if err := launch.Retrieve(ctx, r.launcher, path); err != nil {
+		return nil, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(path), err)
+	}
+	return consumer.OpenStore(path)
 }
 
 // storeFile is the name of a group's store in the evidence directory.
@@ -394,7 +404,7 @@ func (r *runner) tallyGroups(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		store, err := consumer.OpenStore(g.store)
+		store, err := r.openStore(ctx, g.store)
 		if err != nil {
 			return err
 		}

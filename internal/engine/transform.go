@@ -213,7 +213,7 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 	} else {
 		// With --effect the effects are the store's: what it counts per
 		// event is what applied_twice judges, not the output's copies.
-		store, err := consumer.OpenStore(g.store)
+		store, err := r.openStore(ctx, g.store)
 		if err != nil {
 			return err
 		}

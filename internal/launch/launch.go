@@ -21,6 +21,10 @@ type Command struct {
 	// virtual environment, the kafkabook binary. A launcher that runs
 	// elsewhere copies them there once.
 	Files []string
+	// Writes are files the command writes that kafkabook reads once it
+	// ended (a consumer group's SQLite store). A launcher that runs
+	// elsewhere makes their directories there; Retrieve brings them back.
+	Writes []string
 	// Stderr receives the process's standard error.
 	Stderr io.Writer
 }
@@ -54,6 +58,23 @@ type Process interface {
 // Launcher starts commands.
 type Launcher interface {
 	Start(ctx context.Context, cmd Command) (Process, error)
+}
+
+// Retriever is implemented by launchers whose processes run elsewhere: it
+// copies a file the processes wrote (a Command's Writes) back to the same
+// path on this machine, replacing what is there. A file that does not
+// exist there is no error: nothing ran that would write it.
+type Retriever interface {
+	Retrieve(ctx context.Context, path string) error
+}
+
+// Retrieve brings path back from where l's processes run, when they run
+// elsewhere; on this machine there is nothing to do.
+func Retrieve(ctx context.Context, l Launcher, path string) error {
+	if r, ok := l.(Retriever); ok {
+		return r.Retrieve(ctx, path)
+	}
+	return nil
 }
 
 // Launchers is implemented by backends whose clients run elsewhere than
