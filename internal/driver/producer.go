@@ -68,7 +68,6 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	return &Producer{process: proc, spec: spec, startup: startup}, nil
 }
 
-
 // start spawns the driver through its launcher, in a process group of its
 // own, writes the spec line on its stdin and waits for startup_complete
 // (at most StartTimeout). store, when not empty, is the file the driver
