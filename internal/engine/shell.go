@@ -2,15 +2,18 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -26,23 +29,54 @@ func (r *runner) shell(ctx context.Context, block int, b runbook.Block) error {
 		r.ev.Emit(results.KindStep, r.num, log.done(nil))
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "sh", "-e", "-c", b.Text)
-	cmd.Env = shellEnv(r.status, r.num, r.opts.Doc.Meta.Params)
-	pipe, err := cmd.StdoutPipe()
+	// Where the cluster's clients run (a pod on Kubernetes), so that the
+	// addresses in its environment resolve; its stderr joins its stdout.
+	var mu sync.Mutex
+	stderr := &lineWriter{line: func(line string) { mu.Lock(); log.line("%s", line); mu.Unlock() }}
+	proc, err := r.launcher.Start(ctx, launch.Command{Argv: []string{"sh", "-e", "-c", b.Text},
+		Env: shellEnv(r.status, r.num, r.opts.Doc.Meta.Params), Stderr: stderr})
 	if err != nil {
 		return err
 	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(pipe)
+	stop := context.AfterFunc(ctx, func() { proc.Signal(syscall.SIGKILL) })
+	defer stop()
+	sc := bufio.NewScanner(proc.Stdout())
 	for sc.Scan() {
+		mu.Lock()
 		log.line("%s", sc.Text())
+		mu.Unlock()
 	}
-	err = cmd.Wait()
+	_, err = proc.Wait()
+	proc.Close()
+	stderr.flush()
 	r.ev.Emit(results.KindStep, r.num, log.done(err))
 	return err
+}
+
+// lineWriter calls line with each line written to it; flush passes on a
+// last line that has no newline.
+type lineWriter struct {
+	line    func(string)
+	pending []byte
+}
+
+func (w *lineWriter) Write(b []byte) (int, error) {
+	w.pending = append(w.pending, b...)
+	for {
+		i := bytes.IndexByte(w.pending, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		w.line(string(w.pending[:i]))
+		w.pending = w.pending[i+1:]
+	}
+}
+
+func (w *lineWriter) flush() {
+	if len(w.pending) > 0 {
+		w.line(string(w.pending))
+		w.pending = nil
+	}
 }
 
 // shellEnv is the whole environment of an sh block, fixed so that a
