@@ -25,10 +25,15 @@ delete_pods() {
 	stop_process kube-controller-manager
 	stop_process kube-scheduler
 	log "deleting pods"
-	kctl delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+	# A one-second grace, not a forced delete: the pod objects stay until the
+	# kubelet has stopped their containers and torn down their network.
+	kctl delete pods --all --all-namespaces --grace-period=1 --wait=false >/dev/null 2>&1 || true
 	local i
 	for i in $(seq 1 60); do
-		[ -z "$(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null)" ] && return 0
+		if [ -z "$(kctl get pods --all-namespaces -o name 2>/dev/null)" ] &&
+			[ -z "$(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null)" ]; then
+			return 0
+		fi
 		sleep 1
 	done
 	log "some containers still run after 60s; killing them"
@@ -139,10 +144,17 @@ remove_network() {
 		# shellcheck disable=SC2086
 		eval "iptables ${rule/-A FORWARD/-D FORWARD}" || die "could not delete the iptables rule: $rule"
 	done
-	command -v conntrack >/dev/null && conntrack -D -s "$CLUSTER_RANGE" >/dev/null 2>&1 || true
-	command -v conntrack >/dev/null && conntrack -D -d "$CLUSTER_RANGE" >/dev/null 2>&1 || true
-	# libcni's result cache for the cluster's network lives in /var/lib/cni.
+	if command -v conntrack >/dev/null; then
+		conntrack -D -s "$CLUSTER_RANGE" >/dev/null 2>&1 || true
+		conntrack -D -d "$CLUSTER_RANGE" >/dev/null 2>&1 || true
+	fi
+	# libcni caches results in /var/lib/cni/results by network and sandbox id
+	# (CNI DEL removes them; a killed pod leaves them behind).
 	rm -f /var/lib/cni/results/"$CNI_NETWORK"-* 2>/dev/null || true
+	local id
+	for id in $(ls "$STATE_DIR/containerd/io.containerd.grpc.v1.cri/sandboxes" 2>/dev/null); do
+		rm -f /var/lib/cni/results/*-"$id"-* 2>/dev/null || true
+	done
 }
 
 # restore_sysctls puts back the values saved at bring-up.
@@ -164,6 +176,14 @@ remove_files() {
 		[ -L "$l" ] || continue
 		case $(readlink "$l") in "$STATE_DIR"/*) rm -f "$l" ;; esac
 	done
+	if [ -f "$RUN_DIR/host-dirs" ]; then
+		while read -r l; do
+			[ -n "$l" ] || continue
+			# The kubelet's device manager keeps its socket at a fixed path.
+			[ "$l" != /var/lib/kubelet ] || rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+			find "$l" -depth -type d -empty -delete 2>/dev/null || true
+		done <"$RUN_DIR/host-dirs"
+	fi
 	rm -rf "$RUN_DIR" "$STATE_DIR" || die "could not remove $RUN_DIR and $STATE_DIR (a mount left under them?)"
 }
 

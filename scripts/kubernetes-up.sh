@@ -109,6 +109,16 @@ save_sysctls() {
 	mv "$SYSCTL_SAVE.tmp" "$SYSCTL_SAVE"
 }
 
+# note_host_dirs records which host directories the kubelet and libcni may
+# create outside the cluster's own ones (the kubelet makes /var/lib/kubelet
+# and /var/log/containers even with its own root dir), so that the teardown
+# removes those it finds empty and the bring-up made.
+note_host_dirs() {
+	local d
+	[ -f "$RUN_DIR/host-dirs" ] && return 0
+	for d in $HOST_DIRS; do [ -e "$d" ] || echo "$d"; done >"$RUN_DIR/host-dirs"
+}
+
 # host_network prepares the host side: forwarding on, bridged traffic seen by
 # netfilter (so pod -> Service -> pod on the same bridge is un-NATed
 # correctly), and ACCEPT rules for the cluster's bridge in FORWARD. Docker may
@@ -293,7 +303,7 @@ start_dns() {
 	render coredns.yaml "$RUN_DIR/coredns.yaml"
 	kctl apply -f "$RUN_DIR/coredns.yaml" >/dev/null || die "creating CoreDNS failed"
 	wait_for "CoreDNS to answer at $DNS_SERVICE_IP" 120 kubelet \
-		sh -c "busybox nslookup kubernetes.default.svc.cluster.local $DNS_SERVICE_IP | grep -q '$APISERVER_SERVICE_IP'"
+		sh -c "busybox nslookup kubernetes.default.svc.cluster.local $DNS_SERVICE_IP | grep -qx 'Address: *$APISERVER_SERVICE_IP'"
 }
 
 # import_docker_images copies images from the local dockerd into the
@@ -312,10 +322,16 @@ import_docker_images() {
 main() {
 	parse_args "$@"
 	[ "$(id -u)" -eq 0 ] || die "run as root (the cluster's processes need it)"
-	if [ "$BUILD_ONLY" = false ] && [ -d "$RUN_DIR" ] && already_up; then
+	if [ "$BUILD_ONLY" = false ] && [ -d "$PID_DIR" ] && already_up; then
 		log "already up (kubeconfig $KUBECONFIG_PATH); only importing images"
 		import_docker_images
 		return 0
+	fi
+	if [ "$BUILD_ONLY" = false ] && { [ -e "$RUN_DIR" ] || [ -e "$STATE_DIR" ]; }; then
+		# Nothing runs, but an earlier run left files (a crash, a reboot that
+		# emptied /run): start from a clean slate rather than from stale state.
+		log "clearing leftovers of an earlier run with kubernetes-down.sh"
+		"$HERE/kubernetes-down.sh" || die "kubernetes-down.sh could not clear the leftovers of an earlier run"
 	fi
 	install_packages
 	build_kubernetes
@@ -330,6 +346,7 @@ main() {
 	log "starting on $ip (node $NODE_NAME, pods $NODE_POD_SUBNET on $BRIDGE, Services $SERVICE_CIDR)"
 	mkdir -p "$RUN_DIR" "$PID_DIR" "$STATE_DIR" "$LOG_DIR" "$STATE_DIR/cni/net.d" "$STATE_DIR/cni/ipam" "$STATE_DIR/pod-logs"
 	save_sysctls
+	note_host_dirs
 	host_network
 	make_pki "$ip"
 	write_kubeconfig "$ip"

@@ -54,6 +54,9 @@ IPT_COMMENT=kafkabook-kubernetes
 # The sysctls the kubelet (and the bring-up) may change; saved at bring-up, restored at teardown.
 SAVED_SYSCTLS="vm.overcommit_memory kernel.panic kernel.panic_on_oops net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables"
 
+# Host directories the kubelet and libcni create outside the cluster's own.
+HOST_DIRS="/var/lib/kubelet /var/log/containers /var/lib/cni/results /var/lib/cni"
+
 # Order matters: the teardown stops them in reverse.
 PROCESSES="containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy"
 
