@@ -101,6 +101,20 @@ kill_leftovers() {
 	sleep 0.5
 }
 
+# remove_shim_sockets removes the sockets of the cluster's containerd shims:
+# containerd 1.6 puts them in /run/containerd/s whatever its own state dir
+# is, and a killed shim leaves its socket behind. Each task's bundle names
+# its shim's socket in its address file. Run after the shims are gone.
+remove_shim_sockets() {
+	local f a
+	for f in "$RUN_DIR"/containerd/io.containerd.runtime.v2.task/*/*/address; do
+		[ -f "$f" ] || continue
+		a=$(cat "$f")
+		a=${a#unix://}
+		case $a in /run/containerd/s/*) rm -f "$a" ;; esac
+	done
+}
+
 # remove_cgroups removes the kubelet's (now empty) cgroup directories,
 # deepest first.
 remove_cgroups() {
@@ -180,8 +194,8 @@ remove_files() {
 		while read -r l; do
 			[ -n "$l" ] || continue
 			# The kubelet's device manager keeps its socket at a fixed path.
-			[ "$l" != /var/lib/kubelet ] || rm -f /var/lib/kubelet/device-plugins/kubelet.sock
-			find "$l" -depth -type d -empty -delete 2>/dev/null || true
+			[ "$l" != /var/lib/kubelet/device-plugins ] || rm -f "$l/kubelet.sock"
+			rmdir "$l" 2>/dev/null || true
 		done <"$RUN_DIR/host-dirs"
 	fi
 	rm -rf "$RUN_DIR" "$STATE_DIR" || die "could not remove $RUN_DIR and $STATE_DIR (a mount left under them?)"
@@ -201,6 +215,7 @@ check_clean() {
 
 main() {
 	[ "$(id -u)" -eq 0 ] || die "run as root"
+	lock
 	if [ ! -e "$RUN_DIR" ] && [ ! -e "$STATE_DIR" ] && ! ip link show "$BRIDGE" >/dev/null 2>&1 &&
 		! nft list tables 2>/dev/null | grep -q kube-proxy && [ -z "$(cluster_pids)" ]; then
 		log "nothing is up"
@@ -212,6 +227,7 @@ main() {
 		stop_process "$p"
 	done
 	kill_leftovers
+	remove_shim_sockets
 	remove_cgroups
 	unmount_all
 	remove_network
@@ -221,4 +237,5 @@ main() {
 	log "down in $(($(date +%s) - START))s (binaries kept in $BIN_DIR)"
 }
 
-main "$@"
+# One line, so that bash never reads on in a file edited while it runs.
+main "$@"; exit

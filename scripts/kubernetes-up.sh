@@ -209,7 +209,8 @@ start() {
 	local name=$1
 	shift
 	pid_alive "$name" && return 0
-	setsid "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+	# fd 9 holds the lock (see lock); the component must not keep it.
+	setsid "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null 9<&- &
 	echo $! >"$PID_DIR/$name.pid"
 }
 
@@ -322,6 +323,7 @@ import_docker_images() {
 main() {
 	parse_args "$@"
 	[ "$(id -u)" -eq 0 ] || die "run as root (the cluster's processes need it)"
+	lock
 	if [ "$BUILD_ONLY" = false ] && [ -d "$PID_DIR" ] && already_up; then
 		log "already up (kubeconfig $KUBECONFIG_PATH); only importing images"
 		import_docker_images
@@ -366,4 +368,5 @@ main() {
 	log "  export KUBECONFIG=$KUBECONFIG_PATH; kubectl: $BIN_DIR/kubectl; logs: $LOG_DIR"
 }
 
-main "$@"
+# One line, so that bash never reads on in a file edited while it runs.
+main "$@"; exit

@@ -55,7 +55,8 @@ IPT_COMMENT=kafkabook-kubernetes
 SAVED_SYSCTLS="vm.overcommit_memory kernel.panic kernel.panic_on_oops net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables"
 
 # Host directories the kubelet and libcni create outside the cluster's own.
-HOST_DIRS="/var/lib/kubelet /var/log/containers /var/lib/cni/results /var/lib/cni"
+# Listed children first: the teardown removes each (if empty) in this order.
+HOST_DIRS="/var/lib/kubelet/device-plugins /var/lib/kubelet /var/log/containers /var/lib/cni/results /var/lib/cni /run/containerd/s /run/containerd"
 
 # Order matters: the teardown stops them in reverse.
 PROCESSES="containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy"
@@ -81,4 +82,14 @@ pid_alive() {
 	pid=$(cat "$f")
 	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
 	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$1"
+}
+
+# lock keeps a bring-up and a teardown from running at the same time. It
+# locks this file (nothing is left on the host); a teardown run by the
+# bring-up inherits the lock through KAFKABOOK_K8S_LOCKED.
+lock() {
+	[ -z "${KAFKABOOK_K8S_LOCKED:-}" ] || return 0
+	exec 9<"${BASH_SOURCE[0]}"
+	flock -w 600 9 || die "another kubernetes-up.sh or kubernetes-down.sh still runs after 10 minutes"
+	export KAFKABOOK_K8S_LOCKED=1
 }
