@@ -42,12 +42,12 @@ delete_pods() {
 # stop_process stops one component by its pid file: SIGTERM, then SIGKILL
 # after 15 seconds.
 stop_process() {
-	local name=$1 pid i
+	local name=$1 pid
 	[ -f "$PID_DIR/$name.pid" ] || return 0
 	if pid_alive "$name"; then
 		pid=$(cat "$PID_DIR/$name.pid")
 		kill -TERM "$pid" 2>/dev/null || true
-		for i in $(seq 1 30); do
+		for _ in $(seq 1 30); do
 			[ -d "/proc/$pid" ] || break
 			sleep 0.5
 		done
@@ -165,9 +165,10 @@ remove_network() {
 	# libcni caches results in /var/lib/cni/results by network and sandbox id
 	# (CNI DEL removes them; a killed pod leaves them behind).
 	rm -f /var/lib/cni/results/"$CNI_NETWORK"-* 2>/dev/null || true
-	local id
-	for id in $(ls "$STATE_DIR/containerd/io.containerd.grpc.v1.cri/sandboxes" 2>/dev/null); do
-		rm -f /var/lib/cni/results/*-"$id"-* 2>/dev/null || true
+	local d
+	for d in "$STATE_DIR"/containerd/io.containerd.grpc.v1.cri/sandboxes/*; do
+		[ -d "$d" ] || continue
+		rm -f /var/lib/cni/results/*-"${d##*/}"-* 2>/dev/null || true
 	done
 }
 

@@ -303,6 +303,7 @@ start_node() {
 start_dns() {
 	render coredns.yaml "$RUN_DIR/coredns.yaml"
 	kctl apply -f "$RUN_DIR/coredns.yaml" >/dev/null || die "creating CoreDNS failed"
+	# On a timeout, "kubectl -n kube-system logs deploy/coredns" tells more than the kubelet's log.
 	wait_for "CoreDNS to answer at $DNS_SERVICE_IP" 120 kubelet \
 		sh -c "busybox nslookup kubernetes.default.svc.cluster.local $DNS_SERVICE_IP | grep -qx 'Address: *$APISERVER_SERVICE_IP'"
 }
