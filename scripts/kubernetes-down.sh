@@ -28,8 +28,7 @@ delete_pods() {
 	# A one-second grace, not a forced delete: the pod objects stay until the
 	# kubelet has stopped their containers and torn down their network.
 	kctl delete pods --all --all-namespaces --grace-period=1 --wait=false >/dev/null 2>&1 || true
-	local i
-	for i in $(seq 1 60); do
+	for _ in $(seq 1 60); do
 		if [ -z "$(kctl get pods --all-namespaces -o name 2>/dev/null)" ] &&
 			[ -z "$(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null)" ]; then
 			return 0
