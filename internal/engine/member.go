@@ -111,6 +111,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 		return memberProcess{}, err
 	}
 	cmd := exec.Command(exe, consumer.Subcommand, string(js))
+	cmd.Env = consumer.Environ(spec.Access) // the SASL password, which the JSON leaves out
 	// A group of its own: Ctrl-C on the terminal reaches kafkabook, which
 	// stops the members itself.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -98,6 +98,8 @@ func (r *runner) run(ctx context.Context) (err error) {
 	if r.access, err = cluster.AccessOf(ctx, r.opts.Backend); err != nil {
 		return err
 	}
+	// The SASL password reads [hidden] in whatever is captured from outside.
+	r.con.red = newRedactor(r.opts.Backend, r.access.Secrets()...)
 	if r.admin, err = kafka.Dial(r.brokers(r.status.Bootstrap()...)); err != nil {
 		return err
 	}
