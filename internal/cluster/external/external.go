@@ -43,8 +43,9 @@ type Backend struct {
 }
 
 var (
-	_ cluster.Backend  = (*Backend)(nil)
-	_ cluster.Accessor = (*Backend)(nil)
+	_ cluster.Backend      = (*Backend)(nil)
+	_ cluster.Accessor     = (*Backend)(nil)
+	_ cluster.Placeholders = (*Backend)(nil)
 )
 
 // New returns the backend of the cluster file at path; the last command
@@ -283,4 +284,14 @@ func (b *Backend) save(states map[string]cluster.State) error {
 		return err
 	}
 	return atomicfile.WriteFile(b.stateFile, data, 0o644)
+}
+
+// Placeholders names the cluster file's directory, where its CA and
+// password files usually are, "$CLUSTER_FILE_DIR" in published evidence
+// (a driver reports its trust store's path).
+func (b *Backend) Placeholders() map[string]string {
+	if b.file.dir == "" {
+		return nil
+	}
+	return map[string]string{b.file.dir: "$CLUSTER_FILE_DIR"}
 }
