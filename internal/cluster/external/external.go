@@ -77,7 +77,8 @@ func (b *Backend) Access(ctx context.Context) (cluster.Access, error) {
 }
 
 // Up checks that every broker of the cluster file is registered and
-// unfenced; it creates nothing. cfg.Nodes, when set, must match the file,
+// unfenced, but for those the last command applied took down (which a
+// run brings back first); it creates nothing. cfg.Nodes, when set, must match the file,
 // and so must cfg.Kafka when the file names a release.
 func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.Progress) (cluster.Status, error) {
 	if cfg.Ready == nil {
@@ -97,19 +98,42 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	progress("checking that the %d brokers of external cluster %s answer (kafkabook creates nothing there)", len(f.Nodes), f.Name)
-	st := b.statusFrom(nil)
-	none := func(context.Context) string { return "" }
-	noTail := func(string, int) string { return "" }
-	if err := cluster.WaitBrokers(ctx, cfg.Ready, access, st.Nodes, none, noTail, progress); err != nil {
-		return cluster.Status{}, err
-	}
-	states := map[string]cluster.State{}
-	for _, n := range f.Nodes {
-		states[n.Name] = cluster.Running
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	states, err := b.load()
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	if states == nil {
+		states = map[string]cluster.State{}
+	}
+	// A node an earlier command took down stays down as recorded (a run
+	// brings it back first); every other node must answer.
+	var want []cluster.Node
+	var down []string
+	for _, n := range b.statusFrom(states).Nodes {
+		if n.State == cluster.Unknown || n.State == cluster.Running {
+			want = append(want, n)
+		} else {
+			down = append(down, fmt.Sprintf("%s (%s)", n.Name, n.State))
+		}
+	}
+	if len(want) == 0 {
+		return cluster.Status{}, fmt.Errorf("every node of the external cluster %s is down as the last commands left it: start them (kafkabook cluster start --cluster-file FILE k1 ...)", f.Name)
+	}
+	progress("checking that the brokers of external cluster %s answer (kafkabook creates nothing there)", f.Name)
+	if len(down) > 0 {
+		progress("not waiting for %s: down since the last command applied to it", strings.Join(down, ", "))
+	}
+	none := func(context.Context) string { return "" }
+	noTail := func(string, int) string { return "" }
+	if err := cluster.WaitBrokers(ctx, cfg.Ready, access, want, none, noTail, progress); err != nil {
+		return cluster.Status{}, err
+	}
+	for _, n := range want {
+		node, _ := f.Node(n.Name)
+		states[node.Name] = cluster.Running
+	}
 	if err := b.save(states); err != nil {
 		return cluster.Status{}, err
 	}
