@@ -32,7 +32,14 @@ func clusterCmd() *cobra.Command {
 k1..kN, run by one of two backends: local (a JVM per node in its own
 network namespace; needs root) or docker (a container per node, shaped by
 compose.yaml). Up uses --backend, else local where it can run, else docker;
-the other commands find the named cluster's backend themselves.`,
+the other commands find the named cluster's backend themselves.
+
+With --backend external --cluster-file FILE (--cluster-file alone will
+do) they act on a cluster kafkabook did not start: up checks that its
+brokers answer, each fault runs the cluster file's command for it, logs
+runs its logs command, status shows the state the last command left
+(kafkabook cannot see the processes), and down removes nothing.
+'cluster up --security sasl-ssl' writes such a file for a local cluster.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: group,
 		// Every cluster command first removes clusters that a killed run

@@ -37,7 +37,10 @@ func runCmd() *cobra.Command {
 (and repeat: times per version and client) against a three-node KRaft cluster: local (a JVM per
 node in a network namespace; needs root) or docker (containers from
 compose.yaml), as --backend says; without it, local where it can run,
-else docker.
+else docker. With --cluster-file FILE (backend external) it runs against
+the cluster FILE describes, which kafkabook did not start and never
+removes: its addresses, TLS trust, SASL identity (the password from an
+environment variable or a file) and a command per fault.
 
 If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.

@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -137,6 +138,12 @@ type Backend interface {
 	// nothing to remove.
 	Down(ctx context.Context, progress Progress) error
 }
+
+// ErrNoLogs is returned by Logs when the backend has no way to read a
+// node's broker log (an external cluster whose file names no logs
+// command): the evidence then has no broker log lines, which is not a
+// failure of the run.
+var ErrNoLogs = errors.New("no broker log: the backend cannot read it (an external cluster file without a logs command)")
 
 // ErrNotFound is returned by Status when the cluster is not up.
 var ErrNotFound = fmt.Errorf("cluster not found")

@@ -243,9 +243,6 @@ func run(ctx context.Context, argv []string, line func(string)) error {
 	return err
 }
 
-// ErrNoLogs is Logs' answer when the cluster file has no logs command.
-var ErrNoLogs = errors.New("the cluster file has no logs command: the evidence has no broker log lines")
-
 // HasLogs reports whether the cluster file says how to read broker logs.
 func (b *Backend) HasLogs() bool { return len(b.file.Logs) > 0 }
 
@@ -253,7 +250,7 @@ func (b *Backend) HasLogs() bool { return len(b.file.Logs) > 0 }
 // it printed.
 func (b *Backend) Logs(ctx context.Context, node string) (io.ReadCloser, error) {
 	if !b.HasLogs() {
-		return nil, ErrNoLogs
+		return nil, cluster.ErrNoLogs
 	}
 	n, ok := b.file.Node(node)
 	if !ok {

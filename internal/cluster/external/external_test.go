@@ -231,6 +231,21 @@ func TestExternalSecureLocal(t *testing.T) {
 		}
 		noSecret(t, outDir, password)
 	})
+
+	// Without a logs command a logs step says so, and the run completes.
+	t.Run("no logs", func(t *testing.T) {
+		rb := filepath.Join(t.TempDir(), "nologs.md")
+		os.WriteFile(rb, []byte("---\ntitle: no logs\n---\n\n```kafka\ntopic create n --replicas 1:2:3\nproduce n --acks all --count 5\nlogs k1 --grep ISR\n```\n"), 0o644)
+		out, code := kb(t, "run", rb, "--kafka", testcluster.Version(), "--cluster-file", withoutLogs(t, cf), "--out", t.TempDir())
+		if code != 0 {
+			t.Fatalf("run exited %d:\n%s", code, out)
+		}
+		for _, want := range []string{"the evidence will have no broker log lines", "k1: no broker log"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the run's output lacks %q:\n%s", want, out)
+			}
+		}
+	})
 }
 
 const membersRunbook = `---
@@ -253,6 +268,25 @@ wait consumer j --timeout 60s
 expect delivered(j) == 10
 expect committed(j) == 10
 ` + "```\n"
+
+// withoutLogs writes a copy of the cluster file cf, beside it, without
+// its logs command.
+func withoutLogs(t *testing.T, cf string) string {
+	data, err := os.ReadFile(cf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, "\nlogs:")
+	if i < 0 {
+		t.Fatalf("the cluster file has no logs command:\n%s", text)
+	}
+	path := filepath.Join(filepath.Dir(cf), "cluster-file-nologs.yaml")
+	if err := os.WriteFile(path, []byte(text[:i+1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // noSecret fails when any file under dir, gzipped or not, holds secret.
 func noSecret(t *testing.T, dir, secret string) {
