@@ -52,9 +52,9 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	}
 	// runbook never probes the machine: what it can do is found out here.
 	caps := runbook.Capabilities{PowerLossMissing: powerfs.Missing(), ClientProperty: clientProperty}
+	var cf *external.File
 	if f.clusterFile != "" {
-		cf, err := external.Load(f.clusterFile)
-		if err != nil {
+		if cf, err = external.Load(f.clusterFile); err != nil {
 			return nil, usageErr("%v", err)
 		}
 		caps.FaultMissing = externalFaultMissing(cf)
@@ -70,6 +70,9 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	}
 	for _, w := range doc.Warnings {
 		fmt.Fprint(stderr, w.Warning())
+	}
+	if cf != nil && doc.Meta.Nodes != len(cf.Nodes) {
+		return nil, usageErr("%s: the runbook has %d nodes (nodes:, default 3) and the external cluster %s has %d: the run needs them to match", path, doc.Meta.Nodes, cf.Name, len(cf.Nodes))
 	}
 	return doc, nil
 }

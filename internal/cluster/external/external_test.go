@@ -100,6 +100,11 @@ faults:
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
+	// The runbook's nodes must be the cluster's.
+	os.WriteFile(rb, []byte("---\ntitle: t\nnodes: 2\n---\n\n```kafka\nsleep 1s\n```\n"), 0o644)
+	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, "the runbook has 2 nodes") {
+		t.Errorf("check of a 2-node runbook against 3 nodes exited %d:\n%s", code, out)
+	}
 	// With every command it needs, the runbook is fine.
 	os.WriteFile(rb, []byte("---\ntitle: t\n---\n\n```kafka\nkill k1\n```\n"), 0o644)
 	os.WriteFile(cf, []byte(`name: prod
