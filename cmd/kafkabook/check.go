@@ -58,6 +58,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 			return nil, usageErr("%v", err)
 		}
 		caps.FaultMissing = externalFaultMissing(cf)
+		caps.NodeNames = cf.NodeNames()
 	}
 	doc, err := runbook.LoadFor(path, src, ov, caps)
 	if err != nil {

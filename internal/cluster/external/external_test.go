@@ -105,8 +105,9 @@ faults:
 	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, "the runbook has 2 nodes") {
 		t.Errorf("check of a 2-node runbook against 3 nodes exited %d:\n%s", code, out)
 	}
-	// With every command it needs, the runbook is fine.
-	os.WriteFile(rb, []byte("---\ntitle: t\n---\n\n```kafka\nkill k1\n```\n"), 0o644)
+	// With every command it needs, the runbook is fine; it may name the
+	// nodes as the cluster file does.
+	os.WriteFile(rb, []byte("---\ntitle: t\n---\n\n```kafka\ntopic create a --replicas 1:2:3\nkill broker1\nwait leader a in broker2,k3\nread a --via broker3\nkill broker4\n```\n"), 0o644)
 	os.WriteFile(cf, []byte(`name: prod
 nodes:
   - {name: broker1, id: 1, address: "broker1:9092"}
@@ -116,8 +117,9 @@ faults:
   kill: [ssh, "{node}", sudo, systemctl, kill, -s, KILL, kafka]
   start: [ssh, "{node}", sudo, systemctl, start, kafka]
 `), 0o644)
-	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 0 {
-		t.Errorf("check with kill and start commands exited %d:\n%s", code, out)
+	out, code = kb(t, "check", "--cluster-file", cf, rb)
+	if code != 3 || strings.Count(out, "^") != 1 || !strings.Contains(out, rb+":10:6: ") {
+		t.Errorf("check with kill and start commands exited %d, want one error, at broker4 (10:6):\n%s", code, out)
 	}
 }
 

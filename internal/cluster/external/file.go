@@ -44,7 +44,8 @@ type Node struct {
 	// Name is what the fault and log commands get as {node}: a host
 	// name, a pod, a service; anything.
 	Name string `yaml:"name"`
-	// ID is the broker's node.id. A runbook refers to the node as k<ID>.
+	// ID is the broker's node.id. A runbook refers to the node by Name
+	// or as k<ID>; status and evidence say k<ID>.
 	ID int `yaml:"id"`
 	// Address is the host:port of its client listener, reachable from
 	// this machine; the nodes' addresses are the bootstrap servers.
@@ -70,6 +71,7 @@ type SASL struct {
 var (
 	fileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
 	placeRE    = regexp.MustCompile(`\{[a-z_]*\}`)
+	kNameRE    = regexp.MustCompile(`^k[0-9]+$`)
 )
 
 // Load reads and checks a cluster file.
@@ -121,6 +123,8 @@ func (f *File) check() error {
 			return fmt.Errorf("node %s: id %d: a runbook refers to node id N as kN, so ids start at 1", n.Name, n.ID)
 		case !strings.Contains(n.Address, ":"):
 			return fmt.Errorf("node %s: address %q: want HOST:PORT of its client listener", n.Name, n.Address)
+		case kNameRE.MatchString(n.Name) && n.Name != fmt.Sprintf("k%d", n.ID):
+			return fmt.Errorf("node %s has id %d: a runbook's %s is the node of id %s, so name it k%d or something else", n.Name, n.ID, n.Name, n.Name[1:], n.ID)
 		case names[n.Name]:
 			return fmt.Errorf("node %s is listed twice", n.Name)
 		case ids[n.ID]:
@@ -215,6 +219,18 @@ func (f *File) Missing(op cluster.Op) string {
 		return ""
 	}
 	return fmt.Sprintf("the external cluster %s has no command for %s: add faults: %s: [...] to its cluster file", f.Name, strings.Join(missing, " and "), missing[0])
+}
+
+// NodeNames maps each node's name to k<ID>, the name runbooks and
+// status use, for the names that differ.
+func (f *File) NodeNames() map[string]string {
+	m := map[string]string{}
+	for _, n := range f.Nodes {
+		if k := fmt.Sprintf("k%d", n.ID); n.Name != k {
+			m[n.Name] = k
+		}
+	}
+	return m
 }
 
 // Node finds a node by its name in the file or as k<ID>.

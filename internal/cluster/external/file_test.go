@@ -27,6 +27,7 @@ func TestParseRefuses(t *testing.T) {
 		{"name: prod\nnodes:\n  - {name: b, id: 1, address: b}\n", "want HOST:PORT"},
 		{"name: Prod\nnodes: []\n", `name "Prod"`},
 		{nodes + "bootstrap: [x]\n", "field bootstrap not found"},
+		{"name: prod\nnodes:\n  - {name: k2, id: 1, address: \"b:9092\"}\n", "name it k1"},
 	} {
 		_, err := Parse([]byte(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
