@@ -19,4 +19,15 @@ type Capabilities struct {
 	// consumer: entry, for every client the property goes to.
 	// cmd/kafkabook passes internal/clientconfig's catalogues.
 	ClientProperty func(client, version, role, name, value string) error
+	// FaultMissing says why the cluster the runbook will run against
+	// cannot apply a fault step (kill, stop, start, pause, resume,
+	// isolate, rejoin, partition, heal, loss, powerloss: the directive's
+	// name), "" when it can; nil can apply every one. An external cluster
+	// can apply only the faults its cluster file has a command for.
+	FaultMissing func(fault string) string
+	// NodeNames maps other names of the nodes to k1..kN: an external
+	// cluster's file names its brokers as it likes (broker1), and a
+	// runbook may use those names wherever it names a node. The steps
+	// hold kN; nil knows only k1..kN.
+	NodeNames map[string]string
 }

@@ -253,6 +253,7 @@ func (c *checker) semantics(st *Step) {
 		a.Properties = consumeProperties(st, c.d.Meta.Consumer)
 		st.Action = a
 	}
+	c.checkFault(st)
 	c.trackNodes(st)
 	if topic != "" && st.Op != OpTopicCreate {
 		c.useTopic(topic, tp)
@@ -429,6 +430,20 @@ func checkExpect(c *checker, st *Step, topic string, tp Pos) {
 	}
 	if !c.produced[e.Topic] {
 		c.errorf(e.Pos, "%s(%s) needs a \"produce %s\" before it", e.Func, e.Topic, e.Topic)
+	}
+}
+
+// checkFault refuses a fault the cluster cannot apply, as the caller's
+// Capabilities say (an external cluster without a command for it).
+func (c *checker) checkFault(st *Step) {
+	if c.caps.FaultMissing == nil {
+		return
+	}
+	switch st.Op {
+	case OpKill, OpStop, OpStart, OpPause, OpResume, OpIsolate, OpRejoin, OpPartition, OpHeal, OpLoss, OpPowerloss:
+		if msg := c.caps.FaultMissing(st.dir.Name); msg != "" {
+			c.errorf(st.Pos, "%s", msg)
+		}
 	}
 }
 

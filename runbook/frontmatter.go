@@ -3,6 +3,7 @@ package runbook
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,8 +135,8 @@ func (p *metaParser) key(k, v *yaml.Node) {
 	case "kafka":
 		p.kafka(v)
 	case "backend":
-		if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" {
-			p.errorf(v, "backend %q: use local or docker", v.Value)
+		if v.Kind != yaml.ScalarNode || !slices.Contains(Backends, v.Value) {
+			p.errorf(v, "backend %q: use local, docker, kubernetes or external (external needs --cluster-file)", v.Value)
 			return
 		}
 		m.Backend = v.Value

@@ -9,8 +9,10 @@ type Meta struct {
 	Broker map[string]string // server.properties overrides, values as written
 	Repeat int               // runs of the whole runbook; default 1
 	Params map[string]string // parameter values after -p overrides
-	// Backend is the cluster backend the runbook asks for: "local",
-	// "docker", or "" for kafkabook's choice; --backend wins.
+	// Backend is the cluster backend the runbook asks for: one of
+	// Backends, or "" for kafkabook's choice; --backend wins. The front
+	// matter never names an external cluster's file: that file is the
+	// machine's, not the runbook's (run --cluster-file).
 	Backend string
 	// Client are the clients produce steps send through, as written
 	// (franz-go, java, java@3.9.1, librdkafka@2.15.1); the runbook runs
@@ -36,3 +38,8 @@ type Overrides struct {
 	Nodes  int               // --nodes
 	Client []string          // --client
 }
+
+// Backends are the backends a front matter may ask for: external runs
+// against a cluster kafkabook did not start, described by a cluster file
+// given on the command line.
+var Backends = []string{"local", "docker", "kubernetes", "external"}

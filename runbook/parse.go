@@ -304,6 +304,7 @@ func (c *checker) readFlag(st *Step, toks []token, i int, mentioned map[string]b
 		c.errorf(t.pos, "flag --%s given twice", name)
 		return i
 	}
+	fv = c.nodeName(f.Kind, fv)
 	st.Flags[name] = append(st.Flags[name], fv.arg())
 	c.checkValue(f.Kind, fv, "--"+name)
 	if f.Kind == KindWord {
@@ -370,6 +371,7 @@ func (c *checker) positional(st *Step, pos []value, end Pos) (missing bool) {
 					if part.text == "" {
 						continue
 					}
+					part = c.nodeName(KindNodes, part)
 					st.Args = append(st.Args, c.arg(part))
 					c.checkValue(KindNodes, part, a.Name)
 				}
@@ -377,13 +379,15 @@ func (c *checker) positional(st *Step, pos []value, end Pos) (missing bool) {
 			pi = len(pos)
 		case a.Many:
 			for _, v := range pos[pi:] {
+				v = c.nodeName(a.Kind, v)
 				st.Args = append(st.Args, c.arg(v))
 				c.checkValue(a.Kind, v, a.Name)
 			}
 			pi = len(pos)
 		default:
-			st.Args = append(st.Args, c.arg(pos[pi]))
-			c.checkValue(a.Kind, pos[pi], a.Name)
+			v := c.nodeName(a.Kind, pos[pi])
+			st.Args = append(st.Args, c.arg(v))
+			c.checkValue(a.Kind, v, a.Name)
 			pi++
 		}
 	}
@@ -404,4 +408,36 @@ func splitValue(v value, sep byte) []value {
 		}
 	}
 	return out
+}
+
+// nodeName is a node value with the nodes' other names (Capabilities.
+// NodeNames: broker1 of an external cluster) replaced by k1..kN, each
+// part of a comma-separated list on its own; other values as they are.
+// The replaced value's columns all point at its start.
+func (c *checker) nodeName(kind Kind, v value) value {
+	if len(c.caps.NodeNames) == 0 {
+		return v
+	}
+	switch kind {
+	case KindTarget, KindNode, KindNodes, KindSide:
+	default:
+		return v
+	}
+	parts := strings.Split(v.text, ",")
+	changed := false
+	for i, p := range parts {
+		if k, ok := c.caps.NodeNames[p]; ok {
+			parts[i], changed = k, true
+		}
+	}
+	if !changed {
+		return v
+	}
+	text := strings.Join(parts, ",")
+	start := v.at(0)
+	cols := make([]int, len(text)+1)
+	for i := range cols {
+		cols[i] = start.Col
+	}
+	return value{text: text, cols: cols, pos: start, bad: v.bad}
 }

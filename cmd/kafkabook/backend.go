@@ -8,18 +8,21 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/pflag"
 )
 
-// backendFlags choose a cluster backend: --backend local|docker, and for
-// docker --image and --compose.
+// backendFlags choose a cluster backend: --backend local|docker|external,
+// for docker --image and --compose, for external --cluster-file.
 type backendFlags struct {
 	backend, image, compose string
+	clusterFile             string
 }
 
 func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
-	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root) or docker (containers from compose.yaml); default: local where it can run, else docker, or the backend of the named cluster")
+	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root), docker (containers from compose.yaml) or external (a cluster kafkabook did not start: --cluster-file); default: local where it can run, else docker, or the backend of the named cluster")
+	f.registerExternal(fs)
 	if starts {
 		f.registerDocker(fs)
 	}
@@ -33,13 +36,31 @@ func (f *backendFlags) registerDocker(fs *pflag.FlagSet) {
 	fs.StringVar(&f.compose, "compose", "", "docker: a compose `FILE` to read instead of the compose.yaml built into kafkabook")
 }
 
+// registerExternal registers --cluster-file.
+func (f *backendFlags) registerExternal(fs *pflag.FlagSet) {
+	fs.StringVar(&f.clusterFile, "cluster-file", "", "external: the YAML `FILE` describing a cluster kafkabook did not start (addresses, TLS trust, SASL identity with its password from the environment or a file, a command per fault); implies --backend external")
+}
+
 // check rejects flags that do not fit the backend; it returns the backend
 // named, "" for automatic.
 func (f *backendFlags) check() (string, error) {
 	switch f.backend {
-	case "", local.Name, docker.Name:
+	case "", local.Name, docker.Name, external.Name:
 	default:
-		return "", usageErr("--backend %q: use local or docker", f.backend)
+		return "", usageErr("--backend %q: use local, docker or external", f.backend)
+	}
+	if f.clusterFile != "" && f.backend == "" {
+		f.backend = external.Name
+	}
+	switch {
+	case f.backend == external.Name && f.clusterFile == "":
+		return "", usageErr("the external backend needs --cluster-file FILE: the cluster's addresses, security and fault commands (see `kafkabook help cluster`)")
+	case f.backend != external.Name && f.clusterFile != "":
+		return "", usageErr("--cluster-file is for --backend external")
+	case f.backend == external.Name && (f.image != "" || f.compose != ""):
+		return "", usageErr("--image and --compose are for --backend docker")
+	case f.backend == external.Name:
+		return external.Name, nil
 	}
 	if (f.image != "" || f.compose != "") && f.backend == local.Name {
 		return "", usageErr("--image and --compose are for --backend docker")
@@ -60,6 +81,13 @@ func localCanRun() string {
 
 // newBackend returns backend kind's handle on cluster name.
 func (f *backendFlags) newBackend(kind, name string) (cluster.Backend, error) {
+	if kind == external.Name {
+		b, err := external.New(f.clusterFile)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return b, nil
+	}
 	if kind == docker.Name {
 		b, err := docker.New(name, docker.Options{Image: f.image, ComposeFile: f.compose})
 		if err != nil {
@@ -130,8 +158,11 @@ func (f *backendFlags) find(ctx context.Context, name string) (cluster.Backend, 
 
 // backendName is a backend's name for provenance and messages.
 func backendName(b cluster.Backend) string {
-	if _, ok := b.(*docker.Backend); ok {
+	switch b.(type) {
+	case *docker.Backend:
 		return docker.Name
+	case *external.Backend:
+		return external.Name
 	}
 	return local.Name
 }

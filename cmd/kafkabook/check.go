@@ -8,6 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/external"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
@@ -19,6 +23,9 @@ type runbookFlags struct {
 	client []string
 	repeat int
 	params []string
+	// clusterFile is --cluster-file: an external cluster refuses the
+	// faults it has no command for.
+	clusterFile string
 }
 
 func (f *runbookFlags) register(c *cobra.Command) {
@@ -45,6 +52,14 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	}
 	// runbook never probes the machine: what it can do is found out here.
 	caps := runbook.Capabilities{PowerLossMissing: powerfs.Missing(), ClientProperty: clientProperty}
+	var cf *external.File
+	if f.clusterFile != "" {
+		if cf, err = external.Load(f.clusterFile); err != nil {
+			return nil, usageErr("%v", err)
+		}
+		caps.FaultMissing = externalFaultMissing(cf)
+		caps.NodeNames = cf.NodeNames()
+	}
 	doc, err := runbook.LoadFor(path, src, ov, caps)
 	if err != nil {
 		fmt.Fprint(stderr, strings.TrimRight(err.Error(), "\n")+"\n")
@@ -57,11 +72,29 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	for _, w := range doc.Warnings {
 		fmt.Fprint(stderr, w.Warning())
 	}
+	if cf != nil && doc.Meta.Nodes != len(cf.Nodes) {
+		return nil, usageErr("%s: the runbook has %d nodes (nodes:, default 3) and the external cluster %s has %d: the run needs them to match", path, doc.Meta.Nodes, cf.Name, len(cf.Nodes))
+	}
 	return doc, nil
+}
+
+// externalFaultMissing says which faults an external cluster cannot
+// apply: those its cluster file has no command for (or none for the
+// repair a run needs afterwards), and the network and power faults only
+// kafkabook's own clusters can inject.
+func externalFaultMissing(cf *external.File) func(string) string {
+	return func(fault string) string {
+		switch fault {
+		case "partition", "heal", "loss", "powerloss":
+			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the faults of its cluster file (kill, stop, start, pause, resume, isolate, rejoin)", fault)
+		}
+		return cf.Missing(cluster.Op(fault))
+	}
 }
 
 func checkCmd() *cobra.Command {
 	var f runbookFlags
+	var bf backendFlags
 	c := &cobra.Command{
 		Use:   "check RUNBOOK.md...",
 		Short: "Validate runbooks without touching a cluster; every error with file:line:col and a caret",
@@ -70,6 +103,15 @@ problem in it, each with file:line:col, the line and a caret. It exits 3
 when any runbook is bad, after checking all of them.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch bf.backend {
+			case "", local.Name, docker.Name, external.Name:
+			default:
+				return usageErr("--backend %q: use local, docker or external", bf.backend)
+			}
+			if bf.clusterFile != "" && bf.backend != "" && bf.backend != external.Name {
+				return usageErr("--cluster-file is for --backend external")
+			}
+			f.clusterFile = bf.clusterFile
 			var bad []error
 			for _, path := range args {
 				err := checkOne(cmd, &f, path)
@@ -88,6 +130,8 @@ when any runbook is bad, after checking all of them.`,
 		},
 	}
 	f.register(c)
+	c.Flags().StringVar(&bf.backend, "backend", "", "the backend the runbook will run on: with external (and --cluster-file) a fault the cluster file has no command for is an error")
+	bf.registerExternal(c.Flags())
 	return c
 }
 
@@ -104,6 +148,9 @@ func checkOne(cmd *cobra.Command, f *runbookFlags, path string) error {
 		steps += len(b.Steps)
 	}
 	fmt.Fprintf(out, "%s: ok: %d steps, %d run(s) on %d nodes, Kafka %s\n", path, steps, doc.Meta.Repeat, doc.Meta.Nodes, strings.Join(doc.Meta.Kafka, ", "))
+	if doc.Meta.Backend == external.Name && f.clusterFile == "" {
+		fmt.Fprintf(out, "%s: note: backend: external; give --cluster-file to check its faults against the cluster's commands\n", path)
+	}
 	if sh := doc.ShellBlocks(); len(sh) > 0 {
 		fmt.Fprintf(out, "%s: note: %d sh block(s) run only with `kafkabook run --allow-shell`\n", path, len(sh))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/spf13/cobra"
@@ -31,7 +32,14 @@ func clusterCmd() *cobra.Command {
 k1..kN, run by one of two backends: local (a JVM per node in its own
 network namespace; needs root) or docker (a container per node, shaped by
 compose.yaml). Up uses --backend, else local where it can run, else docker;
-the other commands find the named cluster's backend themselves.`,
+the other commands find the named cluster's backend themselves.
+
+With --backend external --cluster-file FILE (--cluster-file alone will
+do) they act on a cluster kafkabook did not start: up checks that its
+brokers answer, each fault runs the cluster file's command for it, logs
+runs its logs command, status shows the state the last command left
+(kafkabook cannot see the processes), and down removes nothing.
+'cluster up --security sasl-ssl' writes such a file for a local cluster.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: group,
 		// Every cluster command first removes clusters that a killed run
@@ -76,6 +84,9 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cfg.Security != "" && backendName(b) != local.Name {
+				return usageErr("--security is for the local backend")
+			}
 			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, kafka.Ready
 			if cfg.Broker, err = parseSets(cfg.Kafka, sets); err != nil {
 				return err
@@ -86,12 +97,16 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			}
 			printStatus(cmd.OutOrStdout(), st)
 			fmt.Fprintf(cmd.OutOrStdout(), "\nbootstrap: %s\n", strings.Join(st.Bootstrap(), ","))
+			if st.ClusterFile != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "clients: SASL_SSL, SCRAM-SHA-512 user %s; cluster file: %s\n(run against it with --backend external --cluster-file %s)\n", local.AdminUser, st.ClusterFile, st.ClusterFile)
+			}
 			return nil
 		},
 	}
 	up.Flags().StringVar(&cfg.Kafka, "kafka", kafkadist.Default, "Kafka version")
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
+	up.Flags().StringVar(&cfg.Security, "security", "", "local: 'sasl-ssl' gives clients a TLS listener (port 9095, certificates from the cluster's own CA) with SASL/SCRAM-SHA-512 for user "+local.AdminUser+" (password in the cluster's directory), and writes a cluster file for --backend external whose faults are 'kafkabook cluster OP --name NAME NODE'; replication and controllers stay PLAINTEXT")
 	t.bf.registerDocker(up.Flags())
 	return up
 }
@@ -118,7 +133,7 @@ func clusterStatusCmd(t *clusterTarget) *cobra.Command {
 			return nil
 		},
 	}
-	status.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name", "backend", "kafka", "broker", "nodes": [{"name", "id", "address", "state", "pid"}]}`)
+	status.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name", "backend", "kafka", "broker", "nodes": [{"name", "id", "address", "state", "pid"}], "cluster_file"}`)
 	return status
 }
 
@@ -322,6 +337,9 @@ func parseSets(release string, sets []string) (map[string]string, error) {
 
 func printStatus(out io.Writer, st cluster.Status) {
 	fmt.Fprintf(out, "cluster %s: Kafka %s, %s backend\n", st.Name, st.Kafka, st.Backend)
+	if st.Backend == external.Name {
+		fmt.Fprintln(out, "(kafkabook cannot see an external cluster's processes: a state is what the last command applied left, unknown before any)")
+	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NODE\tID\tADDRESS\tSTATE\tPID")
 	for _, n := range st.Nodes {

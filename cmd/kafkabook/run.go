@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/engine"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
@@ -36,7 +37,10 @@ func runCmd() *cobra.Command {
 (and repeat: times per version and client) against a three-node KRaft cluster: local (a JVM per
 node in a network namespace; needs root) or docker (containers from
 compose.yaml), as --backend says; without it, local where it can run,
-else docker.
+else docker. With --cluster-file FILE (backend external) it runs against
+the cluster FILE describes, which kafkabook did not start and never
+removes: its addresses, TLS trust, SASL identity (the password from an
+environment variable or a file) and a command per fault.
 
 If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.
@@ -60,13 +64,14 @@ arguments (nothing ran).`,
 			if err := o.cell.apply(args[0], &f); err != nil {
 				return err
 			}
+			f.clusterFile = o.bf.clusterFile
 			doc, err := f.load(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			reapAbandoned(cmd)
 			o.stdout, o.stderr, o.progress = cmd.OutOrStdout(), cmd.ErrOrStderr(), progress(cmd)
-			if o.bf.backend == "" {
+			if o.bf.backend == "" && o.bf.clusterFile == "" {
 				o.bf.backend = doc.Meta.Backend // the flag wins over the front matter
 			}
 			code := exitOK
@@ -245,6 +250,11 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 	// A runbook that cuts power needs every node's data on the power-loss
 	// layer, which costs throughput: only its own cluster has it.
 	powerloss := doc.Uses(runbook.OpPowerloss)
+	if kind, err := o.bf.check(); err != nil {
+		return runCluster{}, nil, err
+	} else if kind == external.Name {
+		return o.externalCluster(ctx, doc, version)
+	}
 	def, err := o.bf.forExisting(ctx, defaultCluster)
 	if err != nil {
 		return runCluster{}, nil, err
@@ -286,6 +296,23 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 			}
 		})
 	}, nil
+}
+
+// externalCluster checks that the cluster of --cluster-file answers with
+// the runbook's node count; it is never taken down (it is not kafkabook's).
+func (o *runOpts) externalCluster(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
+	b, err := o.bf.newBackend(external.Name, "")
+	if err != nil {
+		return runCluster{}, nil, err
+	}
+	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: true, Ready: kafka.Ready}
+	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
+		return runCluster{}, nil, err
+	}
+	if !b.(*external.Backend).HasLogs() {
+		o.progress("the cluster file has no logs command: the evidence will have no broker log lines")
+	}
+	return runCluster{b, true}, func() {}, nil
 }
 
 // matches reports whether a running cluster is the one the runbook asks for.

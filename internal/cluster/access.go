@@ -33,11 +33,22 @@ type TLS struct {
 
 // SASL is a client's SASL identity. The password is a secret: it is never
 // written to evidence, logs or a runbook (see the external backend's
-// cluster file, which reads it from the environment or a file).
+// cluster file, which reads it from the environment or a file), nor to
+// JSON: a process that gets an Access as JSON gets the password another
+// way (consumer.PasswordEnv).
 type SASL struct {
 	Mechanism string `json:"mechanism"` // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
 	User      string `json:"user"`
-	Password  string `json:"password"`
+	Password  string `json:"-"`
+}
+
+// Secrets are the strings of a that must not appear in anything kafkabook
+// writes: the SASL password.
+func (a Access) Secrets() []string {
+	if a.SASL != nil && a.SASL.Password != "" {
+		return []string{a.SASL.Password}
+	}
+	return nil
 }
 
 // Accessor is implemented by backends whose brokers a client reaches

@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -22,6 +23,9 @@ const (
 	Stopped  State = "stopped"  // shut down gracefully
 	Killed   State = "killed"   // SIGKILL
 	Exited   State = "exited"   // died without being told to
+	// Unknown is a node whose backend cannot see its process (external)
+	// and has applied no command to it yet.
+	Unknown State = "unknown"
 )
 
 // Up reports whether a node in state s has a live broker process (it may
@@ -44,6 +48,9 @@ type Status struct {
 	Kafka   string            `json:"kafka"`
 	Broker  map[string]string `json:"broker,omitempty"` // server.properties overrides it was started with
 	Nodes   []Node            `json:"nodes"`
+	// ClusterFile is a cluster file for the external backend that reaches
+	// this cluster, when the backend wrote one (local, with Security).
+	ClusterFile string `json:"cluster_file,omitempty"`
 }
 
 // Bootstrap is the seed broker list for clients.
@@ -81,12 +88,19 @@ type Config struct {
 	// can lose power. Only backends that implement PowerLoss honour it:
 	// ask one before setting it.
 	PowerLoss bool
+	// Security is how clients authenticate: "" plaintext, or
+	// SecuritySASLSSL. Only backends that implement it honour it (local).
+	Security string
 	// Ready opens the registry of the cluster's brokers: Up returns once
 	// every node's broker is registered and unfenced there. Required; it
 	// is how a backend asks Kafka without this package importing a Kafka
 	// client (kafkabook passes internal/kafka's).
 	Ready Ready
 }
+
+// SecuritySASLSSL gives every node a client listener with TLS and
+// SASL/SCRAM-SHA-512, and kafkabook's clients an admin user there.
+const SecuritySASLSSL = "sasl-ssl"
 
 // Op is a fault or repair applied to nodes.
 type Op string
@@ -124,6 +138,12 @@ type Backend interface {
 	// nothing to remove.
 	Down(ctx context.Context, progress Progress) error
 }
+
+// ErrNoLogs is returned by Logs when the backend has no way to read a
+// node's broker log (an external cluster whose file names no logs
+// command): the evidence then has no broker log lines, which is not a
+// failure of the run.
+var ErrNoLogs = errors.New("no broker log: the backend cannot read it (an external cluster file without a logs command)")
 
 // ErrNotFound is returned by Status when the cluster is not up.
 var ErrNotFound = fmt.Errorf("cluster not found")

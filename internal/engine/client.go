@@ -106,7 +106,7 @@ func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Sp
 	if err != nil {
 		return nil, err
 	}
-	st := p.Startup()
+	st := r.redactStartup(p.Startup())
 	if len(st.Unknown) > 0 {
 		p.Close()
 		return nil, fmt.Errorf("the %s client does not know the properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
@@ -115,6 +115,18 @@ func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Sp
 	r.ev.Emit(results.KindClient, r.num, st.Info())
 	log.line("client %s: %s", ref, st.Describe())
 	return p, nil
+}
+
+// redactStartup is a driver's startup as the evidence and the console
+// get it: secret properties hidden (the SASL password in a JAAS
+// configuration), and machine paths (a CA file's) and secrets elsewhere
+// in its values replaced as in every other captured text.
+func (r *runner) redactStartup(st driver.Startup) driver.Startup {
+	st = st.Redacted()
+	for k, v := range st.Config {
+		st.Config[k] = r.con.red.String(v)
+	}
+	return st
 }
 
 // driverSpec is what a produce step asks of a driver: the messages and

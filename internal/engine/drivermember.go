@@ -35,7 +35,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
-		Properties: memberProperties(c.Properties),
+		Properties: driver.WithSecurity(ref.Client, r.access, memberProperties(c.Properties)),
 	}
 	var dm *driver.Member
 	if g.transform != nil {
@@ -46,7 +46,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
-	st := dm.Startup()
+	st := r.redactStartup(dm.Startup())
 	letThrough, refused := splitUnknown(st.Unknown, c.AllowUnknown)
 	if len(refused) > 0 {
 		dm.Close()

@@ -114,7 +114,11 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	m := &member{n: n, done: make(chan struct{}), stderr: stderr.String}
 	// The member watches its stdin: when kafkabook dies, the pipe closes
 	// and the member kills itself, so no member outlives its run.
-	proc, err := r.launcher.Start(ctx, launch.Command{Argv: []string{exe, consumer.Subcommand, string(js)}, Files: []string{exe}, Writes: []string{g.store}, Stderr: stderr})
+	cmd := launch.Command{Argv: []string{exe, consumer.Subcommand, string(js)}, Files: []string{exe}, Writes: []string{g.store}, Stderr: stderr}
+	if spec.Access.SASL != nil {
+		cmd.Env = consumer.Environ(spec.Access) // the SASL password, which the JSON leaves out
+	}
+	proc, err := r.launcher.Start(ctx, cmd)
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}

@@ -67,6 +67,7 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	id := transactionalID(t, s)
 	if viaDriver {
 		ds := driverSpec(t.name, seeds.Seeds, p)
+		ds.Properties = driver.WithSecurity(ref.Client, r.access, ds.Properties)
 		if p.Transactional {
 			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
 		}

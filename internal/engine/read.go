@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -154,6 +156,10 @@ func logs(ctx context.Context, r *runner, s runbook.Step, l runbook.Logs, log *s
 	}
 	for _, n := range nodes {
 		lines, err := r.nodeLines(ctx, n, r.start, l.Grep)
+		if errors.Is(err, cluster.ErrNoLogs) {
+			log.line("%s: %v", n, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/driver"
 )
 
 // redactor replaces machine paths in everything the engine captures from
@@ -17,10 +18,16 @@ import (
 type redactor struct{ r *strings.Replacer }
 
 // newRedactor replaces the backend's own directories with its
-// placeholders, then the user's home directory with "~".
-func newRedactor(b cluster.Backend) redactor {
+// placeholders, then the user's home directory with "~", and every secret
+// (the SASL password of cluster.Access.Secrets) with driver.Hidden.
+func newRedactor(b cluster.Backend, secrets ...string) redactor {
 	type pair struct{ from, to string }
 	var pairs []pair
+	for _, s := range secrets {
+		if s != "" {
+			pairs = append(pairs, pair{s, driver.Hidden})
+		}
+	}
 	if p, ok := b.(cluster.Placeholders); ok {
 		for from, to := range p.Placeholders() {
 			pairs = append(pairs, pair{from, to})

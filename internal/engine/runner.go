@@ -109,6 +109,8 @@ func (r *runner) run(ctx context.Context) (err error) {
 		}
 	}
 	r.drivers.setLauncher(r.launcher)
+	// The SASL password reads [hidden] in whatever is captured from outside.
+	r.con.red = newRedactor(r.opts.Backend, r.access.Secrets()...)
 	if r.admin, err = kafka.Dial(r.brokers(r.status.Bootstrap()...)); err != nil {
 		return err
 	}

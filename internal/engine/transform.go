@@ -151,7 +151,7 @@ func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.R
 	spec := driver.TransformSpec{
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
 		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
-		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: memberProperties(nil),
+		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: driver.WithSecurity(ref.Client, r.access, memberProperties(nil)),
 	}
 	if ts.EOS {
 		spec.TxnID, spec.TxnTimeout = ts.TxnID, kafka.TransactionTimeout

@@ -78,6 +78,9 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err := needRoot("cluster up"); err != nil {
 		return cluster.Status{}, err
 	}
+	if cfg.Security != "" && cfg.Security != cluster.SecuritySASLSSL {
+		return cluster.Status{}, fmt.Errorf("--security %q: use %s, or leave it out for plaintext", cfg.Security, cluster.SecuritySASLSSL)
+	}
 	if cfg.Nodes < 1 || cfg.Nodes > maxNodes {
 		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to %d nodes", cfg.Nodes, maxNodes)
 	}
@@ -178,6 +181,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 		Owner:     self(),
 		Kept:      cfg.Keep,
 		PowerLoss: cfg.PowerLoss,
+		Security:  cfg.Security,
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		name := fmt.Sprintf("k%d", i)
@@ -210,9 +214,19 @@ func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, pr
 	if err := st.checkReach(ctx); err != nil {
 		return cluster.Status{}, err
 	}
+	var scram []string
+	if st.secure() {
+		if err := b.makeSecrets(*st); err != nil {
+			return cluster.Status{}, fmt.Errorf("making the TLS certificates and the admin password: %w", err)
+		}
+		var err error
+		if scram, err = b.scramArgs(*st); err != nil {
+			return cluster.Status{}, err
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, n := range st.Nodes {
-		g.Go(func() error { return st.prepare(gctx, n) })
+		g.Go(func() error { return st.prepare(gctx, n, scram...) })
 	}
 	progress("formatting storage of %d nodes", len(st.Nodes))
 	if err := g.Wait(); err != nil {
@@ -245,8 +259,17 @@ func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, pr
 		}
 		return ""
 	}
-	if err := cluster.WaitBrokers(ctx, ready, cluster.Access{}, status.Nodes, dead, tail, progress); err != nil {
+	access, err := b.access(*st)
+	if err != nil {
 		return cluster.Status{}, err
+	}
+	if err := cluster.WaitBrokers(ctx, ready, access, status.Nodes, dead, tail, progress); err != nil {
+		return cluster.Status{}, err
+	}
+	if st.secure() {
+		if status.ClusterFile, err = b.writeClusterFile(*st); err != nil {
+			return cluster.Status{}, fmt.Errorf("writing the cluster file: %w", err)
+		}
 	}
 	st.Ready = true
 	return status, b.save(*st)
@@ -288,10 +311,13 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 
 func (b *Backend) status(st state) cluster.Status {
 	s := cluster.Status{Name: st.Name, Backend: Name, Kafka: st.Kafka, Broker: st.Broker}
+	if st.secure() && st.Ready {
+		s.ClusterFile = filepath.Join(b.dir, ClusterFileName)
+	}
 	for _, n := range st.Nodes {
 		s.Nodes = append(s.Nodes, cluster.Node{
 			Name: n.Name, ID: n.ID, State: st.nodeState(n),
-			Address: fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), brokerPort),
+			Address: fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), st.clientPort()),
 			PID:     pidIfAlive(n),
 		})
 	}

@@ -66,6 +66,9 @@ func (st state) properties(n nodeState) string {
 		"share.coordinator.state.topic.replication.factor": fmt.Sprint(rf),
 		"share.coordinator.state.topic.min.isr":            fmt.Sprint(min(2, rf)),
 	}
+	if st.secure() {
+		st.secureProperties(n, props)
+	}
 	maps.Copy(props, defaultBroker)
 	maps.Copy(props, st.Broker)
 	var b strings.Builder
@@ -94,7 +97,7 @@ logger.request.level = WARN
 const LogFile = "logs/server.log"
 
 // prepare writes node n's configuration and formats its storage.
-func (st state) prepare(ctx context.Context, n nodeState) error {
+func (st state) prepare(ctx context.Context, n nodeState, extra ...string) error {
 	for _, d := range []string{"data", "logs"} {
 		if err := os.MkdirAll(filepath.Join(n.Dir, d), 0o755); err != nil {
 			return err
@@ -107,6 +110,7 @@ func (st state) prepare(ctx context.Context, n nodeState) error {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, "java", st.javaArgs(n, "kafka.tools.StorageTool", "format", "-t", st.ClusterID, "-c", filepath.Join(n.Dir, "server.properties"))...)
+	cmd.Args = append(cmd.Args, extra...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// A format never outlives the process that asked for it.

@@ -34,6 +34,9 @@ type state struct {
 	// PowerLoss puts every node's data directory on the power-loss layer
 	// (see powerloss.go).
 	PowerLoss bool `json:"powerloss,omitempty"`
+	// Security is cluster.SecuritySASLSSL for a cluster whose clients
+	// use TLS and SCRAM (see security.go), else "".
+	Security string `json:"security,omitempty"`
 }
 
 // nodeState is one node's resources and its intended state.
