@@ -1,0 +1,17 @@
+package kubernetes
+
+import (
+	"context"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+)
+
+// access is how kafkabook's own clients reach the brokers: every
+// connection is opened from the client pod (dial), so that the brokers'
+// in-cluster names resolve and the connection meets a pod's faults.
+func (c *clients) access(ctx context.Context) (cluster.Access, error) {
+	if err := c.prepare(ctx); err != nil {
+		return cluster.Access{}, err
+	}
+	return cluster.Access{Dial: c.dial}, nil
+}
