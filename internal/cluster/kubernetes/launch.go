@@ -136,14 +136,14 @@ type runStderr struct {
 	pass    io.Writer
 	started chan struct{}
 
-	mu      sync.Mutex
-	line    []byte // an unfinished line
-	blank   bool   // an empty line held back: the relay writes one before its exit line
-	pid     int
-	code    int
-	signal  int
-	exited  bool
-	tail    tailLines
+	mu     sync.Mutex
+	line   []byte // an unfinished line
+	blank  bool   // an empty line held back: the relay writes one before its exit line
+	pid    int
+	code   int
+	signal int
+	exited bool
+	tail   tailLines
 }
 
 func (r *runStderr) Write(b []byte) (int, error) {
