@@ -1,0 +1,94 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+)
+
+// Status describes the cluster from its pods and, for each running pod,
+// what the fault script says of its broker.
+func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
+	a, err := b.client(ctx)
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	ns, err := b.nodes(ctx, a)
+	if err != nil {
+		return cluster.Status{}, err
+	}
+	if len(ns) == 0 {
+		return cluster.Status{}, fmt.Errorf("%w: no Kubernetes cluster %q is up in namespace %s (start one with `kafkabook cluster up --backend kubernetes`)", cluster.ErrNotFound, b.name, a.namespace)
+	}
+	st := cluster.Status{Name: b.name, Backend: Name, Kafka: ns[0].Pod.Annotations[annKafka]}
+	if raw, ok := ns[0].Pod.Annotations[annBroker]; ok {
+		if err := json.Unmarshal([]byte(raw), &st.Broker); err != nil {
+			return cluster.Status{}, fmt.Errorf("pod %s: annotation %s=%q is not a JSON object of settings (%v): take the cluster down and start it again", ns[0].Pod.Name, annBroker, raw, err)
+		}
+	}
+	st.Nodes = make([]cluster.Node, len(ns))
+	var wg sync.WaitGroup
+	for i, n := range ns {
+		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited}
+		if !running(n.Pod, containerKafka) || !running(n.Pod, containerFaults) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.Nodes[i].State, st.Nodes[i].PID = b.brokerState(ctx, a, n)
+		}()
+	}
+	wg.Wait()
+	return st, nil
+}
+
+// brokerState asks a running pod's fault script what its broker does:
+// `fault state` prints "killed|stopped|exited N|starting|running|paused
+// pid=P [isolated]". A pod that cannot answer counts as exited.
+func (b *Backend) brokerState(ctx context.Context, a *api, n node) (cluster.State, int) {
+	out, err := a.run(ctx, n.Pod.Name, containerFaults, faultScript, "state")
+	if err != nil {
+		return cluster.Exited, 0
+	}
+	return parseState(out)
+}
+
+// parseState reads `fault state`'s line.
+func parseState(line string) (cluster.State, int) {
+	f := strings.Fields(line)
+	pid := 0
+	isolated := false
+	for _, w := range f {
+		if p, ok := strings.CutPrefix(w, "pid="); ok {
+			pid, _ = strconv.Atoi(p)
+		}
+		isolated = isolated || w == "isolated"
+	}
+	if len(f) == 0 {
+		return cluster.Exited, 0
+	}
+	switch f[0] {
+	case "killed":
+		return cluster.Killed, 0
+	case "stopped":
+		return cluster.Stopped, 0
+	case "paused":
+		return cluster.Paused, pid
+	case "running", "starting":
+		if isolated {
+			return cluster.Isolated, pid
+		}
+		return cluster.Running, pid
+	}
+	return cluster.Exited, 0
+}
+
+// faultScript is where the ConfigMap's fault script is in the faults
+// container.
+const faultScript = "/kafkabook/bin/fault"
