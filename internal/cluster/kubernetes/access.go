@@ -15,3 +15,17 @@ func (c *clients) access(ctx context.Context) (cluster.Access, error) {
 	}
 	return cluster.Access{Dial: c.dial}, nil
 }
+
+// Access is how kafkabook's clients reach the cluster's brokers: from its
+// client pod, <cluster>-clients.
+func (b *Backend) Access(ctx context.Context) (cluster.Access, error) {
+	a, err := b.client(ctx)
+	if err != nil {
+		return cluster.Access{}, err
+	}
+	c, err := newClients(a, b.clientPod())
+	if err != nil {
+		return cluster.Access{}, err
+	}
+	return c.access(ctx)
+}

@@ -32,12 +32,9 @@ type clients struct {
 	ready  bool              // the pod ran and exe was copied
 }
 
-// clientPodName is the client pod of cluster name.
-func clientPodName(cluster string) string { return cluster + "-clients" }
-
-// newClients is the client pod of a cluster; the pod itself is made by
-// the deploy (kubernetes.yaml) or, when attached, by createClientPod.
-func newClients(a *api, cluster string) (*clients, error) {
+// newClients is the client pod called pod; the pod itself is made by the
+// deploy (kubernetes.yaml) or, when attached, by createClientPod.
+func newClients(a *api, pod string) (*clients, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: finding this kafkabook binary to copy into the client pod: %w", err)
@@ -45,7 +42,7 @@ func newClients(a *api, cluster string) (*clients, error) {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return nil, fmt.Errorf("kubernetes: finding this kafkabook binary to copy into the client pod: %w", err)
 	}
-	return &clients{api: a, pod: clientPodName(cluster), exe: exe, copied: map[string]string{}}, nil
+	return &clients{api: a, pod: pod, exe: exe, copied: map[string]string{}}, nil
 }
 
 // prepare waits for the client pod to run and copies this kafkabook
@@ -105,14 +102,10 @@ func podWaiting(p *corev1.Pod) string {
 	return ""
 }
 
-// Labels of what kafkabook creates next to a cluster it attached to: the
-// client pod is found and removed by them, and never carries the
-// cluster's own labels.
-const (
-	managedByLabel = "app.kubernetes.io/managed-by"
-	managedBy      = "kafkabook"
-	clientsOfLabel = "kafkabook.io/clients-of"
-)
+// labelClientsOf marks the client pod kafkabook creates next to a cluster
+// it attached to (with labelManagedBy): it is found and removed by them,
+// and never carries the cluster's own labels.
+const labelClientsOf = "kafkabook.io/clients-of"
 
 // createClientPod creates the client pod of an attached cluster from
 // image, unless it exists.
@@ -121,7 +114,7 @@ func (c *clients) createClientPod(ctx context.Context, cluster, image string) er
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   c.pod,
-			Labels: map[string]string{managedByLabel: managedBy, clientsOfLabel: cluster},
+			Labels: map[string]string{labelManagedBy: managedBy, labelClientsOf: cluster},
 		},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyAlways,
@@ -138,8 +131,8 @@ func (c *clients) createClientPod(ctx context.Context, cluster, image string) er
 		if gerr != nil {
 			return gerr
 		}
-		if p.Labels[clientsOfLabel] != cluster {
-			return fmt.Errorf("kubernetes: pod %s/%s exists and is not kafkabook's client pod of %s (label %s): remove it or attach in another namespace", c.api.namespace, c.pod, cluster, clientsOfLabel)
+		if p.Labels[labelClientsOf] != cluster {
+			return fmt.Errorf("kubernetes: pod %s/%s exists and is not kafkabook's client pod of %s (label %s): remove it or attach in another namespace", c.api.namespace, c.pod, cluster, labelClientsOf)
 		}
 		return nil
 	}
@@ -160,7 +153,7 @@ func (c *clients) deleteClientPod(ctx context.Context, cluster string) error {
 	if err != nil {
 		return err
 	}
-	if p.Labels[clientsOfLabel] != cluster || p.Labels[managedByLabel] != managedBy {
+	if p.Labels[labelClientsOf] != cluster || p.Labels[labelManagedBy] != managedBy {
 		return fmt.Errorf("kubernetes: pod %s/%s was not made by kafkabook for %s: left alone", c.api.namespace, c.pod, cluster)
 	}
 	zero := int64(0)

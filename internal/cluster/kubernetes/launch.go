@@ -243,3 +243,17 @@ func (t *tailLines) add(line string) {
 }
 
 func (t *tailLines) String() string { return strings.Join(t.lines, "\n") }
+
+// Launcher starts driver processes and consumer group members in the
+// cluster's client pod.
+func (b *Backend) Launcher(ctx context.Context) (launch.Launcher, error) {
+	a, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClients(a, b.clientPod())
+	if err != nil {
+		return nil, err
+	}
+	return c.launcher(ctx)
+}

@@ -1,0 +1,434 @@
+package kubernetes
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/internal/launch"
+	"github.com/kafkabook/kafkabook/internal/relay"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestMain lets the test binary be what the client pod runs: the relay and
+// consumer group members (the launcher copies os.Executable there).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand {
+		os.Exit(relay.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
+		os.Exit(consumer.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// testKubeconfig is a kubeconfig whose API server answers: KUBECONFIG, else
+// the one scripts/kubernetes-up.sh writes. Without one the test is skipped,
+// and fails under CI=true.
+func testKubeconfig(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("KUBECONFIG")
+	if path == "" {
+		path = "/run/kafkabook-kubernetes/kubeconfig"
+	}
+	if why := Available(context.Background(), path); why != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no Kubernetes to test against (%s): run scripts/kubernetes-up.sh", why)
+		}
+		t.Skipf("no Kubernetes to test against (%s): run scripts/kubernetes-up.sh", why)
+	}
+	return path
+}
+
+// testNamespace creates a namespace of the test's own, deleted when the
+// test ends (also on failure), with everything in it.
+func testNamespace(t *testing.T, kubeconfig, prefix string) (*api, string) {
+	t.Helper()
+	a, err := connect(kubeconfig, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := prefix + "-" + randomSuffix()
+	ctx := context.Background()
+	if _, err := a.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		zero := int64(0)
+		// Pods first without a grace period, so that the namespace goes fast.
+		a.cs.CoreV1().Pods(name).DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+		if err := a.cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+			t.Errorf("deleting namespace %s: %v", name, err)
+		}
+	})
+	return &api{cfg: a.cfg, cs: a.cs, namespace: name}, name
+}
+
+func randomSuffix() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// deploy starts a cluster of n nodes called name in namespace ns with the
+// deployed backend, and takes it down when the test ends.
+func deploy(t *testing.T, kubeconfig, ns, name string, n int) (*Backend, cluster.Status) {
+	t.Helper()
+	b, err := New(name, Options{Kubeconfig: kubeconfig, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	t.Cleanup(func() { b.Down(context.Background(), t.Logf) })
+	start := time.Now()
+	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: kafkadist.Default, Nodes: n, Ready: kafka.Ready}, t.Logf)
+	if err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	t.Logf("cluster %s: %d nodes up in %v", name, n, time.Since(start).Round(time.Millisecond))
+	return b, st
+}
+
+// TestClientPod runs kafkabook's clients from a deployed cluster's client
+// pod: connections relayed from it (their cost measured), isolation and a
+// partition as a pod meets them, and a consumer group member started
+// there and SIGKILLed.
+func TestClientPod(t *testing.T) {
+	kc := testKubeconfig(t)
+	_, ns := testNamespace(t, kc, "kbclients")
+	b, st := deploy(t, kc, ns, "c"+randomSuffix(), 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	access, err := b.Access(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := map[string]string{}
+	for _, n := range st.Nodes {
+		addr[n.Name] = n.Address
+	}
+	topic := "relay-" + randomSuffix()
+
+	t.Run("dial and produce", func(t *testing.T) {
+		var dials []time.Duration
+		for range 10 {
+			start := time.Now()
+			c, err := access.Dial(ctx, "tcp", addr["k1"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dials = append(dials, time.Since(start))
+			c.Close()
+		}
+		slices.Sort(dials)
+		t.Logf("relayed dial: median %v, max %v (10 dials)", dials[5].Round(time.Millisecond), dials[9].Round(time.Millisecond))
+		relayed := produce(t, ctx, st.Bootstrap(), access.Dial, topic, 10000)
+		direct := produce(t, ctx, st.Bootstrap(), b.directDial(t), topic, 10000)
+		t.Logf("10,000 × 100 B, acks=all, one partition of 3 replicas: relayed %v, direct from this machine %v", relayed.Round(time.Millisecond), direct.Round(time.Millisecond))
+	})
+
+	t.Run("isolate cuts the relay", func(t *testing.T) {
+		if err := b.Apply(ctx, cluster.Isolate, []string{"k3"}, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
+		c, err := access.Dial(dctx, "tcp", addr["k3"])
+		dcancel()
+		if err == nil {
+			c.Close()
+			t.Error("a relayed dial reached the isolated k3")
+		} else {
+			t.Logf("dial of isolated k3: %v", err)
+		}
+		if err := b.Apply(ctx, cluster.Rejoin, []string{"k3"}, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		c, err = access.Dial(ctx, "tcp", addr["k3"])
+		if err != nil {
+			t.Fatalf("dial of k3 after rejoin: %v", err)
+		}
+		c.Close()
+	})
+
+	t.Run("partition spares the client pod", func(t *testing.T) {
+		if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{}); err != nil {
+			t.Fatal(err)
+		}
+		defer b.HealNetwork(context.WithoutCancel(ctx))
+		if reach(ctx, b, "k2", addr["k1"]) {
+			t.Error("k2's pod reaches k1's broker through the partition")
+		}
+		c, err := access.Dial(ctx, "tcp", addr["k1"])
+		if err != nil {
+			t.Fatalf("the client pod does not reach k1 during a partition between brokers: %v", err)
+		}
+		c.Close()
+		if err := b.HealNetwork(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !reach(ctx, b, "k2", addr["k1"]) {
+			t.Error("k2's pod does not reach k1's broker after the heal")
+		}
+	})
+
+	t.Run("launched member is SIGKILLed", func(t *testing.T) {
+		l, err := b.Launcher(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := json.Marshal(consumer.Spec{
+			Brokers: st.Bootstrap(), Topic: topic, Group: "g-" + randomSuffix(), Member: 1,
+			Commit: consumer.CommitAfter, Batch: 100, Dedup: consumer.DedupNone, Store: "/tmp/kafkabook-test-" + randomSuffix() + ".db",
+		})
+		exe, _ := os.Executable()
+		var stderr strings.Builder
+		p, err := l.Start(ctx, launch.Command{Argv: []string{exe, consumer.Subcommand, string(spec)}, Stderr: &stderr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(p.Stdout())
+		lines := 0
+		for lines < 20 && sc.Scan() {
+			lines++
+		}
+		if lines < 20 {
+			t.Fatalf("the member reported %d lines before its stdout ended: %s", lines, stderr.String())
+		}
+		c := b.clientsForTest(t)
+		if _, err := c.api.run(ctx, c.pod, c.container, "test", "-d", fmt.Sprintf("/proc/%d", p.Pid())); err != nil {
+			t.Fatalf("pid %d is not a process in the client pod: %v", p.Pid(), err)
+		}
+		if err := p.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() { // everything up to EOF
+		}
+		exit, err := p.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exit.Signal != syscall.SIGKILL {
+			t.Errorf("Wait: %+v, want SIGKILL", exit)
+		}
+		if _, err := c.api.run(ctx, c.pod, c.container, "test", "-d", fmt.Sprintf("/proc/%d", p.Pid())); err == nil {
+			t.Errorf("pid %d is still there after SIGKILL", p.Pid())
+		}
+	})
+}
+
+// produce sends count records of 100 bytes to topic (made with three
+// replicas if missing) through dial, acks=all, and returns how long
+// they took after the client connected.
+func produce(t *testing.T, ctx context.Context, seeds []string, dial func(context.Context, string, string) (net.Conn, error), topic string, count int) time.Duration {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.Dialer(dial), kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, nil, topic); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, kgo.StringRecord("warm-up")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	value := make([]byte, 100)
+	start := time.Now()
+	errs := make(chan error, count)
+	for range count {
+		cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) { errs <- err })
+	}
+	for range count {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	return time.Since(start)
+}
+
+// directDial dials brokers from this machine by their pods' addresses,
+// which a single-node cluster here routes: the baseline of the relay.
+func (b *Backend) directDial(t *testing.T) func(context.Context, string, string) (net.Conn, error) {
+	a, err := b.client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, _ := net.SplitHostPort(addr)
+		pod, _, _ := strings.Cut(host, ".")
+		p, err := a.cs.CoreV1().Pods(a.namespace).Get(ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, net.JoinHostPort(p.Status.PodIP, port))
+	}
+}
+
+// clientsForTest is the deployed cluster's client pod.
+func (b *Backend) clientsForTest(t *testing.T) *clients {
+	a, err := b.client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newClients(a, b.clientPod())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// reach says whether a TCP connection from node's pod (its faults
+// container) to addr opens within 3 seconds.
+func reach(ctx context.Context, b *Backend, node, addr string) bool {
+	a, _ := b.client(ctx)
+	host, port, _ := net.SplitHostPort(addr)
+	pod := b.name + "-" + Pool + "-" + strings.TrimPrefix(node, "k")
+	_, err := a.run(ctx, pod, containerFaults, "timeout", "3", "bash", "-c", fmt.Sprintf("exec 3<>/dev/tcp/%s/%s", host, port))
+	return err == nil
+}
+
+// TestAttach attaches to a cluster by its pods' labels (a deployed one,
+// labelled as Strimzi labels its pods) next to a foreign pod labelled as
+// another cluster's broker: faults are refused without --allow-faults,
+// hit only the attached cluster's pods with it, and Down removes only
+// kafkabook's client pod.
+func TestAttach(t *testing.T) {
+	kc := testKubeconfig(t)
+	a, ns := testNamespace(t, kc, "kbattach")
+	name := "a" + randomSuffix()
+	_, _ = deploy(t, kc, ns, name, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	other := "o" + randomSuffix()
+	foreign := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: other + "-" + Pool + "-1", Labels: map[string]string{
+			labelStrimziCluster: other, labelBrokerRole: "true", labelPool: Pool,
+		}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: containerKafka, Image: "kafkabook/kafka:" + kafkadist.Default, ImagePullPolicy: corev1.PullNever,
+			Command: []string{"sleep", "infinity"},
+		}}},
+	}
+	if _, err := a.cs.CoreV1().Pods(ns).Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	foreignBefore := waitPodRunning(t, ctx, a, foreign.Name)
+
+	refused, err := Attach(name, AttachOptions{Kubeconfig: kc, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := refused.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Nodes) != 1 || st.Nodes[0].Name != "k1" || st.Nodes[0].State != cluster.Running {
+		t.Fatalf("attached status: %+v, want k1 running", st.Nodes)
+	}
+	if err := refused.Apply(ctx, cluster.Kill, []string{"k1"}, t.Logf); err == nil || !strings.Contains(err.Error(), "--allow-faults "+name) {
+		t.Errorf("kill without --allow-faults: %v, want a refusal naming --allow-faults", err)
+	}
+	if _, err := Attach(name, AttachOptions{Kubeconfig: kc, Namespace: ns, AllowFaults: other}); err == nil {
+		t.Error("--allow-faults naming another cluster was accepted")
+	}
+
+	at, err := Attach(name, AttachOptions{Kubeconfig: kc, Namespace: ns, AllowFaults: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access, err := at.Access(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := access.Dial(ctx, "tcp", st.Nodes[0].Address)
+	if err != nil {
+		t.Fatalf("dial k1 from kafkabook's client pod: %v", err)
+	}
+	c.Close()
+	for _, step := range []struct {
+		op   cluster.Op
+		want cluster.State
+	}{{cluster.Pause, cluster.Paused}, {cluster.Resume, cluster.Running}, {cluster.Kill, cluster.Killed}, {cluster.Start, cluster.Running}} {
+		if err := at.Apply(ctx, step.op, []string{"k1"}, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		st, err := at.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Nodes[0].State; got != step.want {
+			t.Errorf("after %s: k1 %s, want %s", step.op, got, step.want)
+		}
+	}
+	if err := at.Apply(ctx, cluster.Kill, []string{"k2"}, t.Logf); err == nil {
+		t.Error("kill of k2, which the attached cluster does not have, was accepted")
+	}
+	if err := at.Down(ctx, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	pods, err := a.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	sort.Strings(names)
+	want := []string{name + "-clients", name + "-" + Pool + "-1", foreign.Name}
+	sort.Strings(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("pods after the attached Down: %v, want %v (only kafkabook's client pod removed)", names, want)
+	}
+	foreignAfter := waitPodRunning(t, ctx, a, foreign.Name)
+	if foreignAfter.UID != foreignBefore.UID || restarts(foreignAfter) != restarts(foreignBefore) || !foreignAfter.Status.StartTime.Equal(foreignBefore.Status.StartTime) {
+		t.Errorf("the foreign pod changed: uid %s→%s, restarts %d→%d, started %v→%v", foreignBefore.UID, foreignAfter.UID, restarts(foreignBefore), restarts(foreignAfter), foreignBefore.Status.StartTime, foreignAfter.Status.StartTime)
+	}
+}
+
+// waitPodRunning waits for a pod to run and returns it.
+func waitPodRunning(t *testing.T, ctx context.Context, a *api, pod string) *corev1.Pod {
+	t.Helper()
+	for {
+		p, err := a.cs.CoreV1().Pods(a.namespace).Get(ctx, pod, metav1.GetOptions{})
+		if err == nil && running(*p, containerKafka) {
+			return p
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("pod %s does not run: %v", pod, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+func restarts(p *corev1.Pod) int32 {
+	var n int32
+	for _, s := range p.Status.ContainerStatuses {
+		n += s.RestartCount
+	}
+	return n
+}
