@@ -24,7 +24,7 @@ import (
 type clients struct {
 	api       *api
 	pod       string
-	container string // "" when the pod has one container
+	container string // "clients", in the deployed pod and the attached one
 	exe       string // this kafkabook binary, at the same path in the pod
 
 	mu     sync.Mutex
@@ -42,7 +42,7 @@ func newClients(a *api, pod string) (*clients, error) {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return nil, fmt.Errorf("kubernetes: finding this kafkabook binary to copy into the client pod: %w", err)
 	}
-	return &clients{api: a, pod: pod, exe: exe, copied: map[string]string{}}, nil
+	return &clients{api: a, pod: pod, container: "clients", exe: exe, copied: map[string]string{}}, nil
 }
 
 // prepare waits for the client pod to run and copies this kafkabook

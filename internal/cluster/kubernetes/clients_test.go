@@ -233,6 +233,51 @@ func TestClientPod(t *testing.T) {
 		if _, err := c.api.run(ctx, c.pod, c.container, "test", "-d", fmt.Sprintf("/proc/%d", p.Pid())); err == nil {
 			t.Errorf("pid %d is still there after SIGKILL", p.Pid())
 		}
+		// The member's store comes back to the same path here.
+		var sp consumer.Spec
+		json.Unmarshal(spec, &sp)
+		defer os.Remove(sp.Store)
+		if err := l.(interface {
+			Fetch(context.Context, ...string) error
+		}).Fetch(ctx, sp.Store); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(sp.Store); err != nil || fi.Size() == 0 {
+			t.Errorf("the member's store fetched from the pod: %v", err)
+		}
+	})
+
+	t.Run("copy once per content", func(t *testing.T) {
+		dir := t.TempDir()
+		os.MkdirAll(dir+"/sub", 0o755)
+		os.WriteFile(dir+"/sub/a.txt", []byte("first\n"), 0o644)
+		os.Symlink("sub/a.txt", dir+"/link")
+		c := b.clientsForTest(t)
+		if err := c.copyIn(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.api.run(ctx, c.pod, c.container, "cat", dir+"/link")
+		if err != nil || out != "first\n" {
+			t.Fatalf("the copy in the pod: %q, %v", out, err)
+		}
+		// A second copy of the same content, by another client, is skipped.
+		if _, err := c.api.run(ctx, c.pod, c.container, "sh", "-c", "echo changed >"+dir+"/sub/a.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.clientsForTest(t).copyIn(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := c.api.run(ctx, c.pod, c.container, "cat", dir+"/sub/a.txt"); out != "changed\n" {
+			t.Errorf("the second copy of the same content was not skipped: %q", out)
+		}
+		// New content is copied.
+		os.WriteFile(dir+"/sub/a.txt", []byte("second\n"), 0o644)
+		if err := c.copyIn(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := c.api.run(ctx, c.pod, c.container, "cat", dir+"/sub/a.txt"); out != "second\n" {
+			t.Errorf("changed content was not copied: %q", out)
+		}
 	})
 }
 

@@ -158,3 +158,87 @@ func writeTar(w io.Writer, paths []string) error {
 	}
 	return tw.Close()
 }
+
+// copyOut copies paths (absolute; files or directories) from the client
+// pod to the same paths on this machine, replacing files there: how what
+// a client wrote in the pod (a consumer group's SQLite store) comes back.
+func (c *clients) copyOut(ctx context.Context, paths ...string) error {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("kubernetes: copying %s from the client pod: want an absolute path", p)
+		}
+	}
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		argv := append([]string{"tar", "-c", "-f", "-", "-C", "/"}, relPaths(paths)...)
+		err := c.api.stream(ctx, c.pod, c.container, argv, nil, pw, &stderr)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	rerr := readTar(pr, paths)
+	pr.CloseWithError(io.ErrClosedPipe)
+	if err := <-done; err != nil {
+		return fmt.Errorf("kubernetes: copying %s from the client pod %s: %w: %s", strings.Join(paths, ", "), c.pod, err, strings.TrimSpace(stderr.String()))
+	}
+	if rerr != nil {
+		return fmt.Errorf("kubernetes: copying %s from the client pod %s: %w", strings.Join(paths, ", "), c.pod, rerr)
+	}
+	return nil
+}
+
+func relPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = strings.TrimPrefix(filepath.Clean(p), "/")
+	}
+	return out
+}
+
+// readTar writes a tar stream's regular files and directories under /,
+// refusing any entry outside paths.
+func readTar(r io.Reader, paths []string) error {
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Join("/", hdr.Name)
+		inside := false
+		for _, p := range paths {
+			p = filepath.Clean(p)
+			if name == p || strings.HasPrefix(name, p+"/") {
+				inside = true
+			}
+		}
+		if !inside {
+			return fmt.Errorf("the pod sent %s, which was not asked for", name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(name, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, os.FileMode(hdr.Mode).Perm())
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		}
+	}
+}

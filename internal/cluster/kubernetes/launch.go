@@ -29,6 +29,13 @@ func (c *clients) launcher(ctx context.Context) (launch.Launcher, error) {
 	return launcher{c}, nil
 }
 
+// Fetch copies paths (absolute) from the client pod back to the same
+// paths on this machine: what the processes wrote there, a consumer
+// group's SQLite store among them, once they have ended.
+func (l launcher) Fetch(ctx context.Context, paths ...string) error {
+	return l.c.copyOut(ctx, paths...)
+}
+
 // Start copies cmd.Files into the client pod and starts cmd there under
 // this binary's `relay run`, which makes it the leader of a process group
 // of its own, says its pid before it runs and how it ended after: the
