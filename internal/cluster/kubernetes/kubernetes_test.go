@@ -168,3 +168,25 @@ func testNetFaults(t *testing.T, b *kubernetes.Backend, st cluster.Status) {
 		t.Error("rejoin k1: k1 not reachable again")
 	}
 }
+
+// TestRefusals: a cluster that would need a power-loss layer is refused
+// before anything is asked of Kubernetes, and a kubeconfig that does not
+// exist is named with what to do.
+func TestRefusals(t *testing.T) {
+	b, err := kubernetes.New("refused", kubernetes.Options{Kubeconfig: t.TempDir() + "/none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = b.Up(ctx, cluster.Config{Nodes: 3, PowerLoss: true, Ready: testcluster.Ready}, t.Logf)
+	if err == nil || !strings.Contains(err.Error(), "cannot cut a node's power") {
+		t.Errorf("up with power loss: %v", err)
+	}
+	_, err = b.Up(ctx, cluster.Config{Nodes: 3, Ready: testcluster.Ready}, t.Logf)
+	if err == nil || !strings.Contains(err.Error(), "--kubeconfig") {
+		t.Errorf("up without a kubeconfig: %v", err)
+	}
+	if _, err := kubernetes.New("Bad_Name", kubernetes.Options{}); err == nil {
+		t.Error("New accepted a name that is no DNS label")
+	}
+}
