@@ -134,8 +134,8 @@ func (p *metaParser) key(k, v *yaml.Node) {
 	case "kafka":
 		p.kafka(v)
 	case "backend":
-		if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" {
-			p.errorf(v, "backend %q: use local or docker", v.Value)
+		if v.Kind != yaml.ScalarNode || v.Value != "local" && v.Value != "docker" && v.Value != "kubernetes" {
+			p.errorf(v, "backend %q: use local, docker or kubernetes", v.Value)
 			return
 		}
 		m.Backend = v.Value

@@ -10,7 +10,7 @@ type Meta struct {
 	Repeat int               // runs of the whole runbook; default 1
 	Params map[string]string // parameter values after -p overrides
 	// Backend is the cluster backend the runbook asks for: "local",
-	// "docker", or "" for kafkabook's choice; --backend wins.
+	// "docker", "kubernetes", or "" for kafkabook's choice; --backend wins.
 	Backend string
 	// Client are the clients produce steps send through, as written
 	// (franz-go, java, java@3.9.1, librdkafka@2.15.1); the runbook runs

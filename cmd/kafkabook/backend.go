@@ -8,18 +8,23 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/pflag"
 )
 
-// backendFlags choose a cluster backend: --backend local|docker, and for
-// docker --image and --compose.
+// backendFlags choose a cluster backend: --backend local|docker|kubernetes,
+// for docker and kubernetes --image, for docker --compose, for kubernetes
+// --kubeconfig and --namespace.
 type backendFlags struct {
 	backend, image, compose string
+	kubeconfig, namespace   string
 }
 
 func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
-	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root) or docker (containers from compose.yaml); default: local where it can run, else docker, or the backend of the named cluster")
+	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root), docker (containers from compose.yaml) or kubernetes (pods from kubernetes.yaml); default: local where it can run, else docker, or the backend of the named cluster")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig `FILE` (default $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&f.namespace, "namespace", "", "kubernetes: the `NAMESPACE` the cluster lives in (default the kubeconfig's)")
 	if starts {
 		f.registerDocker(fs)
 	}
@@ -29,7 +34,7 @@ func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
 // usage is the flag's value name to pflag (--image IMAGE), so commands are
 // quoted with ' there.
 func (f *backendFlags) registerDocker(fs *pflag.FlagSet) {
-	fs.StringVar(&f.image, "image", "", "docker: the `IMAGE` to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from 'kafkabook image build')")
+	fs.StringVar(&f.image, "image", "", "docker, kubernetes: the `IMAGE` to run (docker: default apache/kafka:VERSION, else kafkabook/kafka:VERSION from 'kafkabook image build'; kubernetes: default kafkabook/kafka:VERSION, imported into the node, never pulled)")
 	fs.StringVar(&f.compose, "compose", "", "docker: a compose `FILE` to read instead of the compose.yaml built into kafkabook")
 }
 
@@ -37,14 +42,21 @@ func (f *backendFlags) registerDocker(fs *pflag.FlagSet) {
 // named, "" for automatic.
 func (f *backendFlags) check() (string, error) {
 	switch f.backend {
-	case "", local.Name, docker.Name:
+	case "", local.Name, docker.Name, kubernetes.Name:
 	default:
-		return "", usageErr("--backend %q: use local or docker", f.backend)
+		return "", usageErr("--backend %q: use local, docker or kubernetes", f.backend)
 	}
-	if (f.image != "" || f.compose != "") && f.backend == local.Name {
-		return "", usageErr("--image and --compose are for --backend docker")
-	}
-	if f.image != "" || f.compose != "" {
+	kube := f.kubeconfig != "" || f.namespace != ""
+	switch {
+	case (f.image != "" || f.compose != "") && f.backend == local.Name:
+		return "", usageErr("--image and --compose are for --backend docker (and --image for kubernetes)")
+	case f.compose != "" && (kube || f.backend == kubernetes.Name):
+		return "", usageErr("--compose is for --backend docker")
+	case kube && f.backend != "" && f.backend != kubernetes.Name:
+		return "", usageErr("--kubeconfig and --namespace are for --backend kubernetes")
+	case kube || f.backend == kubernetes.Name:
+		return kubernetes.Name, nil
+	case f.image != "" || f.compose != "":
 		return docker.Name, nil
 	}
 	return f.backend, nil
@@ -60,6 +72,13 @@ func localCanRun() string {
 
 // newBackend returns backend kind's handle on cluster name.
 func (f *backendFlags) newBackend(kind, name string) (cluster.Backend, error) {
+	if kind == kubernetes.Name {
+		b, err := kubernetes.New(name, kubernetes.Options{Kubeconfig: f.kubeconfig, Namespace: f.namespace, Image: f.image})
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return b, nil
+	}
 	if kind == docker.Name {
 		b, err := docker.New(name, docker.Options{Image: f.image, ComposeFile: f.compose})
 		if err != nil {
@@ -130,8 +149,11 @@ func (f *backendFlags) find(ctx context.Context, name string) (cluster.Backend, 
 
 // backendName is a backend's name for provenance and messages.
 func backendName(b cluster.Backend) string {
-	if _, ok := b.(*docker.Backend); ok {
+	switch b.(type) {
+	case *docker.Backend:
 		return docker.Name
+	case *kubernetes.Backend:
+		return kubernetes.Name
 	}
 	return local.Name
 }

@@ -34,9 +34,9 @@ func runCmd() *cobra.Command {
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
 		Long: `Run checks the runbook, then runs it once per Kafka version and client
 (and repeat: times per version and client) against a three-node KRaft cluster: local (a JVM per
-node in a network namespace; needs root) or docker (containers from
-compose.yaml), as --backend says; without it, local where it can run,
-else docker.
+node in a network namespace; needs root), docker (containers from
+compose.yaml) or kubernetes (pods from kubernetes.yaml, in --namespace),
+as --backend says; without it, local where it can run, else docker.
 
 If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.
