@@ -152,7 +152,7 @@ func backendName(b cluster.Backend) string {
 	switch b.(type) {
 	case *docker.Backend:
 		return docker.Name
-	case *kubernetes.Backend:
+	case *kubernetes.Backend, *kubernetes.Attached:
 		return kubernetes.Name
 	}
 	return local.Name

@@ -101,6 +101,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
 	o.bf.register(c.Flags(), true)
+	o.attach.register(c.Flags())
 	o.cell.register(c.Flags())
 	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
@@ -118,6 +119,7 @@ type runOpts struct {
 	junit                        string             // --junit FILE
 	collected                    []*results.Results // each version's results, for --junit
 	cell                         cellFlags          // --cell, --batch
+	attach                       attachFlags        // --attach, --allow-faults
 }
 
 // runVersion runs the runbook against one Kafka version, once per client
@@ -242,6 +244,9 @@ type runCluster struct {
 // does nothing for a cluster that outlives the run.
 func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
 	nothing := func() {}
+	if b, teardown, err := o.attach.cluster(ctx, &o.bf, doc, o.keep, o.progress); err != nil || b != nil {
+		return runCluster{b, true}, teardown, err
+	}
 	// A runbook that cuts power needs every node's data on the power-loss
 	// layer, which costs throughput: only its own cluster has it.
 	powerloss := doc.Uses(runbook.OpPowerloss)
