@@ -142,9 +142,10 @@ func TestClientPod(t *testing.T) {
 		}
 		slices.Sort(dials)
 		t.Logf("relayed dial: median %v, max %v (10 dials)", dials[5].Round(time.Millisecond), dials[9].Round(time.Millisecond))
-		relayed := produce(t, ctx, st.Bootstrap(), access.Dial, topic, 10000)
-		direct := produce(t, ctx, st.Bootstrap(), b.directDial(t), topic, 10000)
+		relayed, relayedRTT := produce(t, ctx, st.Bootstrap(), access.Dial, topic, 10000)
+		direct, directRTT := produce(t, ctx, st.Bootstrap(), b.directDial(t), topic, 10000)
 		t.Logf("10,000 × 100 B, acks=all, one partition of 3 replicas: relayed %v, direct from this machine %v", relayed.Round(time.Millisecond), direct.Round(time.Millisecond))
+		t.Logf("one record at a time (100 sync produces), median round trip: relayed %v, direct %v", relayedRTT.Round(10*time.Microsecond), directRTT.Round(10*time.Microsecond))
 	})
 
 	t.Run("isolate cuts the relay", func(t *testing.T) {
@@ -283,8 +284,9 @@ func TestClientPod(t *testing.T) {
 
 // produce sends count records of 100 bytes to topic (made with three
 // replicas if missing) through dial, acks=all, and returns how long
-// they took after the client connected.
-func produce(t *testing.T, ctx context.Context, seeds []string, dial func(context.Context, string, string) (net.Conn, error), topic string, count int) time.Duration {
+// they took after the client connected; then the median round trip of
+// 100 records produced one at a time.
+func produce(t *testing.T, ctx context.Context, seeds []string, dial func(context.Context, string, string) (net.Conn, error), topic string, count int) (time.Duration, time.Duration) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.Dialer(dial), kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
@@ -308,7 +310,17 @@ func produce(t *testing.T, ctx context.Context, seeds []string, dial func(contex
 			t.Fatal(err)
 		}
 	}
-	return time.Since(start)
+	took := time.Since(start)
+	var rtts []time.Duration
+	for range 100 {
+		start := time.Now()
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		rtts = append(rtts, time.Since(start))
+	}
+	slices.Sort(rtts)
+	return took, rtts[50]
 }
 
 // directDial dials brokers from this machine by their pods' addresses,

@@ -66,7 +66,7 @@ func (l launcher) Start(ctx context.Context, cmd launch.Command) (launch.Process
 	sctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go func() {
-		p.err = c.api.stream(sctx, c.pod, c.container, []string{c.exe, relay.Subcommand, "run", string(spec)}, stdinR, stdoutW, p.status)
+		p.err = c.api.stream(sctx, c.pod, c.container, []string{c.exe, relay.Subcommand, "run", string(spec)}, quietReader{stdinR}, quietWriter{stdoutW}, p.status)
 		p.status.flush()
 		stdoutW.Close() // everything the process wrote has been copied
 		stdinR.CloseWithError(io.ErrClosedPipe)

@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"fmt"
 	"net"
 	"strings"
@@ -34,7 +36,7 @@ func (c *clients) dial(ctx context.Context, network, addr string) (net.Conn, err
 	errs := &relayStderr{connected: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
-		err := c.api.stream(sctx, c.pod, c.container, []string{c.exe, relay.Subcommand, addr}, theirs, theirs, errs)
+		err := c.api.stream(sctx, c.pod, c.container, []string{c.exe, relay.Subcommand, addr}, quietReader{theirs}, quietWriter{theirs}, errs)
 		theirs.Close() // after everything the relay wrote was read
 		done <- err
 	}()
@@ -54,6 +56,31 @@ func (c *clients) dial(ctx context.Context, network, addr string) (net.Conn, err
 		mine.Close()
 		return nil, fmt.Errorf("kubernetes: dial %s from the client pod %s: %w", addr, c.pod, ctx.Err())
 	}
+}
+
+// quietReader ends with io.EOF where its pipe was closed under it: the
+// exec's copy of standard input logs any other end as an error, and a
+// closed connection is no error.
+type quietReader struct{ r io.Reader }
+
+func (q quietReader) Read(p []byte) (int, error) {
+	n, err := q.r.Read(p)
+	if errors.Is(err, io.ErrClosedPipe) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// quietWriter discards what is written after its pipe was closed (the
+// connection was closed with data on the way), for the same reason.
+type quietWriter struct{ w io.Writer }
+
+func (q quietWriter) Write(p []byte) (int, error) {
+	n, err := q.w.Write(p)
+	if errors.Is(err, io.ErrClosedPipe) {
+		return len(p), nil
+	}
+	return n, err
 }
 
 // relayStderr is the relay's standard error: it closes connected at
