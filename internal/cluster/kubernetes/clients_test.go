@@ -80,6 +80,14 @@ func testNamespace(t *testing.T, kubeconfig, prefix string) (*api, string) {
 			t.Errorf("deleting namespace %s: %v", name, err)
 		}
 	})
+	// Pods wait for the namespace's default service account.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := a.cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("namespace %s has no default service account after 30s: %v", name, err)
+		}
+	}
 	return &api{cfg: a.cfg, cs: a.cs, namespace: name}, name
 }
 
@@ -378,6 +386,7 @@ func TestAttach(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	other := "o" + randomSuffix()
+	strimziName = "s" + randomSuffix()
 	foreign := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: other + "-" + Pool + "-1", Labels: map[string]string{
 			labelStrimziCluster: other, labelBrokerRole: "true", labelPool: Pool,
@@ -441,6 +450,7 @@ func TestAttach(t *testing.T) {
 	if err := at.Apply(ctx, cluster.Kill, []string{"k2"}, t.Logf); err == nil {
 		t.Error("kill of k2, which the attached cluster does not have, was accepted")
 	}
+	t.Run("strimzi-shaped", func(t *testing.T) { attachStrimziShaped(t, ctx, kc, a) })
 	if err := at.Down(ctx, t.Logf); err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +465,7 @@ func TestAttach(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := []string{name + "-clients", name + "-" + Pool + "-1", foreign.Name}
+	want := []string{name + "-clients", name + "-" + Pool + "-1", foreign.Name, strimziName + "-broker-0"}
 	sort.Strings(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("pods after the attached Down: %v, want %v (only kafkabook's client pod removed)", names, want)
@@ -488,4 +498,98 @@ func restarts(p *corev1.Pod) int32 {
 		n += s.RestartCount
 	}
 	return n
+}
+
+// strimziName is the cluster of attachStrimziShaped's pod.
+var strimziName string
+
+// attachStrimziShaped attaches to a one-node Kafka in a pod shaped like
+// Strimzi's (its labels, a name <cluster>-<pool>-<id>, the broker's JVM a
+// child of the container's first process, no faults container): kill,
+// pause and resume signal the JVM; stop and isolate are refused.
+func attachStrimziShaped(t *testing.T, ctx context.Context, kc string, a *api) {
+	name := strimziName
+	env := map[string]string{
+		"KAFKA_NODE_ID": "0", "KAFKA_PROCESS_ROLES": "broker,controller", "CLUSTER_ID": "c3RyaW16aS1zaGFwZWQtMQ",
+		"KAFKA_LISTENERS": "PLAINTEXT://:9092,CONTROLLER://:9093", "KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://localhost:9092",
+		"KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER", "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+		"KAFKA_CONTROLLER_QUORUM_VOTERS": "0@localhost:9093", "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR": "1",
+		"KAFKA_HEAP_OPTS": "-Xms64m -Xmx256m", "KAFKA_JVM_PERFORMANCE_OPTS": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+	}
+	var envs []corev1.EnvVar
+	for k, v := range env {
+		envs = append(envs, corev1.EnvVar{Name: k, Value: v})
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-broker-0", Labels: map[string]string{
+			labelStrimziCluster: name, labelBrokerRole: "true", labelPool: "broker", "strimzi.io/controller-role": "true",
+		}, Annotations: map[string]string{annStrimziVersion: kafkadist.Default}},
+		Spec: corev1.PodSpec{
+			Hostname: name + "-broker-0", Subdomain: name + "-kafka-brokers",
+			Containers: []corev1.Container{{
+				Name: containerKafka, Image: "kafkabook/kafka:" + kafkadist.Default, ImagePullPolicy: corev1.PullNever,
+				// As under Strimzi's tini: the JVM is not the container's PID 1.
+				Command: []string{"bash", "-c", "/etc/kafka/docker/run & wait"}, Env: envs,
+			}},
+		},
+	}
+	if _, err := a.cs.CoreV1().Pods(a.namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPodRunning(t, ctx, a, pod.Name)
+	jvm := func() (pid, state string) {
+		for range 100 {
+			out, _ := a.run(ctx, pod.Name, containerKafka, "sh", "-c", `k=kafka; for d in /proc/[0-9]*; do grep -qa "$k\.Kafka" $d/cmdline 2>/dev/null && echo ${d#/proc/} $(cut -d' ' -f3 $d/stat); done`)
+			if f := strings.Fields(out); len(f) == 2 {
+				return f[0], f[1]
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		t.Fatal("no JVM with kafka.Kafka in the Strimzi-shaped pod")
+		return "", ""
+	}
+	pid, _ := jvm()
+	at, err := Attach(name, AttachOptions{Kubeconfig: kc, Namespace: a.namespace, AllowFaults: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := at.Status(ctx)
+	if err != nil || len(st.Nodes) != 1 || st.Nodes[0].Name != "k0" || st.Nodes[0].State != cluster.Running || st.Kafka != kafkadist.Default {
+		t.Fatalf("status %+v, %v; want k0 running, Kafka %s", st, err, kafkadist.Default)
+	}
+	if err := at.Apply(ctx, cluster.Pause, []string{"k0"}, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if p, state := jvm(); p != pid || state != "T" {
+		t.Errorf("after pause: JVM %s in state %s, want %s stopped (T)", p, state, pid)
+	}
+	if err := at.Apply(ctx, cluster.Resume, []string{"k0"}, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if p, state := jvm(); p != pid || state == "T" {
+		t.Errorf("after resume: JVM %s in state %s, want %s running", p, state, pid)
+	}
+	for _, op := range []cluster.Op{cluster.Stop, cluster.Isolate} {
+		if err := at.Apply(ctx, op, []string{"k0"}, t.Logf); err == nil || !strings.Contains(err.Error(), "operator owns it") {
+			t.Errorf("%s on a Strimzi-shaped pod: %v, want a refusal", op, err)
+		}
+	}
+	if err := at.Partition(ctx, []string{"k0"}, []string{"k0"}, cluster.Cut{}); err == nil || !strings.Contains(err.Error(), "NET_ADMIN") {
+		t.Errorf("partition on a Strimzi-shaped pod: %v, want a refusal", err)
+	}
+	if err := at.Apply(ctx, cluster.Kill, []string{"k0"}, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	// The container's first process ends with its child, and the kubelet
+	// starts the container again: the pod owns its restarts.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		p, err := a.cs.CoreV1().Pods(a.namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err == nil && restarts(p) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the killed broker's container did not restart")
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
