@@ -173,11 +173,14 @@ func (c *clients) copyOut(ctx context.Context, paths ...string) error {
 	done := make(chan error, 1)
 	go func() {
 		argv := append([]string{"tar", "-c", "-f", "-", "-C", "/"}, relPaths(paths)...)
-		err := c.api.stream(ctx, c.pod, c.container, argv, nil, pw, &stderr)
+		err := c.api.stream(ctx, c.pod, c.container, argv, nil, quietWriter{pw}, &stderr)
 		pw.CloseWithError(err)
 		done <- err
 	}()
 	rerr := readTar(pr, paths)
+	if rerr == nil {
+		io.Copy(io.Discard, pr) // tar pads its stream past the end of the archive
+	}
 	pr.CloseWithError(io.ErrClosedPipe)
 	if err := <-done; err != nil {
 		return fmt.Errorf("kubernetes: copying %s from the client pod %s: %w: %s", strings.Join(paths, ", "), c.pod, err, strings.TrimSpace(stderr.String()))
