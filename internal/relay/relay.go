@@ -35,7 +35,12 @@ const (
 	Connected = "kafkabook-relay connected"
 	Pid       = "kafkabook-relay pid "  // then the process's pid
 	Exit      = "kafkabook-relay exit " // then "code N" or "signal N"
-	dialLimit = 10 * time.Second        // a dial's own limit; the caller may give up sooner
+	// DialError precedes a failed dial's message, with the kind of
+	// failure (see dialErrorKind), so that the dialling side can give its
+	// Kafka client the error a dial of its own would have given: franz-go
+	// retries a refused or timed-out dial and not an unknown host.
+	DialError = "kafkabook-relay dial-error "
+	dialLimit = 10 * time.Second // a dial's own limit; the caller may give up sooner
 	usage     = "usage: kafkabook relay HOST:PORT | run SPEC-JSON | kill SIGNAL PGID (started by kafkabook, not by hand)"
 )
 
@@ -82,7 +87,7 @@ func connect(addr string, in io.Reader, out io.Writer, errw io.Writer) int {
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(errw, "relay: %v\n", err)
+		fmt.Fprintf(errw, "%s%s\n%v\n", DialError, dialErrorKind(err), err)
 		return 1
 	}
 	defer conn.Close()
@@ -92,6 +97,32 @@ func connect(addr string, in io.Reader, out io.Writer, errw io.Writer) int {
 	go func() { io.Copy(out, conn); done <- struct{}{} }()
 	<-done
 	return 0
+}
+
+// dialErrorKind names the kind of a dial's failure: "errno N" for an
+// error of the system call (connection refused, no route), "timeout",
+// "notfound" for a name that does not exist, "dns" for another failure to
+// resolve, else "other".
+func dialErrorKind(err error) string {
+	var dns *net.DNSError
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "notfound"
+	case errors.As(err, &dns) && dns.Timeout():
+		return "timeout"
+	case errors.As(err, &dns):
+		return "dns"
+	case errors.As(err, &errno):
+		return fmt.Sprintf("errno %d", int(errno))
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		return "timeout"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timeout"
+	}
+	return "other"
 }
 
 // run starts spec's process as the leader of a process group of its own,

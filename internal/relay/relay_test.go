@@ -57,7 +57,7 @@ func TestConnect(t *testing.T) {
 	addr := free.Addr().String()
 	free.Close()
 	out, err := exec.Command(os.Args[0], Subcommand, addr).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "refused") || strings.Contains(string(out), Connected) {
+	if err == nil || !strings.Contains(string(out), DialError+"errno 111\n") || !strings.Contains(string(out), "refused") || strings.Contains(string(out), Connected) {
 		t.Errorf("dial of a closed port: err %v, output %q; want a failure saying refused", err, out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -163,11 +164,26 @@ func TestClientPod(t *testing.T) {
 		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
 		c, err := access.Dial(dctx, "tcp", addr["k3"])
 		dcancel()
+		var ne net.Error
 		if err == nil {
 			c.Close()
 			t.Error("a relayed dial reached the isolated k3")
+		} else if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("dial of isolated k3: %v, want a timeout as a net.Error", err)
 		} else {
 			t.Logf("dial of isolated k3: %v", err)
+		}
+		// A refused dial is a net.OpError around ECONNREFUSED, as franz-go
+		// expects of a broker between two lives.
+		host, _, _ := net.SplitHostPort(addr["k1"])
+		_, err = access.Dial(ctx, "tcp", net.JoinHostPort(host, "9099"))
+		if !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &ne) {
+			t.Errorf("dial of a closed port: %v, want a net.OpError around ECONNREFUSED", err)
+		}
+		_, err = access.Dial(ctx, "tcp", "no-such-pod."+host[strings.Index(host, ".")+1:]+":9092")
+		var dns *net.DNSError
+		if !errors.As(err, &dns) || !dns.IsNotFound {
+			t.Errorf("dial of an unknown name: %v, want a DNS error, not found", err)
 		}
 		if err := b.Apply(ctx, cluster.Rejoin, []string{"k3"}, t.Logf); err != nil {
 			t.Fatal(err)
