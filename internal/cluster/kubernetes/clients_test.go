@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -270,6 +271,19 @@ func TestClientPod(t *testing.T) {
 		if fi, err := os.Stat(sp.Store); err != nil || fi.Size() == 0 {
 			t.Errorf("the member's store fetched from the pod: %v", err)
 		}
+	})
+
+	t.Run("same JRE as here", func(t *testing.T) {
+		// The Java driver's class archive (driver.jsa) is made by this
+		// machine's JVM and maps only into the same JVM build.
+		c := b.clientsForTest(t)
+		pod, err := c.api.run(ctx, c.pod, c.container, "sh", "-c", "readlink -f $(command -v java); java -version 2>&1 | head -2")
+		if err != nil {
+			t.Fatalf("java in the client pod: %v", err)
+		}
+		here, _ := exec.Command("sh", "-c", "readlink -f $(command -v java); java -version 2>&1 | head -2").Output()
+		t.Logf("client pod: %s", strings.ReplaceAll(strings.TrimSpace(pod), "\n", " | "))
+		t.Logf("this machine: %s", strings.ReplaceAll(strings.TrimSpace(string(here)), "\n", " | "))
 	})
 
 	t.Run("copy once per content", func(t *testing.T) {
