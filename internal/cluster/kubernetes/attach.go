@@ -117,7 +117,7 @@ func (at *Attached) Status(ctx context.Context) (cluster.Status, error) {
 		case hasContainer(n.Pod, containerFaults) && running(n.Pod, containerFaults) && running(n.Pod, containerKafka):
 			cn.State, cn.PID = at.b.brokerState(ctx, a, n)
 		case running(n.Pod, containerKafka):
-			cn.State = cluster.Running
+			cn.State, cn.PID = probeBroker(ctx, a, n)
 		}
 		st.Nodes = append(st.Nodes, cn)
 	}
@@ -215,6 +215,29 @@ done
 [ $found = 1 ] || { echo "no process with kafka.Kafka in its command line" >&2; exit 4; }`
 	_, err := a.run(ctx, n.Pod.Name, containerKafka, "sh", "-c", script, "sh", sig)
 	return err
+}
+
+// probeBroker finds the broker's JVM in a pod without kafkabook's faults
+// container and says whether it runs or is paused (stopped by SIGSTOP),
+// so that the heal after a runbook resumes a paused broker; a pod whose
+// JVM is not there (killed, being restarted) counts as exited.
+func probeBroker(ctx context.Context, a *api, n node) (cluster.State, int) {
+	script := `k=kafka
+for d in /proc/[0-9]*; do
+  [ "${d#/proc/}" = $$ ] && continue
+  grep -qa "$k\.Kafka" "$d/cmdline" 2>/dev/null || continue
+  read -r pid _ state _ <"$d/stat" && echo "$pid $state" && exit 0
+done`
+	out, err := a.run(ctx, n.Pod.Name, containerKafka, "sh", "-c", script)
+	var pid int
+	var state string
+	if err != nil || func() bool { _, err := fmt.Sscan(out, &pid, &state); return err != nil }() {
+		return cluster.Exited, 0
+	}
+	if state == "T" {
+		return cluster.Paused, pid
+	}
+	return cluster.Running, pid
 }
 
 // Logs opens a node's kafka container log.

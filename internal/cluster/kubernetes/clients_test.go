@@ -593,6 +593,9 @@ func attachStrimziShaped(t *testing.T, ctx context.Context, kc string, a *api) {
 	if p, state := jvm(); p != pid || state != "T" {
 		t.Errorf("after pause: JVM %s in state %s, want %s stopped (T)", p, state, pid)
 	}
+	if st, err := at.Status(ctx); err != nil || st.Nodes[0].State != cluster.Paused || fmt.Sprint(st.Nodes[0].PID) != pid {
+		t.Errorf("status after pause: %+v, %v; want k0 paused, pid %s", st.Nodes, err, pid)
+	}
 	if err := at.Apply(ctx, cluster.Resume, []string{"k0"}, t.Logf); err != nil {
 		t.Fatal(err)
 	}
