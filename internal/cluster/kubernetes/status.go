@@ -61,6 +61,24 @@ const stateTTL = 3 * time.Second
 type stateCache struct {
 	mu      sync.Mutex
 	answers map[string]stateAnswer
+	asking  map[string]*sync.Mutex // one question at a time per pod
+}
+
+// lock keeps other callers from asking the pod while one does; they take
+// its answer.
+func (c *stateCache) lock(key string) func() {
+	c.mu.Lock()
+	if c.asking == nil {
+		c.asking = map[string]*sync.Mutex{}
+	}
+	m := c.asking[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		c.asking[key] = m
+	}
+	c.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 type stateAnswer struct {
@@ -82,6 +100,7 @@ func (c *stateCache) forget() {
 // exited.
 func (b *Backend) brokerState(ctx context.Context, a *api, n node) (cluster.State, int) {
 	key := string(n.Pod.UID)
+	defer b.states.lock(key)()
 	b.states.mu.Lock()
 	if ans, ok := b.states.answers[key]; ok && time.Since(ans.at) < stateTTL {
 		b.states.mu.Unlock()
