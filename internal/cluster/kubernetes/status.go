@@ -62,6 +62,7 @@ type stateCache struct {
 	mu      sync.Mutex
 	answers map[string]stateAnswer
 	asking  map[string]*sync.Mutex // one question at a time per pod
+	gen     int                    // forgets so far: an answer asked before one is not kept
 }
 
 // lock keeps other callers from asking the pod while one does; they take
@@ -91,6 +92,7 @@ type stateAnswer struct {
 func (c *stateCache) forget() {
 	c.mu.Lock()
 	c.answers = nil
+	c.gen++
 	c.mu.Unlock()
 }
 
@@ -106,6 +108,7 @@ func (b *Backend) brokerState(ctx context.Context, a *api, n node) (cluster.Stat
 		b.states.mu.Unlock()
 		return ans.state, ans.pid
 	}
+	gen := b.states.gen
 	b.states.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -115,10 +118,12 @@ func (b *Backend) brokerState(ctx context.Context, a *api, n node) (cluster.Stat
 	}
 	st, pid := parseState(out)
 	b.states.mu.Lock()
-	if b.states.answers == nil {
-		b.states.answers = map[string]stateAnswer{}
+	if b.states.gen == gen {
+		if b.states.answers == nil {
+			b.states.answers = map[string]stateAnswer{}
+		}
+		b.states.answers[key] = stateAnswer{at: time.Now(), state: st, pid: pid}
 	}
-	b.states.answers[key] = stateAnswer{at: time.Now(), state: st, pid: pid}
 	b.states.mu.Unlock()
 	return st, pid
 }
