@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
@@ -28,11 +29,17 @@ func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, prog
 	if err != nil {
 		return err
 	}
+	defer b.states.forget()
 	for _, n := range ns {
+		b.states.forget()
 		if !running(n.Pod, containerFaults) {
 			return fmt.Errorf("%s %s: pod %s is not running (phase %s), so kafkabook cannot act in it", op, n.Name, n.Pod.Name, n.Pod.Status.Phase)
 		}
-		if _, err := a.run(ctx, n.Pod.Name, containerFaults, faultScript, string(op)); err != nil {
+		// stop waits up to 60 s for the broker, then kills it.
+		octx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		_, err := a.run(octx, n.Pod.Name, containerFaults, faultScript, string(op))
+		cancel()
+		if err != nil {
 			return fmt.Errorf("%s %s: %w", op, n.Name, err)
 		}
 	}

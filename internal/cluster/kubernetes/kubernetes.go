@@ -94,6 +94,8 @@ type Backend struct {
 	once   sync.Once
 	api    *api
 	apiErr error
+
+	states stateCache // what the pods last said of their brokers
 }
 
 var _ cluster.Backend = (*Backend)(nil)

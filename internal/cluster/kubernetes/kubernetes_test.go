@@ -117,6 +117,12 @@ func testNetFaults(t *testing.T, b *kubernetes.Backend, st cluster.Status) {
 	between := func(from, to string, port int) bool { return dial(pod(from), "faults", to, port) }
 	fromClients := func(to string) bool { return dial(st.Name+"-clients", "clients", to, 9092) }
 
+	// Every broker listens (k3 was just started again).
+	for start := time.Now(); !fromClients("k1") || !fromClients("k2") || !fromClients("k3"); time.Sleep(500 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatal("the clients' pod does not reach every broker a minute after start")
+		}
+	}
 	if err := b.Partition(ctx, []string{"k1"}, []string{"k2", "k3"}, cluster.Cut{}); err != nil {
 		t.Fatal(err)
 	}

@@ -176,11 +176,17 @@ func envKey(setting string) string {
 	return "KAFKA_" + strings.ToUpper(r.Replace(setting))
 }
 
-// clusterID is a fresh KRaft cluster id: 16 random bytes, base64url.
+// clusterID is a fresh KRaft cluster id: 16 random bytes, base64url, not
+// starting with '-' (kafka-storage would take it for an option; Kafka's
+// own Uuid.randomUuid draws again too).
 func clusterID() string {
 	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	for {
+		rand.Read(b)
+		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
+			return id
+		}
+	}
 }
 
 // newParams are the template's values for a cluster of n nodes.

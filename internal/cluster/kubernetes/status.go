@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
@@ -48,15 +49,83 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	return st, nil
 }
 
+// stateTTL is how long a pod's answer to `fault state` is taken as
+// current. The engine asks for the status several times a second (its ISR
+// sampler leaves out nodes that are down); every answer costs an exec in
+// the pod, and the container runtime keeps files open per exec. Faults
+// applied through this backend forget the answers at once, so only a
+// broker that dies unasked is seen up to stateTTL late.
+const stateTTL = 3 * time.Second
+
+// stateCache holds the pods' last answers, by pod UID.
+type stateCache struct {
+	mu      sync.Mutex
+	answers map[string]stateAnswer
+	asking  map[string]*sync.Mutex // one question at a time per pod
+	gen     int                    // forgets so far: an answer asked before one is not kept
+}
+
+// lock keeps other callers from asking the pod while one does; they take
+// its answer.
+func (c *stateCache) lock(key string) func() {
+	c.mu.Lock()
+	if c.asking == nil {
+		c.asking = map[string]*sync.Mutex{}
+	}
+	m := c.asking[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		c.asking[key] = m
+	}
+	c.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+type stateAnswer struct {
+	at    time.Time
+	state cluster.State
+	pid   int
+}
+
+// forget drops every answer: a fault changed what a pod would say.
+func (c *stateCache) forget() {
+	c.mu.Lock()
+	c.answers = nil
+	c.gen++
+	c.mu.Unlock()
+}
+
 // brokerState asks a running pod's fault script what its broker does:
 // `fault state` prints "killed|stopped|exited N|starting|running|paused
-// pid=P [isolated]". A pod that cannot answer counts as exited.
+// pid=P [isolated]". A pod that cannot answer within 10 s counts as
+// exited.
 func (b *Backend) brokerState(ctx context.Context, a *api, n node) (cluster.State, int) {
+	key := string(n.Pod.UID)
+	defer b.states.lock(key)()
+	b.states.mu.Lock()
+	if ans, ok := b.states.answers[key]; ok && time.Since(ans.at) < stateTTL {
+		b.states.mu.Unlock()
+		return ans.state, ans.pid
+	}
+	gen := b.states.gen
+	b.states.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	out, err := a.run(ctx, n.Pod.Name, containerFaults, faultScript, "state")
 	if err != nil {
 		return cluster.Exited, 0
 	}
-	return parseState(out)
+	st, pid := parseState(out)
+	b.states.mu.Lock()
+	if b.states.gen == gen {
+		if b.states.answers == nil {
+			b.states.answers = map[string]stateAnswer{}
+		}
+		b.states.answers[key] = stateAnswer{at: time.Now(), state: st, pid: pid}
+	}
+	b.states.mu.Unlock()
+	return st, pid
 }
 
 // parseState reads `fault state`'s line.
