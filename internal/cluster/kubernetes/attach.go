@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -177,12 +178,18 @@ func (at *Attached) Apply(ctx context.Context, op cluster.Op, names []string, pr
 	if err != nil {
 		return err
 	}
+	// A fault changes what the pods say of their brokers.
+	defer at.b.states.forget()
 	for _, n := range ns {
 		if err := at.check(ctx, a, n); err != nil {
 			return err
 		}
 		if hasContainer(n.Pod, containerFaults) {
-			if _, err := a.run(ctx, n.Pod.Name, containerFaults, faultScript, string(op)); err != nil {
+			at.b.states.forget()
+			octx, cancel := context.WithTimeout(ctx, 2*time.Minute) // stop waits up to 60 s
+			_, err := a.run(octx, n.Pod.Name, containerFaults, faultScript, string(op))
+			cancel()
+			if err != nil {
 				return fmt.Errorf("%s %s: %w", op, n.Name, err)
 			}
 			continue
