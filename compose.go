@@ -1,5 +1,6 @@
 // Package kafkabook holds what the tool ships from the repository's root:
-// compose.yaml, the Docker backend's cluster.
+// compose.yaml, the Docker backend's cluster, and kubernetes.yaml, the
+// Kubernetes backend's.
 package kafkabook
 
 import _ "embed"

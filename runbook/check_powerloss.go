@@ -10,6 +10,8 @@ func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
 	switch {
 	case c.d.Meta.Backend == "docker":
 		msg = "powerloss needs the local backend (backend: docker cannot drop a container's unsynced writes)"
+	case c.d.Meta.Backend == "kubernetes":
+		msg = "powerloss needs the local backend (backend: kubernetes cannot drop a pod's unsynced writes)"
 	case c.caps.PowerLossMissing != "":
 		msg = "powerloss needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
 			"; kafkabook does not fake a power loss with something weaker"

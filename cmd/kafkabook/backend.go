@@ -9,19 +9,25 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
+	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/spf13/pflag"
 )
 
-// backendFlags choose a cluster backend: --backend local|docker|external,
-// for docker --image and --compose, for external --cluster-file.
+// backendFlags choose a cluster backend: --backend
+// local|docker|kubernetes|external, for docker and kubernetes --image, for
+// docker --compose, for kubernetes --kubeconfig and --namespace, for
+// external --cluster-file.
 type backendFlags struct {
 	backend, image, compose string
+	kubeconfig, namespace   string
 	clusterFile             string
 }
 
 func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
-	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root), docker (containers from compose.yaml) or external (a cluster kafkabook did not start: --cluster-file); default: local where it can run, else docker, or the backend of the named cluster")
+	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root), docker (containers from compose.yaml), kubernetes (pods from kubernetes.yaml) or external (a cluster kafkabook did not start: --cluster-file); default: local where it can run, else docker, or the backend of the named cluster")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig `FILE` (default $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&f.namespace, "namespace", "", "kubernetes: the `NAMESPACE` the cluster lives in (default the kubeconfig's)")
 	f.registerExternal(fs)
 	if starts {
 		f.registerDocker(fs)
@@ -32,7 +38,7 @@ func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
 // usage is the flag's value name to pflag (--image IMAGE), so commands are
 // quoted with ' there.
 func (f *backendFlags) registerDocker(fs *pflag.FlagSet) {
-	fs.StringVar(&f.image, "image", "", "docker: the `IMAGE` to run (default apache/kafka:VERSION, else kafkabook/kafka:VERSION from 'kafkabook image build')")
+	fs.StringVar(&f.image, "image", "", "docker, kubernetes: the `IMAGE` to run (docker: default apache/kafka:VERSION, else kafkabook/kafka:VERSION from 'kafkabook image build'; kubernetes: default kafkabook/kafka:VERSION, imported into the node, never pulled)")
 	fs.StringVar(&f.compose, "compose", "", "docker: a compose `FILE` to read instead of the compose.yaml built into kafkabook")
 }
 
@@ -45,9 +51,9 @@ func (f *backendFlags) registerExternal(fs *pflag.FlagSet) {
 // named, "" for automatic.
 func (f *backendFlags) check() (string, error) {
 	switch f.backend {
-	case "", local.Name, docker.Name, external.Name:
+	case "", local.Name, docker.Name, kubernetes.Name, external.Name:
 	default:
-		return "", usageErr("--backend %q: use local, docker or external", f.backend)
+		return "", usageErr("--backend %q: use local, docker, kubernetes or external", f.backend)
 	}
 	if f.clusterFile != "" && f.backend == "" {
 		f.backend = external.Name
@@ -57,15 +63,22 @@ func (f *backendFlags) check() (string, error) {
 		return "", usageErr("the external backend needs --cluster-file FILE: the cluster's addresses, security and fault commands (see `kafkabook help cluster`)")
 	case f.backend != external.Name && f.clusterFile != "":
 		return "", usageErr("--cluster-file is for --backend external")
-	case f.backend == external.Name && (f.image != "" || f.compose != ""):
-		return "", usageErr("--image and --compose are for --backend docker")
+	case f.backend == external.Name && (f.image != "" || f.compose != "" || f.kubeconfig != "" || f.namespace != ""):
+		return "", usageErr("--image, --compose, --kubeconfig and --namespace are not for --backend external")
 	case f.backend == external.Name:
 		return external.Name, nil
 	}
-	if (f.image != "" || f.compose != "") && f.backend == local.Name {
-		return "", usageErr("--image and --compose are for --backend docker")
-	}
-	if f.image != "" || f.compose != "" {
+	kube := f.kubeconfig != "" || f.namespace != ""
+	switch {
+	case (f.image != "" || f.compose != "") && f.backend == local.Name:
+		return "", usageErr("--image and --compose are for --backend docker (and --image for kubernetes)")
+	case f.compose != "" && (kube || f.backend == kubernetes.Name):
+		return "", usageErr("--compose is for --backend docker")
+	case kube && f.backend != "" && f.backend != kubernetes.Name:
+		return "", usageErr("--kubeconfig and --namespace are for --backend kubernetes")
+	case kube || f.backend == kubernetes.Name:
+		return kubernetes.Name, nil
+	case f.image != "" || f.compose != "":
 		return docker.Name, nil
 	}
 	return f.backend, nil
@@ -83,6 +96,13 @@ func localCanRun() string {
 func (f *backendFlags) newBackend(kind, name string) (cluster.Backend, error) {
 	if kind == external.Name {
 		b, err := external.New(f.clusterFile)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		return b, nil
+	}
+	if kind == kubernetes.Name {
+		b, err := kubernetes.New(name, kubernetes.Options{Kubeconfig: f.kubeconfig, Namespace: f.namespace, Image: f.image})
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
@@ -161,6 +181,8 @@ func backendName(b cluster.Backend) string {
 	switch b.(type) {
 	case *docker.Backend:
 		return docker.Name
+	case *kubernetes.Backend, *kubernetes.Attached:
+		return kubernetes.Name
 	case *external.Backend:
 		return external.Name
 	}

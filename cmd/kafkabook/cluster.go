@@ -27,7 +27,7 @@ const defaultCluster = "default"
 func clusterCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cluster",
-		Short: "Start, hurt, heal, list and remove Kafka KRaft clusters (local or docker)",
+		Short: "Start, hurt, heal, list and remove Kafka KRaft clusters (local, docker or kubernetes)",
 		Long: `Cluster commands act on a cluster of combined broker+controller nodes
 k1..kN, run by one of two backends: local (a JVM per node in its own
 network namespace; needs root) or docker (a container per node, shaped by

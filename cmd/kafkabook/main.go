@@ -15,6 +15,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
+	"github.com/kafkabook/kafkabook/internal/relay"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -48,6 +49,11 @@ func main() {
 	// so that crash consumer is a real SIGKILL (see package consumer).
 	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
 		os.Exit(consumer.Main(os.Args[2:]))
+	}
+	// A connection or a client process relayed from a Kubernetes pod (see
+	// package relay): the backend execs this binary there.
+	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand {
+		os.Exit(relay.Main(os.Args[2:]))
 	}
 	// A node's power-loss layer: a process of its own, so that a power
 	// loss kills it with what it held in memory (see package powerfs).

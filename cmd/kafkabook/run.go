@@ -35,12 +35,13 @@ func runCmd() *cobra.Command {
 		Short: "Check a runbook, run it against a real cluster, and write the evidence and report",
 		Long: `Run checks the runbook, then runs it once per Kafka version and client
 (and repeat: times per version and client) against a three-node KRaft cluster: local (a JVM per
-node in a network namespace; needs root) or docker (containers from
-compose.yaml), as --backend says; without it, local where it can run,
-else docker. With --cluster-file FILE (backend external) it runs against
-the cluster FILE describes, which kafkabook did not start and never
-removes: its addresses, TLS trust, SASL identity (the password from an
-environment variable or a file) and a command per fault.
+node in a network namespace; needs root), docker (containers from
+compose.yaml) or kubernetes (pods from kubernetes.yaml, in --namespace),
+as --backend says; without it, local where it can run, else docker. With
+--cluster-file FILE (backend external) it runs against the cluster FILE
+describes, which kafkabook did not start and never removes: its
+addresses, TLS trust, SASL identity (the password from an environment
+variable or a file) and a command per fault.
 
 If the default cluster (from 'kafkabook cluster up') is up with the same
 Kafka version, node count and broker settings, run uses it and leaves it up.
@@ -106,6 +107,7 @@ arguments (nothing ran).`,
 	c.Flags().BoolVar(&o.keep, "keep-cluster", false, "leave the cluster up afterwards, as the default cluster")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list every produced message's result (steps of more than 20 messages show a summary otherwise)")
 	o.bf.register(c.Flags(), true)
+	o.attach.register(c.Flags())
 	o.cell.register(c.Flags())
 	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
@@ -123,6 +125,7 @@ type runOpts struct {
 	junit                        string             // --junit FILE
 	collected                    []*results.Results // each version's results, for --junit
 	cell                         cellFlags          // --cell, --batch
+	attach                       attachFlags        // --attach, --allow-faults
 }
 
 // runVersion runs the runbook against one Kafka version, once per client
@@ -247,6 +250,9 @@ type runCluster struct {
 // does nothing for a cluster that outlives the run.
 func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
 	nothing := func() {}
+	if b, teardown, err := o.attach.cluster(ctx, &o.bf, doc, o.keep, o.progress); err != nil || b != nil {
+		return runCluster{b, true}, teardown, err
+	}
 	// A runbook that cuts power needs every node's data on the power-loss
 	// layer, which costs throughput: only its own cluster has it.
 	powerloss := doc.Uses(runbook.OpPowerloss)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
+	"github.com/kafkabook/kafkabook/internal/relay"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -29,6 +30,9 @@ func TestMain(m *testing.M) {
 	// which in a script is this test binary: let it run them.
 	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
 		os.Exit(consumer.Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand { // and relays, in a Kubernetes client pod
+		os.Exit(relay.Main(os.Args[2:]))
 	}
 	if powerfs.Serving() { // and the power-loss layers of its clusters
 		os.Exit(powerfs.Serve())

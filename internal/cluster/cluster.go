@@ -1,7 +1,7 @@
 // Package cluster is what kafkabook needs from a Kafka cluster it may hurt:
 // start it, inject faults into its nodes, read their logs, and take it down
-// without residue. Backends (local JVMs in network namespaces, Docker) live in
-// subpackages and implement Backend.
+// without residue. Backends (local JVMs in network namespaces, Docker,
+// Kubernetes) live in subpackages and implement Backend.
 package cluster
 
 import (

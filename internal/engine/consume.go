@@ -53,7 +53,7 @@ func consume(ctx context.Context, r *runner, s runbook.Step, c runbook.Consume, 
 	t := r.topic(c.Topic)
 	g := &group{
 		label: c.Group, name: r.realName(c.Group), topic: t, spec: c,
-		store:  filepath.Join(r.opts.Dir, storeFile(c.Group, r.num)),
+		store:  r.storePath(c.Group),
 		inHand: map[recordKey]bool{},
 	}
 	r.mu.Lock()
@@ -94,12 +94,26 @@ func workText(c runbook.Consume) string {
 }
 
 // openStore opens a group's store once it is back on this machine from
-// where its members ran.
+// where its members ran, with its write-ahead log: a member killed with
+// SIGKILL leaves its last transactions there.
 func (r *runner) openStore(ctx context.Context, path string) (*consumer.Store, error) {
-	if err := launch.Retrieve(ctx, r.launcher, path); err != nil {
-		return nil, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(path), err)
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := launch.Retrieve(ctx, r.launcher, p); err != nil {
+			return nil, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(p), err)
+		}
 	}
 	return consumer.OpenStore(path)
+}
+
+// storePath is where a group's store is kept: in the run's evidence
+// directory, as an absolute path, which names the same place wherever the
+// members run.
+func (r *runner) storePath(group string) string {
+	p := filepath.Join(r.opts.Dir, storeFile(group, r.num))
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // storeFile is the name of a group's store in the evidence directory.

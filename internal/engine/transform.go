@@ -47,7 +47,7 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	if a.Effect {
 		// The effect outside Kafka: the group's store, as a consume
 		// group's, in the evidence directory.
-		g.store = filepath.Join(r.opts.Dir, storeFile(a.Group, r.num))
+		g.store = r.storePath(a.Group)
 		store = filepath.Base(g.store)
 	}
 	settings := maps.Clone(a.Settings)

@@ -1,5 +1,3 @@
-// Package kubernetes runs kafkabook's clusters on Kubernetes, through the
-// API as client-go speaks it (the user's kubeconfig and namespace).
 package kubernetes
 
 import (
@@ -37,6 +35,7 @@ func connect(kubeconfig, namespace string) (*api, error) {
 		}
 	}
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.WarningHandler = rest.NoWarnings{} // deprecation notes are not the user's business
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,49 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Logs opens a node's broker log: its kafka container's log (the
+// supervisor's lines and the broker's), through the pod log API. The
+// container outlives kill and start, so the log holds every start of the
+// broker in that pod.
+func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) {
+	a, err := b.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := b.nodes(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := b.byName(all, []string{name})
+	if err != nil {
+		return nil, err
+	}
+	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(ns[0].Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("log of %s (pod %s): %w", name, ns[0].Pod.Name, err)
+	}
+	return rc, nil
+}
+
+// logTail is the end of a node's log, for error messages.
+func (b *Backend) logTail(ctx context.Context, node string, lines int) string {
+	rc, err := b.Logs(context.WithoutCancel(ctx), node)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return fmt.Sprintf("--- %s kafka container log (last %d lines)\n%s\n", node, lines, strings.Join(all, "\n"))
+}
