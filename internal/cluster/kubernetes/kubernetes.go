@@ -16,7 +16,11 @@
 // that does not start it again while a marker file says it is down, so
 // the faults match the other backends':
 //
-//	kill     marker, then SIGKILL to the JVM's process group from the sidecar
+//	kill     marker, then SIGKILL to the JVM's process group from the sidecar;
+//	         until start, iptables in the pod answer every TCP segment it
+//	         sends but a reset with a reset, so the dead broker's sockets
+//	         deliver nothing more (the pod's kernel lives on and would send
+//	         a fetch answer the broker had written once the network allows)
 //	stop     marker, then SIGTERM to the JVM; waits up to 60 s for it to exit
 //	         (then SIGKILL, and the node counts as killed)
 //	start    marker removed; the supervisor starts the broker again in the
