@@ -30,7 +30,7 @@ delete_pods() {
 	kctl delete pods --all --all-namespaces --grace-period=1 --wait=false >/dev/null 2>&1 || true
 	for _ in $(seq 1 60); do
 		if [ -z "$(kctl get pods --all-namespaces -o name 2>/dev/null)" ] &&
-			[ -z "$(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null)" ]; then
+			[ -z "$(timeout 5 ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls -q 2>/dev/null || echo unanswered)" ]; then
 			return 0
 		fi
 		sleep 1

@@ -236,10 +236,7 @@ wait_for() {
 start_containerd() {
 	render containerd.toml "$RUN_DIR/containerd.toml"
 	render cni.conflist "$STATE_DIR/cni/net.d/10-$CNI_NETWORK.conflist"
-	# containerd 1.6 keeps a few descriptors and threads per exec for a
-	# while; the backend execs into pods for every fault and client, so the
-	# shell's default limit of open files runs out within a test run.
-	(ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"; start containerd containerd --config "$RUN_DIR/containerd.toml")
+	start containerd containerd --config "$RUN_DIR/containerd.toml"
 	wait_for "containerd" 30 containerd ctr --address "$CONTAINERD_SOCK" version
 }
 
