@@ -306,7 +306,8 @@ type siteVersion struct {
 }
 
 type siteEntry struct {
-	Snapshots bool // some run was judged by its last read step, not a final read
+	Backend   string // where its cluster ran
+	Snapshots bool   // some run was judged by its last read step, not a final read
 	Stamp     string
 	Link      string
 	Date      string
@@ -340,7 +341,7 @@ type headline struct {
 // and per group in groups (the columns of its runbook's table).
 func entry(sr siteRun, labels, groups []string) siteEntry {
 	sum := sr.Sum
-	e := siteEntry{Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
+	e := siteEntry{Backend: sum.Backend, Stamp: sr.Stamp, Link: sr.Rel + "/" + IndexFile, Date: stamp(sum.Start),
 		Verdict: sum.Verdict, Complete: sum.Complete, Why: whyHeadline(sum.Why), Causes: distinctCauses(sum.Why), TxnVersion: sum.TxnVersion}
 	for _, l := range labels {
 		var parts, unseen []string

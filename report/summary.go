@@ -19,7 +19,7 @@ const SummaryFile = "summary.json"
 
 // summaryVersion changes whenever runSummary does: a summary of another
 // version is not trusted, and the run's evidence is read again.
-const summaryVersion = 3
+const summaryVersion = 4
 
 // summaryFile is a summary as stored. It is a cache of what the report
 // derives from the evidence, not evidence: it names the file it was made
@@ -71,7 +71,10 @@ type runSummary struct {
 	Kafka   string // directory outside the <runbook>/kafka-<version>/ layout
 	// Client is the client the runbook ran with (provenance client);
 	// "" for franz-go.
-	Client   string `json:",omitempty"`
+	Client string `json:",omitempty"`
+	// Backend is where the cluster ran (local, docker, kubernetes,
+	// external): the index names it beside each run.
+	Backend  string `json:",omitempty"`
 	Title    string
 	Labels   []string
 	Lost     map[string][]int // per label, per run; -1 when not read
@@ -102,7 +105,7 @@ type runSummary struct {
 // summarize makes the summary of r; exps are its runs' explanations, or
 // nil to explain them here.
 func summarize(r *results.Results, exps []explain.Explanation) runSummary {
-	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Client: r.Provenance.Client, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Client: r.Provenance.Client, Backend: r.Provenance.Backend, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
 		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
 	for _, l := range s.Labels {
