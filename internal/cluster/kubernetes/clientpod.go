@@ -110,7 +110,7 @@ const labelClientsOf = "kafkabook.io/clients-of"
 // createClientPod creates the client pod of an attached cluster from
 // image, unless it exists.
 func (c *clients) createClientPod(ctx context.Context, cluster, image string) error {
-	zero := int64(0)
+	zero, root := int64(0), int64(0)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   c.pod,
@@ -122,6 +122,9 @@ func (c *clients) createClientPod(ctx context.Context, cluster, image string) er
 			Containers: []corev1.Container{{
 				Name: "clients", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
 				Command: []string{"sleep", "infinity"},
+				// Root, as in kubernetes.yaml: files go to the paths they
+				// have on this machine, wherever those are.
+				SecurityContext: &corev1.SecurityContext{RunAsUser: &root},
 			}},
 		},
 	}
