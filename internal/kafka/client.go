@@ -37,13 +37,20 @@ type Client struct {
 	cl *kgo.Client
 }
 
+// dialTimeout bounds a TCP connect, handshakeTimeout a connect with its
+// TLS handshake.
+const (
+	dialTimeout      = time.Second
+	handshakeTimeout = 3 * time.Second
+)
+
 // baseOpts keep a client responsive when brokers die or vanish from the
 // network: short dial and request timeouts, so it moves on to another
 // broker instead of hanging on a dead one. They carry b's access.
 func baseOpts(b Brokers) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(b.Seeds...),
-		kgo.DialTimeout(time.Second),
+		kgo.DialTimeout(dialTimeout),
 		kgo.RequestTimeoutOverhead(3 * time.Second),
 		kgo.MetadataMinAge(100 * time.Millisecond),
 		kgo.MetadataMaxAge(2 * time.Second),
@@ -69,10 +76,16 @@ func accessOpts(a cluster.Access) ([]kgo.Opt, error) {
 		}
 		inner := dial
 		if inner == nil {
-			d := &net.Dialer{}
+			d := &net.Dialer{Timeout: dialTimeout}
 			inner = d.DialContext
 		}
 		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			// franz-go bounds only its own dialer: a broker that is
+			// paused accepts the TCP connection (its kernel does) and
+			// never answers the handshake, which must not hold up the
+			// client until its requests time out.
+			ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+			defer cancel()
 			c, err := inner(ctx, network, addr)
 			if err != nil {
 				return nil, err
