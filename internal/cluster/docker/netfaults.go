@@ -31,17 +31,10 @@ func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.
 	if err != nil {
 		return err
 	}
-	pick := func(names []string) []netfault.Node {
-		var out []netfault.Node
-		for _, n := range names {
-			out = append(out, nodes[n])
-		}
-		return out
-	}
 	if cut.KeepQuorum && port == 0 {
 		return fmt.Errorf("partition --keep-quorum: cannot tell the inter-broker listener's port from the containers' KAFKA_LISTENERS and KAFKA_INTER_BROKER_LISTENER_NAME")
 	}
-	return netfault.Partition(ctx, pick(from), pick(to), cut, port)
+	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, port)
 }
 
 // Loss drops percent of the packets on the node's links, both ways, and

@@ -335,14 +335,7 @@ func (at *Attached) Partition(ctx context.Context, from, to []string, cut cluste
 	if err != nil {
 		return err
 	}
-	pick := func(names []string) []netfault.Node {
-		var out []netfault.Node
-		for _, n := range names {
-			out = append(out, nodes[n])
-		}
-		return out
-	}
-	return netfault.Partition(ctx, pick(from), pick(to), cut, brokerPort)
+	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, brokerPort)
 }
 
 // Loss drops percent of a broker pod's packets; see Backend.Loss.

@@ -260,9 +260,7 @@ func TestClientPod(t *testing.T) {
 		var sp consumer.Spec
 		json.Unmarshal(spec, &sp)
 		defer os.Remove(sp.Store)
-		if err := l.(interface {
-			Fetch(context.Context, ...string) error
-		}).Fetch(ctx, sp.Store); err != nil {
+		if err := launch.Retrieve(ctx, l, sp.Store); err != nil {
 			t.Fatal(err)
 		}
 		if fi, err := os.Stat(sp.Store); err != nil || fi.Size() == 0 {

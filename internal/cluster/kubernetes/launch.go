@@ -29,15 +29,10 @@ func (c *clients) launcher(ctx context.Context) (launch.Launcher, error) {
 	return launcher{c}, nil
 }
 
-// Fetch copies paths (absolute) from the client pod back to the same
-// paths on this machine: what the processes wrote there, a consumer
-// group's SQLite store among them, once they have ended.
-func (l launcher) Fetch(ctx context.Context, paths ...string) error {
-	return l.c.copyOut(ctx, paths...)
-}
-
-// Retrieve is launch.Retriever's Fetch of one file: a path that does not
-// exist in the pod is left alone (nothing wrote it).
+// Retrieve copies a file the processes wrote in the client pod (a
+// consumer group's SQLite store) back to the same path on this machine,
+// once they have ended; a path that does not exist in the pod is left
+// alone (nothing wrote it).
 func (l launcher) Retrieve(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {

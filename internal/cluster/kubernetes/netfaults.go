@@ -30,14 +30,7 @@ func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.
 	if err != nil {
 		return err
 	}
-	pick := func(names []string) []netfault.Node {
-		var out []netfault.Node
-		for _, n := range names {
-			out = append(out, nodes[n])
-		}
-		return out
-	}
-	return netfault.Partition(ctx, pick(from), pick(to), cut, brokerPort)
+	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, brokerPort)
 }
 
 // Loss drops percent of the packets on the node's pod interface, both

@@ -34,6 +34,15 @@ type Node struct {
 	Iptables func(ctx context.Context, args ...string) (string, error)
 }
 
+// Pick is the nodes of names, in order, out of a backend's nodes by name.
+func Pick(nodes map[string]Node, names []string) []Node {
+	out := make([]Node, 0, len(names))
+	for _, n := range names {
+		out = append(out, nodes[n])
+	}
+	return out
+}
+
 func (n Node) run(ctx context.Context, args ...string) error {
 	_, err := n.Iptables(ctx, args...)
 	return err
