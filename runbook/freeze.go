@@ -37,7 +37,7 @@ var pauseProducerDirective = &Directive{
 	build:   func(st *Step) Action { return PauseProducer{Topic: st.arg(0).Text} },
 	check:   checkProducerFreeze,
 	Name:    "pause producer",
-	Summary: "Freeze the driver process of the background produce step to TOPIC (produce TOPIC --client java ... &) with SIGSTOP: a transactional producer frozen past transaction.timeout.ms has its open transaction aborted by the coordinator, and its commit fails once resumed. franz-go's producer runs in kafkabook's process and cannot be frozen.",
+	Summary: "Freeze the driver process of the background produce step to TOPIC (produce TOPIC --client java ... &) with SIGSTOP: a transactional producer frozen past transaction.timeout.ms has its open transaction aborted by the coordinator, and its commit fails once resumed. franz-go's producer runs in kafkabook's process and cannot be frozen, except on the kubernetes backend, where it runs as a process in the clients' pod.",
 	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 }
 

@@ -13,13 +13,13 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
-	"github.com/kafkabook/kafkabook/internal/relay"
+	"github.com/kafkabook/kafkabook/internal/subcommand"
+
+	"github.com/spf13/cobra"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes, as README.md and `kafkabook run --help` promise users.
@@ -45,16 +45,9 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	// A consumer group member of a running runbook: a process of its own,
-	// so that crash consumer is a real SIGKILL (see package consumer).
-	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
-		os.Exit(consumer.Main(os.Args[2:]))
-	}
-	// A connection or a client process relayed from a Kubernetes pod (see
-	// package relay): the backend execs this binary there.
-	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand {
-		os.Exit(relay.Main(os.Args[2:]))
-	}
+	// A client process kafkabook started from its own binary, or a relay
+	// in a Kubernetes pod (see package subcommand).
+	subcommand.Run(os.Args)
 	// A node's power-loss layer: a process of its own, so that a power
 	// loss kills it with what it held in memory (see package powerfs).
 	if powerfs.Serving() {

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/consumer"
-	"github.com/kafkabook/kafkabook/internal/powerfs"
-	"github.com/kafkabook/kafkabook/internal/relay"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kafkabook/kafkabook/internal/powerfs"
+	"github.com/kafkabook/kafkabook/internal/subcommand"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
 var update = flag.Bool("update", false, "rewrite the files that cmp compares with in testdata/script")
@@ -26,15 +26,8 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares wit
 // TestMain makes this test binary double as kafkabook: the scripts' `exec
 // kafkabook` runs main in a process of its own.
 func TestMain(m *testing.M) {
-	// kafkabook run starts consumer group members with os.Executable,
-	// which in a script is this test binary: let it run them.
-	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
-		os.Exit(consumer.Main(os.Args[2:]))
-	}
-	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand { // and relays, in a Kubernetes client pod
-		os.Exit(relay.Main(os.Args[2:]))
-	}
-	if powerfs.Serving() { // and the power-loss layers of its clusters
+	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
+	if powerfs.Serving() {  // and the power-loss layers of its clusters
 		os.Exit(powerfs.Serve())
 	}
 	testscript.Main(m, map[string]func(){"kafkabook": main})

@@ -10,10 +10,20 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
+
+// TestMain lets this test binary run franz-go's driver, as the kafkabook
+// binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == FranzGoSubcommand {
+		os.Exit(FranzGoMain(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
 
 // installFor installs a driver or, when this machine lacks its runtime,
 // fails the test under CI=true and skips it elsewhere.
@@ -41,7 +51,7 @@ func produce(t *testing.T, d Driver, spec Spec) (Startup, map[int]Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := d.StartProducer(ctx, spec)
+	p, err := startProducer(ctx, d, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +92,15 @@ func TestProducers(t *testing.T) {
 	}{
 		{Ref{Client: "java", Version: st.Kafka}, map[string]string{"acks": "-1", "enable.idempotence": "true"}},
 		{Ref{Client: "librdkafka"}, map[string]string{"request.required.acks": "-1", "enable.idempotence": "false"}},
+		{Ref{Client: "franz-go"}, map[string]string{"acks": "all", "enable.idempotence": "false"}},
 	} {
 		t.Run(tc.ref.Client, func(t *testing.T) {
-			d := installFor(t, tc.ref)
+			var d Driver
+			if tc.ref.Client == "franz-go" {
+				d = FranzGo(testExe(t), launch.Host, cluster.Access{})
+			} else {
+				d = installFor(t, tc.ref)
+			}
 			testStartup(t, d)
 			topic := "healthy-" + tc.ref.Client
 			ctx := context.Background()
@@ -105,11 +121,40 @@ func TestProducers(t *testing.T) {
 	}
 }
 
+// startProducer starts d with spec; franz-go's driver takes the producer
+// kafkabook's engine would ask of it.
+func startProducer(ctx context.Context, d Driver, spec Spec) (*Producer, error) {
+	if d.Ref.Client != "franz-go" {
+		return d.StartProducer(ctx, spec)
+	}
+	ps := kafka.ProduceSpec{Topic: spec.Topic, Acks: results.AcksAll, From: spec.From, Count: spec.Count,
+		Timeout: spec.DeliveryTimeout, Rate: spec.Rate, Size: spec.Size}
+	if spec.Acks != "" {
+		var err error
+		if ps.Acks, err = results.ParseAcks(spec.Acks); err != nil {
+			return nil, err
+		}
+	}
+	if ps.Timeout == 0 {
+		ps.Timeout = 30 * time.Second
+	}
+	return d.StartFranzGo(ctx, FranzGoSpec{Brokers: spec.Bootstrap, Produce: ps})
+}
+
+// testExe is this test binary, which runs franz-go's driver (TestMain).
+func testExe(t *testing.T) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
 // testStartup measures spawn to startup_complete with no broker to reach
 // (the client connects on the first send).
 func testStartup(t *testing.T, d Driver) {
 	for i := range 2 {
-		p, err := d.StartProducer(context.Background(), Spec{Topic: "t", Bootstrap: []string{"127.0.0.1:1"}})
+		p, err := startProducer(context.Background(), d, Spec{Topic: "t", Bootstrap: []string{"127.0.0.1:1"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +197,7 @@ func testUnknown(t *testing.T, b cluster.Backend, d Driver, st cluster.Status) {
 	defer cancel()
 	spec := Spec{Topic: "healthy-" + d.Ref.Client, Bootstrap: st.Bootstrap(), From: 101, Count: 30, Rate: 10,
 		Acks: "1", DeliveryTimeout: 3 * time.Second}
-	p, err := d.StartProducer(ctx, spec)
+	p, err := startProducer(ctx, d, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +243,7 @@ func testUnknown(t *testing.T, b cluster.Backend, d Driver, st cluster.Status) {
 // testStop ends a slow run early: the driver stops sending, reports what
 // it had, and exits well within the grace kafkabook gives it.
 func testStop(t *testing.T, d Driver, st cluster.Status) {
-	p, err := d.StartProducer(context.Background(), Spec{Topic: "healthy-" + d.Ref.Client,
+	p, err := startProducer(context.Background(), d, Spec{Topic: "healthy-" + d.Ref.Client,
 		Bootstrap: st.Bootstrap(), From: 1001, Count: 100, Rate: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -31,8 +31,9 @@ type event struct {
 	Exception string `json:"exception"`
 	Message   string `json:"message"`
 	// shutdown_complete
-	Sent     int64 `json:"sent"`
-	MaxLagNS int64 `json:"max_lag_ns"`
+	Sent     int64  `json:"sent"`
+	MaxLagNS int64  `json:"max_lag_ns"`
+	Stopped  string `json:"stopped"` // why a transactional producer stopped early (franz-go's driver)
 	// transaction_end (Error too)
 	Txn        int64  `json:"txn"`
 	First      int64  `json:"first"`

@@ -197,6 +197,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 			shutdown = true
 			stats.Sent = int(ev.Sent)
 			stats.MaxLag = time.Duration(ev.MaxLagNS)
+			stats.Stopped = ev.Stopped
 			stats.Behind = p.spec.Rate > 0 && stats.MaxLag > lagLimit(p.spec.Rate)
 		}
 	}
@@ -244,7 +245,10 @@ func (p *Producer) result(ctx context.Context, start time.Time, ev *event) Resul
 	if name == "" {
 		name = ev.Exception
 	}
-	r.Err = name + ": " + ev.Message
+	r.Err = ev.Message
+	if name != "" {
+		r.Err = name + ": " + ev.Message
+	}
 	switch ev.Class {
 	case "failed":
 		r.Status = results.StatusFailed
@@ -256,6 +260,10 @@ func (p *Producer) result(ctx context.Context, start time.Time, ev *event) Resul
 	}
 	return r
 }
+
+// Signal sends sig to the driver's process group where it runs
+// (launch.Process.Signal): pause producer's SIGSTOP, resume's SIGCONT.
+func (p *process) Signal(sig syscall.Signal) error { return p.proc.Signal(sig) }
 
 // Close kills the driver if it still runs.
 func (p *Producer) Close() { p.release() }

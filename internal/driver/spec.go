@@ -2,7 +2,9 @@
 // its own behind one protocol (docs/driver-protocol.md): kafkabook writes a
 // JSON spec on the driver's stdin and reads JSON lines of events from its
 // stdout. A driver's source is embedded in kafkabook and built on the
-// user's machine into kafkabook's cache (see Install).
+// user's machine into kafkabook's cache (see Install). franz-go, which
+// kafkabook otherwise runs in its own process, has a driver too, in the
+// kafkabook binary (franzgo.go), for clients that run elsewhere.
 package driver
 
 import (
@@ -64,7 +66,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 type Result = kafka.Result
 
 // Stats says how the driver kept its schedule: kafka.ProduceStats, whose
-// Stopped a driver leaves empty.
+// Stopped only franz-go's driver sets.
 type Stats = kafka.ProduceStats
 
 // Startup is what the driver says of itself once its client is built.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kafkabook/kafkabook/internal/driver"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -115,6 +116,25 @@ func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Sp
 	r.ev.Emit(results.KindClient, r.num, st.Info())
 	log.line("client %s: %s", ref, st.Describe())
 	return p, nil
+}
+
+// startFranzGo starts franz-go's driver where the cluster's clients run,
+// with the producer the step asks for, and says which franz-go runs.
+func (r *runner) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec kafka.ProduceSpec, p runbook.Produce, id string, log *stepLog) (*driver.Producer, error) {
+	exe, err := r.memberCommand()
+	if err != nil {
+		return nil, err
+	}
+	fs := driver.FranzGoSpec{Brokers: seeds.Seeds, Access: r.access, Produce: spec}
+	if p.Transactional {
+		fs.Txn = &kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}
+	}
+	dp, err := driver.FranzGo(exe, r.launcher, r.access).StartFranzGo(ctx, fs)
+	if err != nil {
+		return nil, err
+	}
+	log.line("client franz-go: %s (pid %d where the cluster's clients run)", dp.Startup().Describe(), dp.Pid())
+	return dp, nil
 }
 
 // redactStartup is a driver's startup as the evidence and the console

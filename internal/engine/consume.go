@@ -231,7 +231,7 @@ func crashConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Cra
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("member %d (pid %d) still runs 10s after SIGKILL", m.n, m.pid)
 	}
-	if err := syscall.Kill(m.pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := m.signal(0); !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("member %d (pid %d) is not gone after SIGKILL: %v", m.n, m.pid, err)
 	}
 	log.line("killed member %d (pid %d) with SIGKILL; the process is gone", m.n, m.pid)

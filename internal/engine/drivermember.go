@@ -61,11 +61,12 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		m.notes = clientReaction(ctx, ref.String(), c.AllowUnknown, letThrough, dm.StderrLines, dm.Exited())
 	}
 	m.signal = func(sig syscall.Signal) error {
-		if sig == syscall.SIGKILL {
-			// The whole process group: the JVM's or Python's children too.
-			return syscall.Kill(-m.pid, syscall.SIGKILL)
+		if sig == syscall.SIGTERM {
+			return dm.Stop() // the driver's own clean stop
 		}
-		return dm.Stop()
+		// The whole process group, where it runs: the JVM's or Python's
+		// children too.
+		return dm.Signal(sig)
 	}
 	read := func(yield func(results.ConsumerEvent)) {
 		for {

@@ -11,18 +11,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/runbook"
 )
-
-// freezeWait bounds the wait for a process to show the state a signal
-// asked for.
-const freezeWait = 5 * time.Second
 
 // pauseConsumer: pause consumer G — SIGSTOP of the running member.
 func pauseConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseConsumer, log *stepLog) error {
@@ -36,7 +30,7 @@ func pauseConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Pau
 	if m == nil {
 		return fmt.Errorf("group %s has no running member to pause", g.label)
 	}
-	if err := freeze(m.pid, true); err != nil {
+	if err := m.signal(syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("pausing member %d of group %s: %w", m.n, g.label, err)
 	}
 	g.mu.Lock()
@@ -58,7 +52,7 @@ func resumeConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Re
 	if m == nil {
 		return fmt.Errorf("group %s has no frozen member to resume (pause consumer %s freezes one)", g.label, g.label)
 	}
-	if err := freeze(m.pid, false); err != nil {
+	if err := m.signal(syscall.SIGCONT); err != nil {
 		return fmt.Errorf("resuming member %d of group %s: %w", m.n, g.label, err)
 	}
 	g.mu.Lock()
@@ -103,7 +97,7 @@ func (r *runner) stopFrozen(g *group, why string, kill bool) error {
 		if m == nil {
 			return errors.Join(errs...)
 		}
-		if err := freeze(m.pid, false); err != nil {
+		if err := m.signal(syscall.SIGCONT); err != nil {
 			errs = append(errs, err)
 		}
 		sig := syscall.SIGTERM
@@ -122,89 +116,47 @@ func (r *runner) stopFrozen(g *group, why string, kill bool) error {
 	}
 }
 
-// freeze sends SIGSTOP (stop) or SIGCONT to the process group led by pid
-// (every member and driver runs in a group of its own) and waits until
-// the process shows the state asked for.
-func freeze(pid int, stop bool) error {
-	sig := syscall.SIGCONT
-	if stop {
-		sig = syscall.SIGSTOP
-	}
-	if err := syscall.Kill(-pid, sig); err != nil {
-		return fmt.Errorf("%s to process group %d: %w", sig, pid, err)
-	}
-	deadline := time.Now().Add(freezeWait)
-	for {
-		state, err := procState(pid)
-		if err != nil {
-			return fmt.Errorf("process %d: %w", pid, err)
-		}
-		if (state == "T") == stop {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d is in state %s %s after %s", pid, state, sig, freezeWait)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// procState is the state letter of a process (/proc/PID/stat: R, S, T,
-// Z, ...).
-func procState(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+3 > len(s) {
-		return "", fmt.Errorf("unreadable /proc/%d/stat", pid)
-	}
-	return s[i+2 : i+3], nil
-}
-
-// driving records the driver process producing to t (0: none now).
-func (t *topicState) driving(pid int) {
+// driving records the driver process producing to t (nil: none now).
+func (t *topicState) driving(p *driver.Producer) {
 	t.mu.Lock()
-	t.driverPid = pid
+	t.producer = p
 	t.mu.Unlock()
 }
 
-// producerPid is the driver process producing to the step's topic now.
-func (r *runner) producerPid(label string) (int, error) {
+// producerOf is the driver process producing to the step's topic now.
+func (r *runner) producerOf(label string) (*driver.Producer, error) {
 	t := r.topic(label)
 	t.mu.Lock()
-	pid := t.driverPid
+	p := t.producer
 	t.mu.Unlock()
-	if pid == 0 {
-		return 0, fmt.Errorf("no driver produces to %s now: pause producer freezes the process of a produce %s --client java|librdkafka ... & still running (franz-go's producer runs in kafkabook's own process)", label, label)
+	if p == nil {
+		return nil, fmt.Errorf("no client process produces to %s now: pause producer freezes the process of a produce %s --client java|librdkafka ... & still running (franz-go's producer runs in kafkabook's own process, except on the kubernetes backend)", label, label)
 	}
-	return pid, nil
+	return p, nil
 }
 
 // pauseProducer: pause producer T — SIGSTOP of the driver producing to T.
 func pauseProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseProducer, log *stepLog) error {
-	pid, err := r.producerPid(a.Topic)
+	p, err := r.producerOf(a.Topic)
 	if err != nil {
 		return err
 	}
-	if err := freeze(pid, true); err != nil {
+	if err := p.Signal(syscall.SIGSTOP); err != nil {
 		return fmt.Errorf("pausing the producer of %s: %w", a.Topic, err)
 	}
-	log.line("froze the producer of %s (driver pid %d) with SIGSTOP: its process is stopped (state T)", a.Topic, pid)
+	log.line("froze the producer of %s (driver pid %d) with SIGSTOP: its process is stopped (state T)", a.Topic, p.Pid())
 	return nil
 }
 
 // resumeProducer: resume producer T — SIGCONT of the driver producing to T.
 func resumeProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.ResumeProducer, log *stepLog) error {
-	pid, err := r.producerPid(a.Topic)
+	p, err := r.producerOf(a.Topic)
 	if err != nil {
 		return err
 	}
-	if err := freeze(pid, false); err != nil {
+	if err := p.Signal(syscall.SIGCONT); err != nil {
 		return fmt.Errorf("resuming the producer of %s: %w", a.Topic, err)
 	}
-	log.line("resumed the producer of %s (driver pid %d) with SIGCONT", a.Topic, pid)
+	log.line("resumed the producer of %s (driver pid %d) with SIGCONT", a.Topic, p.Pid())
 	return nil
 }

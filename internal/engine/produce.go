@@ -10,6 +10,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -29,7 +30,9 @@ const progressEvery = time.Second
 // [--delivery-timeout DUR] [--transactional [--txn-size N] [--abort-every K]]
 // [--via NODE] [--client CLIENT[@V]] [-X NAME=VALUE]...
 //
-// Through franz-go (the default) it runs in kafkabook's process; through
+// Through franz-go (the default) it runs in kafkabook's process, or, where
+// the cluster's clients run elsewhere (a Kubernetes pod), as franz-go's
+// driver there (driver.FranzGo); through
 // java or librdkafka it starts that client's driver (internal/driver), one
 // process per step, and records the client's exact version and
 // configuration in the evidence, and in each ledger entry the acks and
@@ -65,6 +68,16 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	var dp *driver.Producer
 	id := transactionalID(t, s)
+	if !viaDriver && r.launcher != launch.Host {
+		// The clients run elsewhere (a pod): franz-go runs there too, as
+		// its driver.
+		if dp, err = r.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
+			return err
+		}
+		defer dp.Close()
+		t.driving(dp)
+		defer t.driving(nil)
+	}
 	if viaDriver {
 		ds := driverSpec(t.name, seeds.Seeds, p)
 		ds.Properties = driver.WithSecurity(ref.Client, r.access, ds.Properties)
@@ -75,8 +88,8 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 			return err
 		}
 		defer dp.Close()
-		t.driving(dp.Pid())
-		defer t.driving(0)
+		t.driving(dp)
+		defer t.driving(nil)
 		// The ledger says what each send was made with: the client's
 		// settings in force, its defaults and adjustments included.
 		if spec.Acks, spec.Idempotent, err = dp.Startup().InForce(); err != nil {

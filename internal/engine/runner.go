@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
@@ -59,10 +60,10 @@ type runner struct {
 type topicState struct {
 	label, name string
 	mu          sync.Mutex
-	pending     *results.Ledger // results since the last batch
-	count       int             // results recorded, batched or not
-	txns        txnLog          // transactions of transactional producers (produce.go)
-	driverPid   int             // the driver process producing to it now (pause producer), 0 if none
+	pending     *results.Ledger  // results since the last batch
+	count       int              // results recorded, batched or not
+	txns        txnLog           // transactions of transactional producers (produce.go)
+	producer    *driver.Producer // the driver process producing to it now (pause producer), nil if none
 }
 
 // add records one produce result: the hot path of a producer, an append to

@@ -59,9 +59,9 @@ func (p *hostProcess) Pid() int              { return p.cmd.Process.Pid }
 func (p *hostProcess) Stdin() io.WriteCloser { return p.stdin }
 func (p *hostProcess) Stdout() io.Reader     { return p.stdout }
 
-// Signal signals the whole process group.
+// Signal signals the whole process group (SignalGroup).
 func (p *hostProcess) Signal(sig syscall.Signal) error {
-	return syscall.Kill(-p.cmd.Process.Pid, sig)
+	return SignalGroup(p.cmd.Process.Pid, sig)
 }
 
 // Wait reaps the process. Its stdout stays readable to EOF, until Close.

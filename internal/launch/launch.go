@@ -45,8 +45,10 @@ type Process interface {
 	// Stdout is the process's standard output; it ends at EOF after the
 	// process exits, having delivered everything the process wrote.
 	Stdout() io.Reader
-	// Signal sends sig to the process group (SIGSTOP, SIGCONT, SIGTERM,
-	// SIGKILL).
+	// Signal sends sig to the process group where it runs, as
+	// SignalGroup does there: SIGSTOP and SIGCONT return once the process
+	// shows the state asked for; signal 0 fails with an error wrapping
+	// syscall.ESRCH once the group is gone.
 	Signal(sig syscall.Signal) error
 	// Wait waits for the process to end; it is called once. Its error is
 	// non-nil unless the process exited 0.

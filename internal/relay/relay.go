@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/launch"
 )
 
 // Subcommand is the hidden command line word that makes a kafkabook
@@ -25,7 +27,7 @@ import (
 //
 //	kafkabook relay HOST:PORT        one TCP connection over stdin/stdout
 //	kafkabook relay run SPEC-JSON    a process (RunSpec), its pid and end on stderr
-//	kafkabook relay kill SIG PGID    a signal to a process group
+//	kafkabook relay kill SIG PGID    a signal to a process group (launch.SignalGroup)
 const Subcommand = "relay"
 
 // Lines the relay writes on standard error for the side that execs it, each
@@ -40,6 +42,10 @@ const (
 	// Kafka client the error a dial of its own would have given: franz-go
 	// retries a refused or timed-out dial and not an unknown host.
 	DialError = "kafkabook-relay dial-error "
+	// NoProcess is relay kill's exit status when the process group does
+	// not exist (ESRCH), so that the signalling side can tell a process
+	// gone from a signal that failed.
+	NoProcess = 3
 	dialLimit = 10 * time.Second // a dial's own limit; the caller may give up sooner
 	usage     = "usage: kafkabook relay HOST:PORT | run SPEC-JSON | kill SIGNAL PGID (started by kafkabook, not by hand)"
 )
@@ -69,8 +75,11 @@ func Main(args []string) int {
 			fmt.Fprintf(os.Stderr, "relay kill: want a signal number and a process group id above 1: %v\n", err)
 			return 2
 		}
-		if err := syscall.Kill(-pgid, syscall.Signal(sig)); err != nil {
-			fmt.Fprintf(os.Stderr, "relay kill: signal %d to process group %d: %v\n", sig, pgid, err)
+		if err := launch.SignalGroup(pgid, syscall.Signal(sig)); err != nil {
+			fmt.Fprintf(os.Stderr, "relay kill: %v\n", err)
+			if errors.Is(err, syscall.ESRCH) {
+				return NoProcess
+			}
 			return 1
 		}
 		return 0

@@ -21,25 +21,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/kafkabook/kafkabook/internal/launch"
-	"github.com/kafkabook/kafkabook/internal/relay"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/kafkabook/kafkabook/internal/subcommand"
 )
 
 // TestMain lets the test binary be what the client pod runs: the relay and
 // consumer group members (the launcher copies os.Executable there).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == relay.Subcommand {
-		os.Exit(relay.Main(os.Args[2:]))
-	}
-	if len(os.Args) > 1 && os.Args[1] == consumer.Subcommand {
-		os.Exit(consumer.Main(os.Args[2:]))
-	}
+	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
 	os.Exit(m.Run())
 }
 
@@ -244,6 +240,21 @@ func TestClientPod(t *testing.T) {
 		if _, err := c.api.run(ctx, c.pod, c.container, "test", "-d", fmt.Sprintf("/proc/%d", p.Pid())); err != nil {
 			t.Fatalf("pid %d is not a process in the client pod: %v", p.Pid(), err)
 		}
+		// pause consumer and resume consumer: the pod's /proc says the
+		// state before Signal returns.
+		state := func() string {
+			out, _ := c.api.run(ctx, c.pod, c.container, "sh", "-c", fmt.Sprintf("cut -d')' -f2 /proc/%d/stat | cut -c2", p.Pid()))
+			return strings.TrimSpace(out)
+		}
+		if err := p.Signal(syscall.SIGSTOP); err != nil || state() != "T" {
+			t.Errorf("SIGSTOP: %v, state %q; want T", err, state())
+		}
+		if err := p.Signal(syscall.SIGCONT); err != nil || state() == "T" {
+			t.Errorf("SIGCONT: %v, state %q; want not T", err, state())
+		}
+		if err := p.Signal(0); err != nil {
+			t.Errorf("signal 0 to a running member: %v", err)
+		}
 		if err := p.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -255,6 +266,9 @@ func TestClientPod(t *testing.T) {
 		}
 		if _, err := c.api.run(ctx, c.pod, c.container, "test", "-d", fmt.Sprintf("/proc/%d", p.Pid())); err == nil {
 			t.Errorf("pid %d is still there after SIGKILL", p.Pid())
+		}
+		if err := p.Signal(0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("signal 0 after SIGKILL: %v, want ESRCH from the pod", err)
 		}
 		// The member's store comes back to the same path here.
 		var sp consumer.Spec

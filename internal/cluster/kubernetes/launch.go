@@ -133,14 +133,21 @@ func (p *podProcess) Pid() int              { return p.pid }
 func (p *podProcess) Stdin() io.WriteCloser { return p.stdin }
 func (p *podProcess) Stdout() io.Reader     { return p.stdout }
 
-// Signal sends sig to the process's group, from an exec in the pod.
+// Signal sends sig to the process's group, from an exec in the pod
+// (launch.SignalGroup there). Signal 0 asks the pod even after the
+// process ended here, so that a check that it is gone is the pod's word.
 func (p *podProcess) Signal(sig syscall.Signal) error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("kubernetes: signal %v to %s: the process has ended", sig, p.argv[0])
+		if sig != 0 {
+			return fmt.Errorf("kubernetes: signal %v to %s: %w", sig, p.argv[0], os.ErrProcessDone)
+		}
 	default:
 	}
 	_, err := p.c.api.run(context.Background(), p.c.pod, p.c.container, p.c.exe, relay.Subcommand, "kill", strconv.Itoa(int(sig)), strconv.Itoa(p.pid))
+	if exitCode(err) == relay.NoProcess {
+		return fmt.Errorf("kubernetes: process group %d in the client pod: %w", p.pid, syscall.ESRCH)
+	}
 	if err != nil {
 		return fmt.Errorf("kubernetes: signal %v to process group %d in the client pod: %w", sig, p.pid, err)
 	}

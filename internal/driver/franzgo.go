@@ -1,0 +1,236 @@
+package driver
+
+// franz-go's driver: kafkabook's own producer (kafka.Produce) as a process
+// behind the driver protocol. kafkabook runs franz-go in its own process
+// where the cluster's clients run on this machine; where they run
+// elsewhere (the Kubernetes backend's clients' pod), franz-go runs there
+// as this driver, so that its connections, its acks and a pause producer
+// are a process's of the cluster's network, as the other clients' are.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/launch"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// FranzGoSubcommand is the hidden command line word that makes a
+// kafkabook binary (or a test binary that forwards it) franz-go's
+// producer driver: kafkabook franz-go-driver, its spec on stdin.
+const FranzGoSubcommand = "franz-go-driver"
+
+// FranzGoSpec is franz-go's spec line: the producer kafkabook runs in its
+// own process otherwise, and how to reach its brokers. The SASL password
+// is not in it: the driver reads it from consumer.PasswordEnv.
+type FranzGoSpec struct {
+	Brokers []string          `json:"brokers"`
+	Access  cluster.Access    `json:"access,omitempty"`
+	Produce kafka.ProduceSpec `json:"produce"`
+	Txn     *kafka.TxnSpec    `json:"txn,omitempty"`
+}
+
+// FranzGo is franz-go's driver: exe, this kafkabook binary, started by l
+// with FranzGoSubcommand.
+func FranzGo(exe string, l launch.Launcher, access cluster.Access) Driver {
+	d := Driver{Ref: Ref{Client: "franz-go"}, Dir: exe, Argv: []string{exe, FranzGoSubcommand}, Launcher: l}
+	if access.SASL != nil {
+		d.Env = consumer.Environ(access)
+	}
+	return d
+}
+
+// StartFranzGo starts franz-go's driver with spec, as StartProducer
+// starts another client's.
+func (d Driver) StartFranzGo(ctx context.Context, spec FranzGoSpec) (*Producer, error) {
+	spec.Access.Dial = nil
+	line, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	proc, startup, err := d.start(ctx, line, "")
+	if err != nil {
+		return nil, err
+	}
+	ps := Spec{Topic: spec.Produce.Topic, Bootstrap: spec.Brokers, From: spec.Produce.From, Count: spec.Produce.Count, Rate: spec.Produce.Rate}
+	if spec.Txn != nil {
+		ps.TransactionalID, ps.TxnSize, ps.AbortEvery = spec.Txn.ID, spec.Txn.Size, spec.Txn.AbortEvery
+	}
+	return &Producer{process: proc, spec: ps, startup: startup}, nil
+}
+
+// FranzGoMain is the driver's process: it reads its spec and the start
+// command from stdin, produces, writes the protocol's events on stdout
+// and returns the exit code. When stdin ends (kafkabook told it to stop,
+// or died) it stops sending and reports what it has.
+func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
+	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var spec FranzGoSpec
+	if !in.Scan() {
+		fmt.Fprintf(os.Stderr, "%s: no spec on stdin\n", FranzGoSubcommand)
+		return 2
+	}
+	if err := json.Unmarshal(in.Bytes(), &spec); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", FranzGoSubcommand, err)
+		return 2
+	}
+	if spec.Access.SASL != nil {
+		spec.Access.SASL.Password = os.Getenv(consumer.PasswordEnv)
+	}
+	w := &eventWriter{w: bufio.NewWriterSize(stdout, 64<<10)}
+	w.startup(spec.Produce)
+	if !in.Scan() {
+		return 0 // told to stop before the start
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for in.Scan() {
+		}
+		cancel()
+	}()
+	stopFlush := w.flushEvery(20 * time.Millisecond)
+	start := time.Now()
+	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
+	onResult := func(r kafka.Result) { w.result(start, r) }
+	var stats kafka.ProduceStats
+	var err error
+	if spec.Txn != nil {
+		stats, err = kafka.ProduceTransactional(ctx, b, spec.Produce, *spec.Txn, onResult, func(x kafka.TxnResult) { w.txn(start, x) })
+	} else {
+		stats, err = kafka.Produce(ctx, b, spec.Produce, onResult)
+	}
+	stopFlush()
+	if err != nil {
+		w.flush()
+		fmt.Fprintf(os.Stderr, "%s: %v\n", FranzGoSubcommand, err)
+		return 1
+	}
+	w.shutdown(stats)
+	return 0
+}
+
+// eventWriter writes the protocol's lines; franz-go calls onResult from
+// its own goroutines.
+type eventWriter struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf []byte
+}
+
+// startup says franz-go's version and the settings in force.
+func (e *eventWriter) startup(p kafka.ProduceSpec) {
+	config := map[string]string{"acks": p.Acks.String(), "enable.idempotence": strconv.FormatBool(p.Idempotent)}
+	if p.Timeout > 0 {
+		config["delivery.timeout.ms"] = strconv.FormatInt(p.Timeout.Milliseconds(), 10)
+	}
+	version := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/twmb/franz-go" {
+				version = d.Version
+			}
+		}
+	}
+	e.json(map[string]any{"name": evStartup, "client": "franz-go", "library": "franz-go", "version": version,
+		"runtime": runtime.Version(), "config": config})
+	e.flush()
+}
+
+// result writes one send's outcome, its times from start.
+func (e *eventWriter) result(start time.Time, r kafka.Result) {
+	intended, ack := r.Intended.Sub(start).Nanoseconds(), int64(0)
+	if !r.Done.IsZero() {
+		ack = r.Done.Sub(start).Nanoseconds()
+	}
+	if r.Status == results.StatusOK {
+		e.mu.Lock()
+		b := append(e.buf[:0], successPrefix...)
+		b = append(b, `"n":`...)
+		b = strconv.AppendInt(b, int64(r.Num), 10)
+		b = append(b, `,"partition":`...)
+		b = strconv.AppendInt(b, int64(r.Partition), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, r.Offset, 10)
+		b = append(b, `,"intended_ns":`...)
+		b = strconv.AppendInt(b, intended, 10)
+		b = append(b, `,"ack_ns":`...)
+		b = strconv.AppendInt(b, ack, 10)
+		b = append(b, "}\n"...)
+		e.w.Write(b)
+		e.buf = b
+		e.mu.Unlock()
+		return
+	}
+	class := "unknown"
+	if r.Status == results.StatusFailed {
+		class = "failed"
+	}
+	e.json(map[string]any{"name": evError, "n": r.Num, "partition": r.Partition, "class": class,
+		"message": r.Err, "intended_ns": intended, "ack_ns": ack})
+}
+
+// txn writes how a transaction ended.
+func (e *eventWriter) txn(start time.Time, x kafka.TxnResult) {
+	first := 0
+	if len(x.Nums) > 0 {
+		first = x.Nums[0]
+	}
+	e.json(map[string]any{"name": evTxnEnd, "txn": x.N, "first": first, "count": len(x.Nums),
+		"outcome": string(x.Outcome), "on_purpose": x.OnPurpose, "producer_id": x.ProducerID, "epoch": x.Epoch,
+		"error": x.Err, "start_ns": x.Start.Sub(start).Nanoseconds(), "end_ns": x.End.Sub(start).Nanoseconds()})
+}
+
+// shutdown says how the producer kept its schedule, last.
+func (e *eventWriter) shutdown(s kafka.ProduceStats) {
+	e.json(map[string]any{"name": evShutdown, "sent": s.Sent, "max_lag_ns": s.MaxLag.Nanoseconds(), "stopped": s.Stopped})
+	e.flush()
+}
+
+func (e *eventWriter) json(v any) {
+	b, _ := json.Marshal(v) // plain data: cannot fail
+	e.mu.Lock()
+	e.w.Write(append(b, '\n'))
+	e.mu.Unlock()
+}
+
+func (e *eventWriter) flush() {
+	e.mu.Lock()
+	e.w.Flush()
+	e.mu.Unlock()
+}
+
+// flushEvery flushes the lines written so far every d, so that kafkabook
+// shows progress, without a write per message; the returned func stops it.
+func (e *eventWriter) flushEvery(d time.Duration) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				e.flush()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait(); e.flush() }
+}
