@@ -23,7 +23,8 @@ func imageCmd() *cobra.Command {
 		Short: "Build kafkabook/kafka:VERSION on this Docker host from Debian (debootstrap) and Kafka's jars (Maven Central)",
 		Long: `Build makes the image kafkabook/kafka:VERSION on this Docker host, an
 equivalent of apache/kafka:VERSION for hosts that reach no container
-registry: a Debian bookworm root file system with openjdk-17-jre-headless,
+registry: a Debian bookworm root file system with openjdk-17-jre-headless
+(and iptables, procps and python3 for the Kubernetes backend's pods),
 made with debootstrap (needs root and the debootstrap package) and cached
 as a tarball under ~/.cache/kafkabook/docker, imported as kafkabook/base,
 plus a layer with Kafka's jars from Maven Central (as 'kafkabook kafka

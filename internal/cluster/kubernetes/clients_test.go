@@ -26,10 +26,12 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // TestMain lets the test binary be what the client pod runs: the relay and
@@ -281,6 +283,47 @@ func TestClientPod(t *testing.T) {
 			t.Errorf("the member's store fetched from the pod: %v", err)
 		}
 	})
+
+	// Producer drivers in the pod: franz-go's (this binary) and
+	// librdkafka's (a virtual environment made here, run under the pod's
+	// python3).
+	for _, client := range []string{"franz-go", "librdkafka"} {
+		t.Run(client+" producer in the pod", func(t *testing.T) {
+			l, err := b.Launcher(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p *driver.Producer
+			if client == "franz-go" {
+				exe, _ := os.Executable()
+				p, err = driver.FranzGo(exe, l, cluster.Access{}).StartFranzGo(ctx, driver.FranzGoSpec{Brokers: st.Bootstrap(),
+					Produce: kafka.ProduceSpec{Topic: topic, Acks: results.AcksAll, From: 1, Count: 10, Timeout: 30 * time.Second}})
+			} else {
+				d, ierr := driver.Install(ctx, driver.Ref{Client: client}, t.Logf)
+				if ierr != nil {
+					t.Fatal(ierr)
+				}
+				d.Launcher = l
+				p, err = d.StartProducer(ctx, driver.Spec{Topic: topic, Bootstrap: st.Bootstrap(), From: 1, Count: 10})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			t.Logf("%s", p.Startup().Describe())
+			ok := 0
+			if _, err := p.Run(ctx, func(r driver.Result) {
+				if r.Status == results.StatusOK && r.Offset >= 0 {
+					ok++
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if ok != 10 {
+				t.Errorf("%d of 10 acknowledged with an offset", ok)
+			}
+		})
+	}
 
 	t.Run("same JRE as here", func(t *testing.T) {
 		// The Java driver's class archive (driver.jsa) is made by this

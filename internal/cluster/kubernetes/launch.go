@@ -56,11 +56,6 @@ func (l launcher) Start(ctx context.Context, cmd launch.Command) (launch.Process
 	if len(cmd.Argv) == 0 {
 		return nil, fmt.Errorf("kubernetes: starting a client process: empty command")
 	}
-	for _, f := range cmd.Files {
-		if _, err := os.Stat(filepath.Join(f, "pyvenv.cfg")); err == nil {
-			return nil, fmt.Errorf("kubernetes: %s is a Python virtual environment (the librdkafka driver), and the client pod's image has no Python: run this runbook on the local or docker backend", f)
-		}
-	}
 	if err := c.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -71,6 +66,10 @@ func (l launcher) Start(ctx context.Context, cmd launch.Command) (launch.Process
 		return nil, err
 	}
 	if err := c.copyIn(ctx, files...); err != nil {
+		return nil, err
+	}
+	argv, err := c.venvArgv(ctx, cmd.Argv, files)
+	if err != nil {
 		return nil, err
 	}
 	if len(cmd.Writes) > 0 {
@@ -86,7 +85,7 @@ func (l launcher) Start(ctx context.Context, cmd launch.Command) (launch.Process
 			return nil, fmt.Errorf("kubernetes: making the directories %s writes in the client pod: %w", cmd.Argv[0], err)
 		}
 	}
-	spec, _ := json.Marshal(relay.RunSpec{Argv: cmd.Argv, Env: cmd.Env}) // plain data
+	spec, _ := json.Marshal(relay.RunSpec{Argv: argv, Env: cmd.Env}) // plain data
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	p := &podProcess{
