@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -85,4 +86,38 @@ func WaitBrokers(ctx context.Context, ready Ready, access Access, nodes []Node, 
 		tails.WriteString(tail(n.Name, 10))
 	}
 	return fmt.Errorf("brokers not ready: %w\n%s", err, tails.String())
+}
+
+// FirstDown is the first node a fresh Status of b says is not up, or ""
+// when every node is (or the status cannot be read): WaitBrokers' dead
+// for a backend whose Status sees its nodes' processes.
+func FirstDown(ctx context.Context, b Backend) string {
+	st, err := b.Status(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, n := range st.Nodes {
+		if !n.State.Up() {
+			return n.Name
+		}
+	}
+	return ""
+}
+
+// LogTail is the last lines of a node's log as b.Logs gives it, headed
+// with what the log is ("container log"), for error messages; "" when it
+// cannot be read. It reads even after ctx ended: an error message is
+// written once the wait gave up.
+func LogTail(ctx context.Context, b Backend, node, what string, lines int) string {
+	rc, err := b.Logs(context.WithoutCancel(ctx), node)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return fmt.Sprintf("--- %s %s (last %d lines)\n%s\n", node, what, lines, strings.Join(all, "\n"))
 }

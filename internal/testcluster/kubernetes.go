@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,24 +112,5 @@ func StartKubernetes(t testing.TB, broker map[string]string) (*kubernetes.Backen
 	if err != nil {
 		t.Fatal(err)
 	}
-	logf := func(format string, args ...any) { t.Logf(name+": "+format, args...) }
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	t.Cleanup(func() {
-		if err := b.Down(context.Background(), logf); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		left, err := b.Leftovers(context.Background())
-		if err != nil {
-			t.Errorf("leftovers: %v", err)
-		}
-		for _, l := range left {
-			t.Errorf("after down, %s remains", l)
-		}
-	})
-	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker, Ready: Ready}, logf)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	return b, st
+	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker, Ready: Ready}, func() ([]string, error) { return b.Leftovers(context.Background()) })
 }

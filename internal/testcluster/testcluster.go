@@ -108,6 +108,20 @@ func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, clust
 	if err != nil {
 		t.Fatal(err)
 	}
+	leftovers := func() (left []string, _ error) {
+		for _, l := range b.Leftovers() {
+			left = append(left, l.String())
+		}
+		return left, nil
+	}
+	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker, Ready: Ready}, leftovers)
+}
+
+// bringUp brings b up as cfg says, after registering its removal and a
+// check that leftovers then finds nothing of it: every backend's test
+// cluster ends the same way, also when the test fails.
+func bringUp(t testing.TB, name string, b cluster.Backend, cfg cluster.Config, leftovers func() ([]string, error)) cluster.Status {
+	t.Helper()
 	logf := func(format string, args ...any) { t.Logf(name+": "+format, args...) }
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -115,13 +129,17 @@ func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, clust
 		if err := b.Down(context.Background(), logf); err != nil {
 			t.Errorf("cluster down: %v", err)
 		}
-		for _, leftover := range b.Leftovers() {
-			t.Errorf("after down, %s remains", leftover)
+		left, err := leftovers()
+		if err != nil {
+			t.Errorf("leftovers: %v", err)
+		}
+		for _, l := range left {
+			t.Errorf("after down, %s remains", l)
 		}
 	})
-	st, err := b.Up(ctx, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker, Ready: Ready}, logf)
+	st, err := b.Up(ctx, cfg, logf)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
 	}
-	return b, st
+	return st
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
+
 	"github.com/kafkabook/kafkabook"
 )
 

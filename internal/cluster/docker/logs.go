@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
@@ -53,18 +52,3 @@ type readCloser struct {
 }
 
 func (r readCloser) Close() error { return r.close() }
-
-// logTail is the end of a node's log, for error messages.
-func (b *Backend) logTail(ctx context.Context, node string, lines int) string {
-	rc, err := b.Logs(context.WithoutCancel(ctx), node)
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
-	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return fmt.Sprintf("--- %s container log (last %d lines)\n%s\n", node, lines, strings.Join(all, "\n"))
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
@@ -212,19 +213,8 @@ func (b *Backend) waitReady(ctx context.Context, ready cluster.Ready, progress c
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	dead := func(ctx context.Context) string {
-		cur, err := b.Status(ctx)
-		if err != nil {
-			return ""
-		}
-		for _, n := range cur.Nodes {
-			if !n.State.Up() {
-				return n.Name
-			}
-		}
-		return ""
-	}
-	tail := func(node string, lines int) string { return b.logTail(ctx, node, lines) }
+	dead := func(ctx context.Context) string { return cluster.FirstDown(ctx, b) }
+	tail := func(node string, lines int) string { return cluster.LogTail(ctx, b, node, "container log", lines) }
 	if err := cluster.WaitBrokers(ctx, ready, cluster.Access{}, st.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
 	}

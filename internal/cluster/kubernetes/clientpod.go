@@ -17,10 +17,11 @@ import (
 // clients is where kafkabook's own clients run for one cluster: a pod in
 // the cluster's namespace (`<cluster>-clients`, from the image the
 // brokers run), so that they resolve the brokers' in-cluster names and
-// meet the network faults a pod meets. kafkabook's franz-go clients dial
-// through a relay there (relay.go), driver processes and consumer group
-// members start there (launch.go), after the files they need are copied
-// in (copy.go).
+// meet the network faults a pod meets. kafkabook's own connections
+// (admin, sampler, reads) dial through a relay there (relay.go); every
+// client process (franz-go's producer driver, the java, spring and
+// librdkafka drivers, consumer group members) starts there (launch.go,
+// python.go), after the files it needs are copied in (copy.go).
 type clients struct {
 	api       *api
 	pod       string

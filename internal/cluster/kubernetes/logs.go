@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -31,19 +30,4 @@ func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) 
 		return nil, fmt.Errorf("log of %s (pod %s): %w", name, ns[0].Pod.Name, err)
 	}
 	return rc, nil
-}
-
-// logTail is the end of a node's log, for error messages.
-func (b *Backend) logTail(ctx context.Context, node string, lines int) string {
-	rc, err := b.Logs(context.WithoutCancel(ctx), node)
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
-	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return fmt.Sprintf("--- %s kafka container log (last %d lines)\n%s\n", node, lines, strings.Join(all, "\n"))
 }

@@ -214,18 +214,11 @@ func (b *Backend) waitReady(ctx context.Context, ready cluster.Ready, progress c
 			return ""
 		}
 		checked = time.Now()
-		cur, err := b.Status(ctx)
-		if err != nil {
-			return ""
-		}
-		for _, n := range cur.Nodes {
-			if !n.State.Up() {
-				return n.Name
-			}
-		}
-		return ""
+		return cluster.FirstDown(ctx, b)
 	}
-	tail := func(node string, lines int) string { return b.logTail(ctx, node, lines) }
+	tail := func(node string, lines int) string {
+		return cluster.LogTail(ctx, b, node, "kafka container log", lines)
+	}
 	progress("brokers registering at %s", strings.Join(st.Bootstrap(), ","))
 	if err := cluster.WaitBrokers(ctx, ready, access, st.Nodes, dead, tail, progress); err != nil {
 		return cluster.Status{}, err
