@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"net"
+	"os"
 )
 
 // Access says how a client reaches a cluster's brokers when a plain TCP
@@ -35,11 +36,35 @@ type TLS struct {
 // written to evidence, logs or a runbook (see the external backend's
 // cluster file, which reads it from the environment or a file), nor to
 // JSON: a process that gets an Access as JSON gets the password another
-// way (consumer.PasswordEnv).
+// way (PasswordEnv).
 type SASL struct {
 	Mechanism string `json:"mechanism"` // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
 	User      string `json:"user"`
 	Password  string `json:"-"`
+}
+
+// PasswordEnv is the environment variable a client process kafkabook
+// starts (a consumer member, franz-go's driver) reads its SASL password
+// from: the spec on its command line or stdin carries none.
+const PasswordEnv = "KAFKABOOK_SASL_PASSWORD"
+
+// Environ is the environment of a client process that reaches the brokers
+// as a says: this process's, with PasswordEnv when a has a SASL password.
+func Environ(a Access) []string {
+	env := os.Environ()
+	if a.SASL != nil {
+		env = append(env, PasswordEnv+"="+a.SASL.Password)
+	}
+	return env
+}
+
+// PasswordFromEnv gives a's SASL identity, received without its password,
+// the password from PasswordEnv: the side of Environ in the started
+// process.
+func (a *Access) PasswordFromEnv() {
+	if a.SASL != nil {
+		a.SASL.Password = os.Getenv(PasswordEnv)
+	}
 }
 
 // Secrets are the strings of a that must not appear in anything kafkabook

@@ -63,22 +63,6 @@ const (
 	CrashHandled = "handled"
 )
 
-// PasswordEnv is the environment variable a member reads its SASL
-// password from: the spec on its command line, which any user of the
-// machine can read, carries no password (cluster.SASL).
-const PasswordEnv = "KAFKABOOK_SASL_PASSWORD"
-
-// Environ is the environment of a member process that reaches the
-// brokers as a says: this process's, with PasswordEnv when a has a SASL
-// password.
-func Environ(a cluster.Access) []string {
-	env := os.Environ()
-	if a.SASL != nil {
-		env = append(env, PasswordEnv+"="+a.SASL.Password)
-	}
-	return env
-}
-
 // Main runs the member of args[0], a Spec in JSON, until SIGTERM or
 // SIGINT, reporting on stdout; it returns the process's exit code. A
 // crash (--crash-at) never returns: the process kills itself.
@@ -92,9 +76,7 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", Subcommand, err)
 		return 2
 	}
-	if spec.Access.SASL != nil {
-		spec.Access.SASL.Password = os.Getenv(PasswordEnv)
-	}
+	spec.Access.PasswordFromEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	// kafkabook holds the other end of stdin: when it ends, kafkabook is

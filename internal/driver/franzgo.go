@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
@@ -34,7 +33,7 @@ const FranzGoSubcommand = "franz-go-driver"
 
 // FranzGoSpec is franz-go's spec line: the producer kafkabook runs in its
 // own process otherwise, and how to reach its brokers. The SASL password
-// is not in it: the driver reads it from consumer.PasswordEnv.
+// is not in it: the driver reads it from cluster.PasswordEnv.
 type FranzGoSpec struct {
 	Brokers []string          `json:"brokers"`
 	Access  cluster.Access    `json:"access,omitempty"`
@@ -47,7 +46,7 @@ type FranzGoSpec struct {
 func FranzGo(exe string, l launch.Launcher, access cluster.Access) Driver {
 	d := Driver{Ref: Ref{Client: "franz-go"}, Dir: exe, Argv: []string{exe, FranzGoSubcommand}, Launcher: l}
 	if access.SASL != nil {
-		d.Env = consumer.Environ(access)
+		d.Env = cluster.Environ(access)
 	}
 	return d
 }
@@ -87,9 +86,7 @@ func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", FranzGoSubcommand, err)
 		return 2
 	}
-	if spec.Access.SASL != nil {
-		spec.Access.SASL.Password = os.Getenv(consumer.PasswordEnv)
-	}
+	spec.Access.PasswordFromEnv()
 	w := &eventWriter{w: bufio.NewWriterSize(stdout, 64<<10)}
 	w.startup(spec.Produce)
 	if !in.Scan() {

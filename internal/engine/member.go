@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
@@ -116,7 +117,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	// and the member kills itself, so no member outlives its run.
 	cmd := launch.Command{Argv: []string{exe, consumer.Subcommand, string(js)}, Files: []string{exe}, Writes: []string{g.store}, Stderr: stderr}
 	if spec.Access.SASL != nil {
-		cmd.Env = consumer.Environ(spec.Access) // the SASL password, which the JSON leaves out
+		cmd.Env = cluster.Environ(spec.Access) // the SASL password, which the JSON leaves out
 	}
 	proc, err := r.launcher.Start(ctx, cmd)
 	if err != nil {
