@@ -16,10 +16,9 @@ import (
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes, as README.md and `kafkabook run --help` promise users.

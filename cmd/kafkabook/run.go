@@ -192,7 +192,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose, Client: client,
 		Provenance: results.Provenance{
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
-			FranzGo: depVersion("github.com/twmb/franz-go/pkg/kgo"), Host: host,
+			FranzGo: kafka.FranzGoVersion(), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: backend.reused,
 			Cell: o.cell.id, Batch: o.cell.batch,
 		},

@@ -14,11 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/testscript"
-
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var update = flag.Bool("update", false, "rewrite the files that cmp compares with in testdata/script")

@@ -1,9 +1,6 @@
 package main
 
-import (
-	"runtime/debug"
-	"strings"
-)
+import "runtime/debug"
 
 // toolVersion is the module version and VCS revision this binary was built
 // from, for provenance.
@@ -40,18 +37,4 @@ func buildInfo() (version, commit string) {
 		commit += "+dirty"
 	}
 	return version, commit
-}
-
-// depVersion is the version of a module this binary was built with.
-func depVersion(path string) string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, d := range bi.Deps {
-		if d.Path == path || strings.HasPrefix(path, d.Path+"/") {
-			return d.Version
-		}
-	}
-	return ""
 }

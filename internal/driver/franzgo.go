@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -134,13 +133,9 @@ func (e *eventWriter) startup(p kafka.ProduceSpec) {
 	if p.Timeout > 0 {
 		config["delivery.timeout.ms"] = strconv.FormatInt(p.Timeout.Milliseconds(), 10)
 	}
-	version := "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/twmb/franz-go" {
-				version = d.Version
-			}
-		}
+	version := kafka.FranzGoVersion()
+	if version == "" {
+		version = "unknown"
 	}
 	e.json(map[string]any{"name": evStartup, "client": "franz-go", "library": "franz-go", "version": version,
 		"runtime": runtime.Version(), "config": config})

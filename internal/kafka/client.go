@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
@@ -158,3 +159,19 @@ func Dial(b Brokers) (*Client, error) {
 
 // Close closes the connections.
 func (c *Client) Close() { c.cl.Close() }
+
+// FranzGoVersion is the franz-go release this binary was built with, for
+// provenance and franz-go's driver; "" when the build does not say (a test
+// binary).
+func FranzGoVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == "github.com/twmb/franz-go" {
+			return d.Version
+		}
+	}
+	return ""
+}

@@ -15,10 +15,9 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"golang.org/x/sys/unix"
-
 	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"golang.org/x/sys/unix"
 )
 
 // baseRecipe changes whenever the base root file system is made

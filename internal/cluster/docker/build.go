@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/build"
-
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )

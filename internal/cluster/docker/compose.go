@@ -15,7 +15,6 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
-
 	"github.com/kafkabook/kafkabook"
 )
 

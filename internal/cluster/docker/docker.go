@@ -22,7 +22,6 @@ import (
 
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
-
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 

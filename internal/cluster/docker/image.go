@@ -11,7 +11,6 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 

@@ -31,6 +31,7 @@ type clients struct {
 	mu     sync.Mutex
 	copied map[string]string // path → the content key copied
 	ready  bool              // the pod ran and exe was copied
+	python string            // the pod's python3 major.minor, once asked (python.go)
 }
 
 // newClients is the client pod called pod; the pod itself is made by the

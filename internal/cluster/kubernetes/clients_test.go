@@ -21,9 +21,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/driver"
@@ -32,6 +29,8 @@ import (
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestMain lets the test binary be what the client pod runs: the relay and

@@ -13,13 +13,12 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/kafkabook/kafkabook"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/kafkabook/kafkabook"
 )
 
 // manifest is a cluster's objects, as kubernetes.yaml makes them.

@@ -38,11 +38,11 @@ func (c *clients) venvArgv(ctx context.Context, argv []string, files []string) (
 		if err != nil {
 			return nil, err
 		}
-		have, err := c.api.run(ctx, c.pod, c.container, "python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])")
+		have, err := c.podPython(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: %s is a Python virtual environment (the librdkafka driver) and the client pod has no python3 (%v): rebuild the image with `kafkabook image build --force`, whose base has Debian's python3", dir, err)
 		}
-		if have = strings.TrimSpace(have); have != want {
+		if have != want {
 			return nil, fmt.Errorf("kubernetes: the librdkafka driver's virtual environment %s is for Python %s, and the client pod's python3 is %s: its wheels need the same version; run this runbook on the local or docker backend, or with a Python %s on this machine", dir, want, have, have)
 		}
 		site := filepath.Join(dir, "lib", "python"+want, "site-packages")
@@ -53,6 +53,26 @@ func (c *clients) venvArgv(ctx context.Context, argv []string, files []string) (
 		return append([]string{"python3", "-I", "-c", pythonLoader, site}, rest...), nil
 	}
 	return argv, nil
+}
+
+// podPython is the client pod's python3 major.minor, asked once: every
+// librdkafka member of a run starts through venvArgv.
+func (c *clients) podPython(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	v := c.python
+	c.mu.Unlock()
+	if v != "" {
+		return v, nil
+	}
+	out, err := c.api.run(ctx, c.pod, c.container, "python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])")
+	if err != nil {
+		return "", err
+	}
+	v = strings.TrimSpace(out)
+	c.mu.Lock()
+	c.python = v
+	c.mu.Unlock()
+	return v, nil
 }
 
 // venvVersion is the major.minor Python version of a virtual
