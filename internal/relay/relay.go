@@ -140,14 +140,31 @@ func dialErrorKind(err error) string {
 func run(spec RunSpec) int {
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Env = spec.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// The process's stderr goes through a pipe copied only after the pid
+	// line, which must come first: a process can write before the relay
+	// has said its pid.
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "relay run: %v\n", err)
+		return 127
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	errW.Close()
+	if err != nil {
+		errR.Close()
 		fmt.Fprintf(os.Stderr, "relay run: %v\n", err)
 		return 127
 	}
 	fmt.Fprintf(os.Stderr, "%s%d\n", Pid, cmd.Process.Pid)
+	copied := make(chan struct{})
+	go func() { io.Copy(os.Stderr, errR); close(copied) }()
 	cmd.Wait() // the status says it all
+	select {
+	case <-copied: // everything it wrote, before the exit line
+	case <-time.After(time.Second): // a child it left holds the pipe open
+	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		fmt.Fprintf(os.Stderr, "\n%ssignal %d\n", Exit, int(ws.Signal()))
