@@ -76,7 +76,7 @@ const (
 	EventCommit  = "commit"  // the group's offset for the partition was committed
 	EventCrash   = "crash"   // the member was killed here (--crash-at)
 	EventAbort   = "abort"   // a transform member's transaction holding this record's derived record was aborted (the group rebalanced): the record comes again
-	EventFenced  = "fenced"  // a transform member's producer was fenced by a successor with its transactional.id (Error says how); no record: partition and offset -1
+	EventFenced  = "fenced"  // a transform member's producer was fenced by a successor with its transactional.id (Error says how); partition and offset -1, ID the record whose derived write was refused (none when fenced at begin or commit)
 )
 
 // OffsetSample is a group's committed offset of one partition at one

@@ -93,9 +93,24 @@ type endError struct{ err error }
 func (e endError) Error() string { return e.err.Error() }
 func (e endError) Unwrap() error { return e.err }
 
-// fenced reports the error that fenced the member's producer.
+// writeError is a failure to write the derived record of the record ID.
+type writeError struct {
+	id  string
+	err error
+}
+
+func (e writeError) Error() string { return e.err.Error() }
+func (e writeError) Unwrap() error { return e.err }
+
+// fenced reports the error that fenced the member's producer, and the
+// record whose derived write it refused when it came at a write: that
+// write's first attempt may still be in Out's log, in the transaction
+// the successor aborted.
 func (m *member) fenced(err error) {
 	ev := results.ConsumerEvent{At: time.Now().UTC(), Member: m.spec.Member, Kind: results.EventFenced, Partition: -1, Offset: -1, Error: err.Error()}
+	if w, ok := errors.AsType[writeError](err); ok {
+		ev.ID = w.id
+	}
 	line, _ := json.Marshal(ev) // plain data: cannot fail
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -124,7 +139,7 @@ func (m *member) transform(ctx context.Context, t *kafka.Transformer, ts Transfo
 			m.n++
 			time.Sleep(ts.Work)
 			if _, err := t.Send(work, d); err != nil {
-				return err
+				return writeError{id: d.ID, err: err}
 			}
 			if ts.Effect {
 				if err := m.storeEffect(work, d); err != nil {

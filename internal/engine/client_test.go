@@ -337,9 +337,12 @@ func runWithClientDir(t *testing.T, backend cluster.Backend, client, src string)
 	var out bytes.Buffer
 	res, err := engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &out, Client: client,
 		Provenance: results.Provenance{Kafka: runbook.DefaultKafka}})
-	t.Log(out.String())
 	if res == nil {
+		t.Log(out.String())
 		t.Fatalf("no results: %v", err)
 	}
+	// The transcript comes after the test's own errors, which a reader
+	// of a cut log (CI's) then still sees under the test's name.
+	t.Cleanup(func() { t.Log(out.String()) })
 	return res, dir, err
 }

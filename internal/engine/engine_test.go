@@ -380,7 +380,8 @@ func testNoMachinePaths(t *testing.T, backend cluster.Backend, dir string) {
 }
 
 // runRunbook loads a runbook and runs it on backend, its evidence in a new
-// run directory under parent; it logs and returns what the engine printed.
+// run directory under parent; it returns what the engine printed, and
+// logs it once the test is done.
 func runRunbook(t *testing.T, backend cluster.Backend, parent, name, src string) (res *results.Results, dir, console string, err error) {
 	t.Helper()
 	doc, err := runbook.Load(name, []byte(src), runbook.Overrides{})
@@ -393,6 +394,6 @@ func runRunbook(t *testing.T, backend cluster.Backend, parent, name, src string)
 	}
 	var out bytes.Buffer
 	res, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &out})
-	t.Log(out.String())
+	t.Cleanup(func() { t.Log(out.String()) }) // after the test's errors: see runWithClientDir
 	return res, dir, out.String(), err
 }

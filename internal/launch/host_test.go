@@ -5,6 +5,8 @@ import (
 	"errors"
 	"syscall"
 	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
 // TestHostSignals: SIGSTOP and SIGCONT return once /proc shows the
@@ -19,14 +21,14 @@ func TestHostSignals(t *testing.T) {
 	if err := p.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := procState(p.Pid()); s != "T" {
-		t.Errorf("after SIGSTOP the state is %q, want T", s)
+	if s, _ := procstat.Read(p.Pid()); !s.Stopped() {
+		t.Errorf("after SIGSTOP the state is %c, want T", s.State)
 	}
 	if err := p.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := procState(p.Pid()); s == "T" {
-		t.Errorf("after SIGCONT the state is still T")
+	if s, _ := procstat.Read(p.Pid()); s.Stopped() {
+		t.Errorf("after SIGCONT the state is still %c", s.State)
 	}
 	if err := p.Signal(0); err != nil {
 		t.Errorf("signal 0 to a running process: %v", err)

@@ -2,11 +2,10 @@ package launch
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
 // freezeWait bounds the wait for a process to show the state SIGSTOP or
@@ -32,31 +31,16 @@ func SignalGroup(pgid int, sig syscall.Signal) error {
 	stop := sig == syscall.SIGSTOP
 	deadline := time.Now().Add(freezeWait)
 	for {
-		state, err := procState(pgid)
+		st, err := procstat.Read(pgid)
 		if err != nil {
 			return fmt.Errorf("process %d: %w", pgid, err)
 		}
-		if (state == "T") == stop {
+		if st.Stopped() == stop {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("process %d is in state %s %s after %v", pgid, state, freezeWait, sig)
+			return fmt.Errorf("process %d is in state %c %s after %v", pgid, st.State, freezeWait, sig)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// procState is the state letter of a process (/proc/PID/stat: R, S, T,
-// Z, ...).
-func procState(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+3 > len(s) {
-		return "", fmt.Errorf("unreadable /proc/%d/stat", pid)
-	}
-	return s[i+2 : i+3], nil
 }

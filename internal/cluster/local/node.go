@@ -168,7 +168,7 @@ func (st state) launch(n nodeState) (nodeState, error) {
 	// as a zombie that looks alive.
 	go cmd.Wait()
 	n.PID = cmd.Process.Pid
-	_, n.StartTime, _ = procInfo(n.PID)
+	n.StartTime = startTime(n.PID)
 	n.Last = "start"
 	return n, nil
 }

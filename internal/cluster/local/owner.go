@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
 // owner is the process that started a cluster, named by pid and /proc start
@@ -26,8 +27,7 @@ type owner struct {
 // self is this process as an owner.
 func self() *owner {
 	pid := os.Getpid()
-	_, start, _ := procInfo(pid)
-	return &owner{PID: pid, Start: start}
+	return &owner{PID: pid, Start: startTime(pid)}
 }
 
 // alive reports whether the owner still runs (a zombie does not count).
@@ -36,8 +36,8 @@ func (o *owner) alive() bool {
 	if o == nil {
 		return false
 	}
-	st, start, ok := procInfo(o.PID)
-	return ok && (o.Start == 0 || start == o.Start) && st != 'Z' && st != 'X'
+	st, err := procstat.Read(o.PID)
+	return err == nil && (o.Start == 0 || st.Start == o.Start) && !st.Dead()
 }
 
 var legacyRunRE = regexp.MustCompile(`^run([0-9]+)$`)

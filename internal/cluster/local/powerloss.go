@@ -12,6 +12,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
 // A cluster started with cluster.Config.PowerLoss keeps each node's Kafka
@@ -38,8 +39,8 @@ func (p *layerProc) alive() bool {
 	if p == nil {
 		return false
 	}
-	st, start, ok := procInfo(p.PID)
-	return ok && start == p.StartTime && st != 'Z' && st != 'X'
+	st, err := procstat.Read(p.PID)
+	return err == nil && st.Start == p.StartTime && !st.Dead()
 }
 
 // layerLog is where a node's layer logs, relative to the node's directory.
@@ -99,8 +100,7 @@ func (st state) mountLayer(n nodeState) (nodeState, error) {
 		}
 		return n, fmt.Errorf("%s: %w", n.Name, err)
 	}
-	_, start, _ := procInfo(cmd.Process.Pid)
-	n.Layer = &layerProc{PID: cmd.Process.Pid, StartTime: start}
+	n.Layer = &layerProc{PID: cmd.Process.Pid, StartTime: startTime(cmd.Process.Pid)}
 	return n, nil
 }
 

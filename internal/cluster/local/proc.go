@@ -11,37 +11,20 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
-
-// procInfo is what /proc says about a pid: its state letter (R, S, T, Z...)
-// and its start time in clock ticks since boot.
-func procInfo(pid int) (stateLetter byte, start uint64, ok bool) {
-	if pid <= 0 {
-		return 0, 0, false
-	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, false
-	}
-	// The command name may hold spaces and parentheses: fields start after
-	// the last ')'.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, 0, false
-	}
-	start, _ = strconv.ParseUint(f[19], 10, 64)
-	return f[0][0], start, true
-}
 
 // running reports whether pid is a live process (not a zombie).
 func running(pid int) bool {
-	st, _, ok := procInfo(pid)
-	return ok && st != 'Z' && st != 'X'
+	st, err := procstat.Read(pid)
+	return err == nil && !st.Dead()
+}
+
+// startTime is pid's start time (procstat.Stat.Start), which tells it
+// from a later process with its pid; 0 when it cannot be read.
+func startTime(pid int) uint64 {
+	st, _ := procstat.Read(pid)
+	return st.Start
 }
 
 // comm is a process's command name, for messages.
@@ -68,11 +51,11 @@ func pids() []int {
 // alive reports whether the node's recorded process still runs (a zombie
 // does not count), and whether it is frozen by SIGSTOP.
 func (n nodeState) alive() (alive, stopped bool) {
-	st, start, ok := procInfo(n.PID)
-	if !ok || start != n.StartTime || st == 'Z' || st == 'X' {
+	st, err := procstat.Read(n.PID)
+	if err != nil || st.Start != n.StartTime || st.Dead() {
 		return false, false
 	}
-	return true, st == 'T' || st == 't'
+	return true, st.Stopped()
 }
 
 // signal sends sig to the node's process if it is still the one we started.

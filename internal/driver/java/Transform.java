@@ -85,11 +85,11 @@ public final class Transform {
         } catch (Fenced f) {
             // A successor with the same transactional.id took over: this
             // member is a zombie; it reports the error and stops.
-            fenced(spec, f.getCause());
+            fenced(spec, f.getCause(), f.id);
             code = 0;
         } catch (Exception e) {
             if (isFencing(e)) {
-                fenced(spec, e);
+                fenced(spec, e, null);
             } else {
                 e.printStackTrace();
                 code = 1;
@@ -127,7 +127,7 @@ public final class Transform {
                 try {
                     producer.beginTransaction();
                 } catch (ProducerFencedException | InvalidProducerEpochException e) {
-                    throw new Fenced(e);
+                    throw new Fenced(e, null);
                 }
             }
             for (ConsumerRecord<byte[], byte[]> r : recs) {
@@ -169,11 +169,11 @@ public final class Transform {
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof ProducerFencedException || c instanceof InvalidProducerEpochException) {
-                throw new Fenced(c);
+                throw new Fenced(c, Member.Handler.messageId(r));
             }
             throw new KafkaException("writing the derived record of " + Member.Handler.messageId(r) + " to " + spec.out + ": " + c, c);
         } catch (ProducerFencedException | InvalidProducerEpochException e) {
-            throw new Fenced(e);
+            throw new Fenced(e, Member.Handler.messageId(r));
         }
     }
 
@@ -225,12 +225,12 @@ public final class Transform {
                 }
             }
         } catch (ProducerFencedException | InvalidProducerEpochException | FencedInstanceIdException e) {
-            throw new Fenced(e);
+            throw new Fenced(e, null);
         } catch (KafkaException e) {
             try {
                 producer.abortTransaction();
             } catch (ProducerFencedException | InvalidProducerEpochException e2) {
-                throw new Fenced(e2);
+                throw new Fenced(e2, null);
             }
             for (ConsumerRecord<byte[], byte[]> r : recs) {
                 report("abort", r);
@@ -284,20 +284,27 @@ public final class Transform {
     }
 
     // fenced reports the fencing error as the member's fenced event.
-    static void fenced(Spec spec, Throwable e) {
+    static void fenced(Spec spec, Throwable e, String id) {
         String name = e instanceof org.apache.kafka.common.errors.ApiException a
                 ? org.apache.kafka.common.protocol.Errors.forException(a).name() : e.getClass().getName();
         StringBuilder b = new StringBuilder(256);
         b.append("{\"at\":\"").append(java.time.Instant.now()).append("\",\"member\":").append(spec.member)
-                .append(",\"kind\":\"fenced\",\"partition\":-1,\"offset\":-1,\"error\":")
-                .append(KafkabookDriver.Json.quote(name + ": " + e.getMessage())).append('}');
+                .append(",\"kind\":\"fenced\",\"partition\":-1,\"offset\":-1");
+        if (id != null) {
+            b.append(",\"id\":").append(KafkabookDriver.Json.quote(id));
+        }
+        b.append(",\"error\":").append(KafkabookDriver.Json.quote(name + ": " + e.getMessage())).append('}');
         Member.Events.line(b.toString());
     }
 
-    // Fenced carries a fencing error out of the loop.
+    // Fenced carries a fencing error out of the loop, with the record
+    // whose derived write it refused (null when not at a write).
     static final class Fenced extends Exception {
-        Fenced(Throwable cause) {
+        final String id;
+
+        Fenced(Throwable cause, String id) {
             super(cause);
+            this.id = id;
         }
     }
 

@@ -1,0 +1,50 @@
+// Package procstat reads what /proc/PID/stat says of a process on this
+// machine: its state letter and its start time. The state tells a frozen
+// (SIGSTOP) or dead process from a running one; the start time tells a
+// process from a later one that reuses its pid.
+package procstat
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Stat is one reading of /proc/PID/stat.
+type Stat struct {
+	State byte   // R, S, D, T (stopped), t, Z (zombie), X...
+	Start uint64 // clock ticks after boot when the process started
+}
+
+// Read reads pid's stat. Its error wraps fs.ErrNotExist once the process
+// is gone.
+func Read(pid int) (Stat, error) {
+	if pid <= 0 {
+		return Stat{}, fmt.Errorf("no process %d", pid)
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	// The command name may hold spaces and parentheses: the fields
+	// start after the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	if i < 0 || len(f) < 20 || f[0] == "" {
+		return Stat{}, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return Stat{}, fmt.Errorf("/proc/%d/stat: start time %q: %w", pid, f[19], err)
+	}
+	return Stat{State: f[0][0], Start: start}, nil
+}
+
+// Stopped reports whether the state is a stop (SIGSTOP, or a tracer's).
+func (s Stat) Stopped() bool { return s.State == 'T' || s.State == 't' }
+
+// Dead reports whether the process has ended (a zombie not yet reaped
+// counts as ended).
+func (s Stat) Dead() bool { return s.State == 'Z' || s.State == 'X' }

@@ -1,0 +1,60 @@
+package procstat
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRead reads this test's own process, a child frozen and continued,
+// and a pid once it is gone.
+func TestRead(t *testing.T) {
+	self, err := Read(os.Getpid())
+	if err != nil || self.Stopped() || self.Dead() || self.Start == 0 {
+		t.Fatalf("this process: %+v, %v", self, err)
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer cmd.Process.Kill()
+	cmd.Process.Signal(syscall.SIGSTOP)
+	if s := waitState(t, pid, Stat.Stopped); !s.Stopped() {
+		t.Errorf("after SIGSTOP: state %c", s.State)
+	}
+	cmd.Process.Signal(syscall.SIGCONT)
+	if s := waitState(t, pid, func(s Stat) bool { return !s.Stopped() }); s.Stopped() {
+		t.Errorf("after SIGCONT: state %c", s.State)
+	}
+	first, _ := Read(pid)
+	cmd.Process.Kill()
+	if s := waitState(t, pid, Stat.Dead); !s.Dead() || s.Start != first.Start {
+		t.Errorf("killed, not reaped: %+v (started at %d)", s, first.Start)
+	}
+	cmd.Wait()
+	if _, err := Read(pid); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reaped: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// waitState reads pid until ok holds, for at most 5 s, and returns the
+// last reading.
+func waitState(t *testing.T, pid int, ok func(Stat) bool) Stat {
+	t.Helper()
+	var s Stat
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if s, err = Read(pid); err != nil {
+			t.Fatal(err)
+		}
+		if ok(s) {
+			break
+		}
+	}
+	return s
+}
