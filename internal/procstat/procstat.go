@@ -48,3 +48,28 @@ func (s Stat) Stopped() bool { return s.State == 'T' || s.State == 't' }
 // Dead reports whether the process has ended (a zombie not yet reaped
 // counts as ended).
 func (s Stat) Dead() bool { return s.State == 'Z' || s.State == 'X' }
+
+// Proc names a process by pid and start time, so that a later process
+// that gets its pid is not taken for it: what a cluster records of the
+// kafkabook that started it.
+type Proc struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"` // Stat.Start; 0 when not known
+}
+
+// Self is this process.
+func Self() Proc {
+	pid := os.Getpid()
+	st, _ := Read(pid)
+	return Proc{PID: pid, Start: st.Start}
+}
+
+// Alive reports whether the process still runs (a zombie does not): its
+// pid runs, and started at Start (any start, when Start is 0).
+func (p Proc) Alive() bool {
+	st, err := Read(p.PID)
+	return err == nil && !st.Dead() && (p.Start == 0 || st.Start == p.Start)
+}
+
+// IsSelf reports whether the process is this one.
+func (p Proc) IsSelf() bool { return p.PID == os.Getpid() && p.Alive() }

@@ -58,3 +58,25 @@ func waitState(t *testing.T, pid int, ok func(Stat) bool) Stat {
 	}
 	return s
 }
+
+// TestProc: this process is alive and itself; the same pid with another
+// start time is a different process, gone; a reaped child is gone.
+func TestProc(t *testing.T) {
+	me := Self()
+	if !me.Alive() || !me.IsSelf() || me.Start == 0 {
+		t.Fatalf("Self() = %+v: alive %v, self %v", me, me.Alive(), me.IsSelf())
+	}
+	if any := (Proc{PID: me.PID}); !any.Alive() {
+		t.Errorf("%+v (no start time): not alive", any)
+	}
+	if later := (Proc{PID: me.PID, Start: me.Start + 1}); later.Alive() || later.IsSelf() {
+		t.Errorf("%+v (another start time): alive", later)
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if gone := (Proc{PID: cmd.Process.Pid}); gone.Alive() {
+		t.Errorf("%+v (reaped): alive", gone)
+	}
+}

@@ -3,9 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,14 +11,12 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
-// owner is the process that started a cluster, by pid and /proc start time
-// (so that a later process with the same pid is not taken for it).
-type owner struct {
-	PID   int
-	Start uint64
-}
+// owner is the process that started a cluster, as its label
+// kafkabook.owner holds it: "PID START".
+type owner struct{ procstat.Proc }
 
 func (o owner) String() string { return fmt.Sprintf("%d %d", o.PID, o.Start) }
 
@@ -30,41 +26,7 @@ func parseOwner(s string) owner {
 	return o
 }
 
-func self() owner {
-	pid := os.Getpid()
-	return owner{PID: pid, Start: procStart(pid)}
-}
-
-// alive reports whether the owner still runs.
-func (o owner) alive() bool {
-	if o.PID <= 0 {
-		return false
-	}
-	start := procStart(o.PID)
-	return start != 0 && (o.Start == 0 || start == o.Start)
-}
-
-func (o owner) isSelf() bool { return o.PID == os.Getpid() && o.alive() }
-
-// procStart is a live (not zombie) process's start time in clock ticks
-// since boot; 0 when there is no such process.
-func procStart(pid int) uint64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return 0
-	}
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return start
-}
+func self() owner { return owner{procstat.Self()} }
 
 // Info describes one Docker cluster for `cluster list`.
 type Info struct {
@@ -115,7 +77,7 @@ func List(ctx context.Context) ([]Info, error) {
 		in.Kafka = c.Labels[labelKafka]
 		in.Kept = c.Labels[labelKept] == "true"
 		o := parseOwner(c.Labels[labelOwner])
-		in.OwnerPID, in.OwnerAlive = o.PID, o.alive()
+		in.OwnerPID, in.OwnerAlive = o.PID, o.Alive()
 		in.Created, _ = time.Parse(time.RFC3339, c.Labels[labelCreated])
 	}
 	nets, _ := cli.NetworkList(ctx, network.ListOptions{Filters: filters.NewArgs(root)})

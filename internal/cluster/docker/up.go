@@ -74,7 +74,7 @@ func (b *Backend) checkExisting(ctx context.Context, cli *client.Client, progres
 		mine++
 		o := parseOwner(c.Labels[labelOwner])
 		switch {
-		case c.Labels[labelKept] != "true" && o.alive() && !o.isSelf():
+		case c.Labels[labelKept] != "true" && o.Alive() && !o.IsSelf():
 			return fmt.Errorf("cluster %q belongs to a kafkabook that still runs (pid %d); pick another --name, or wait for it to end", b.name, o.PID)
 		case c.State == container.StateRunning || c.State == container.StatePaused:
 			return fmt.Errorf("cluster %q is already up: use it, or take it down first with `kafkabook cluster down --backend docker --name %s`", b.name, b.name)

@@ -16,29 +16,16 @@ import (
 	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
-// owner is the process that started a cluster, named by pid and /proc start
-// time so that another process that later gets the same pid is not taken
-// for it.
-type owner struct {
-	PID   int    `json:"pid"`
-	Start uint64 `json:"start"` // clock ticks since boot, from /proc/PID/stat
-}
+// owner is the process that started a cluster (its state file's "owner":
+// pid and start time); nil when the state file names none.
+type owner struct{ procstat.Proc }
 
 // self is this process as an owner.
-func self() *owner {
-	pid := os.Getpid()
-	return &owner{PID: pid, Start: startTime(pid)}
-}
+func self() *owner { return &owner{procstat.Self()} }
 
 // alive reports whether the owner still runs (a zombie does not count).
 // An owner with no recorded start time is any process with its pid.
-func (o *owner) alive() bool {
-	if o == nil {
-		return false
-	}
-	st, err := procstat.Read(o.PID)
-	return err == nil && (o.Start == 0 || st.Start == o.Start) && !st.Dead()
-}
+func (o *owner) alive() bool { return o != nil && o.Alive() }
 
 var legacyRunRE = regexp.MustCompile(`^run([0-9]+)$`)
 
@@ -54,13 +41,11 @@ func legacyOwner(name string) *owner {
 	if err != nil {
 		return nil
 	}
-	return &owner{PID: pid}
+	return &owner{procstat.Proc{PID: pid}}
 }
 
 // isSelf reports whether this process is the owner.
-func (o *owner) isSelf() bool {
-	return o != nil && o.PID == os.Getpid() && o.alive()
-}
+func (o *owner) isSelf() bool { return o != nil && o.IsSelf() }
 
 // private reports whether the cluster's JVMs are to die with the process
 // starting them: the cluster is not kept and this process owns it.
