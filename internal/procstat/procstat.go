@@ -31,8 +31,11 @@ func Read(pid int) (Stat, error) {
 	// start after the last ')'.
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return Stat{}, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
 	f := strings.Fields(s[i+1:])
-	if i < 0 || len(f) < 20 || f[0] == "" {
+	if len(f) < 20 {
 		return Stat{}, fmt.Errorf("unreadable /proc/%d/stat", pid)
 	}
 	start, err := strconv.ParseUint(f[19], 10, 64)

@@ -66,8 +66,8 @@ func TestProc(t *testing.T) {
 	if !me.Alive() || !me.IsSelf() || me.Start == 0 {
 		t.Fatalf("Self() = %+v: alive %v, self %v", me, me.Alive(), me.IsSelf())
 	}
-	if any := (Proc{PID: me.PID}); !any.Alive() {
-		t.Errorf("%+v (no start time): not alive", any)
+	if anyStart := (Proc{PID: me.PID}); !anyStart.Alive() {
+		t.Errorf("%+v (no start time): not alive", anyStart)
 	}
 	if later := (Proc{PID: me.PID, Start: me.Start + 1}); later.Alive() || later.IsSelf() {
 		t.Errorf("%+v (another start time): alive", later)
