@@ -1,7 +1,7 @@
 # The two entry points of README.md. Both need root (network namespaces).
 GO ?= go
 
-.PHONY: example test deps build release lint-workflows
+.PHONY: example test test-full deps build release lint-workflows
 
 # ACTIONLINT checks the GitHub workflows; a pinned version through the Go
 # module proxy, so a fresh machine needs nothing installed beforehand.
@@ -12,15 +12,24 @@ ACTIONLINT ?= $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 example: deps build
 	./kafkabook run examples/producer-acks.md
 
-# test runs every test against real Kafka, then fuzzes the runbook parser
-# briefly.
+# test is the tier every change runs, and CI: every package's unit tests
+# first (two at a time, no cluster), then the tests that need a real Kafka
+# cluster, Docker or Kubernetes (one package at a time), then brief
+# fuzzing; it ends with each package's time. It proves every directive,
+# every backend's fault table, every client's conformance, the checker
+# against an independent reader, and three examples end to end.
 test: deps lint-workflows
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
-	$(GO) test -p 1 -count=1 -timeout 60m ./...
-	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 20s ./runbook/
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s ./results/
-	$(GO) test -run '^$$' -fuzz FuzzReplay -fuzztime 10s ./results/
+	GO=$(GO) ./scripts/test-go.sh fast
+
+# test-full is what a release needs besides: every example end to end,
+# examples on every backend, longer fuzzing and the benchmarks' smoke
+# runs (KAFKABOOK_TEST_TIER=full). The nightly workflow runs it.
+test-full: deps lint-workflows
+	$(GO) vet ./...
+	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
+	GO=$(GO) ./scripts/test-go.sh full
 
 lint-workflows:
 	$(ACTIONLINT)

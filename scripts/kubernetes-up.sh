@@ -6,13 +6,22 @@
 # everything runs as host processes with their own containerd, etcd, bridge
 # and directories, beside (never inside) a dockerd and its containerd.
 #
-# Usage: kubernetes-up.sh [--image REF]... [--build-only]
+# Usage: kubernetes-up.sh [--kafka VERSION]... [--image REF]... [--build-only]
+#   --kafka VERSION  load kafkabook/kafka:VERSION, the image the Kubernetes
+#                 backend runs for that Kafka release, building it with
+#                 `kafkabook image build` when the local dockerd lacks it
+#                 (starting a dockerd for the build when none runs, and
+#                 stopping it after); repeatable. Without --kafka and
+#                 --image, the default release's image is loaded.
 #   --image REF   import the Docker image REF from the local dockerd into the
 #                 cluster (pods then use it with imagePullPolicy: Never);
 #                 repeatable; also works when the cluster is already up
 #   --build-only  only build and cache the binaries and images
 #
-# The kubeconfig is written to /run/kafkabook-kubernetes/kubeconfig.
+# The kubeconfig is written to /run/kafkabook-kubernetes/kubeconfig, where
+# kafkabook finds it when neither --kubeconfig nor KUBECONFIG names one
+# and ~/.kube/config does not exist: `kubernetes-up.sh` and then
+# `kafkabook run --backend kubernetes RUNBOOK` is all a run needs.
 # kubernetes-down.sh removes everything this made except the binary cache
 # (${KAFKABOOK_CACHE:-~/.cache/kafkabook}/kubernetes). Run as root.
 set -euo pipefail
@@ -25,10 +34,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/kubernetes/build.sh"
 # shellcheck source=kubernetes/images.sh
 . "$HERE/kubernetes/images.sh"
+# shellcheck source=dockerd.sh
+. "$HERE/dockerd.sh"
 TEMPLATES=$HERE/kubernetes
 
 START=$(date +%s)
 IMAGES=()
+KAFKA_VERSIONS=()
 BUILD_ONLY=false
 
 # parse_args reads the options; anything else is a usage error.
@@ -44,6 +56,15 @@ parse_args() {
 			IMAGES+=("${1#--image=}")
 			shift
 			;;
+		--kafka)
+			[ $# -ge 2 ] || die "--kafka needs a Kafka release, such as 4.3.1"
+			KAFKA_VERSIONS+=("$2")
+			shift 2
+			;;
+		--kafka=*)
+			KAFKA_VERSIONS+=("${1#--kafka=}")
+			shift
+			;;
 		--build-only)
 			BUILD_ONLY=true
 			shift
@@ -52,9 +73,12 @@ parse_args() {
 			sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 			exit 0
 			;;
-		*) die "unknown argument $1 (usage: kubernetes-up.sh [--image REF]... [--build-only])" ;;
+		*) die "unknown argument $1 (usage: kubernetes-up.sh [--kafka VERSION]... [--image REF]... [--build-only])" ;;
 		esac
 	done
+	if [ ${#KAFKA_VERSIONS[@]} -eq 0 ] && [ ${#IMAGES[@]} -eq 0 ]; then
+		KAFKA_VERSIONS=("$DEFAULT_KAFKA")
+	fi
 }
 
 # install_packages installs the Debian packages the cluster needs, and runs
@@ -325,9 +349,12 @@ main() {
 	parse_args "$@"
 	[ "$(id -u)" -eq 0 ] || die "run as root (the cluster's processes need it)"
 	lock
+	trap dockerd_stop EXIT
 	if [ "$BUILD_ONLY" = false ] && [ -d "$PID_DIR" ] && already_up; then
 		log "already up (kubeconfig $KUBECONFIG_PATH); only importing images"
+		kafka_images
 		import_docker_images
+		dockerd_stop
 		return 0
 	fi
 	if [ "$BUILD_ONLY" = false ] && { [ -e "$RUN_DIR" ] || [ -e "$STATE_DIR" ]; }; then
@@ -347,6 +374,7 @@ main() {
 	local ip
 	ip=$(node_ip)
 	log "starting on $ip (node $NODE_NAME, pods $NODE_POD_SUBNET on $BRIDGE, Services $SERVICE_CIDR)"
+	kafka_images # before anything starts: a failed image build leaves nothing to take down
 	mkdir -p "$RUN_DIR" "$PID_DIR" "$STATE_DIR" "$LOG_DIR" "$STATE_DIR/cni/net.d" "$STATE_DIR/cni/ipam" "$STATE_DIR/pod-logs"
 	save_sysctls
 	note_host_dirs
@@ -357,6 +385,7 @@ main() {
 	start_containerd
 	import_local_images
 	import_docker_images
+	dockerd_stop
 	log "etcd"
 	start_etcd
 	log "kube-apiserver, kube-controller-manager, kube-scheduler"

@@ -26,7 +26,7 @@ type backendFlags struct {
 
 func (f *backendFlags) register(fs *pflag.FlagSet, starts bool) {
 	fs.StringVar(&f.backend, "backend", "", "local (JVMs in network namespaces; needs root), docker (containers from compose.yaml), kubernetes (pods from kubernetes.yaml) or external (a cluster kafkabook did not start: --cluster-file); default: local where it can run, else docker, or the backend of the named cluster")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig `FILE` (default $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubernetes: the kubeconfig `FILE` (default $KUBECONFIG, else ~/.kube/config, else the one scripts/kubernetes-up.sh writes)")
 	fs.StringVar(&f.namespace, "namespace", "", "kubernetes: the `NAMESPACE` the cluster lives in (default the kubeconfig's)")
 	f.registerExternal(fs)
 	if starts {

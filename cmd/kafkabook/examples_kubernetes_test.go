@@ -10,7 +10,7 @@ import (
 )
 
 // TestExampleOnKubernetes runs two of the examples once each on the
-// Kubernetes backend, in a namespace of its own, as a user would with
+// Kubernetes backend (the fast tier only producer-acks), in a namespace of its own, as a user would with
 // --backend kubernetes: the cluster is a StatefulSet, and every client
 // (franz-go's producer driver, the consumer group members) is a process
 // in the clients' pod. producer-acks: acks=1 must lose acknowledged
@@ -22,6 +22,9 @@ func TestExampleOnKubernetes(t *testing.T) {
 	bin := buildKafkabook(t)
 	for _, name := range []string{"producer-acks", "consumer-commits"} {
 		t.Run(name, func(t *testing.T) {
+			if name != "producer-acks" {
+				testcluster.FullTier(t) // the fast tier runs one example on Kubernetes
+			}
 			ns := testcluster.Namespace(t, kc)
 			out := t.TempDir()
 			f := filepath.Join("..", "..", "examples", name+".md")

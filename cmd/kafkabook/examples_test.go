@@ -11,11 +11,18 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+// fastExamples are the examples the fast tier (make test) runs end to
+// end: the first article's producer finding, the second article's
+// consumer commits, and transactions. Between them they drive every
+// client and the directives the other examples add to the engine's own
+// tests; the full tier (make test-full) runs every example.
+var fastExamples = map[string]bool{"producer-acks": true, "consumer-commits": true, "exactly-once": true}
+
 // TestExamples runs every example runbook once (--repeat 1), as a user
 // would, with the binary users install: each must complete and every one
 // of its expectations must hold. The runbooks' expectations are the
 // claims their reports publish, so this is what keeps the published
-// findings reproducible.
+// findings reproducible: the full tier runs them all before a release.
 func TestExamples(t *testing.T) {
 	testcluster.Require(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.md"))
@@ -26,6 +33,9 @@ func TestExamples(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".md")
 		t.Run(name, func(t *testing.T) {
+			if !fastExamples[name] {
+				testcluster.FullTier(t)
+			}
 			out := t.TempDir()
 			stdout, stderr, code := runKB(t, bin, t.TempDir(), "run", f, "--repeat", "1", "--out", out, "--record-host=false")
 			if code != 0 {

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == FranzGoSubcommand {
 		os.Exit(FranzGoMain(os.Stdin, os.Stdout))
 	}
-	os.Exit(m.Run())
+	os.Exit(testcluster.Main(m)) // takes down the cluster the tests share
 }
 
 // installFor installs a driver or, when this machine lacks its runtime,
@@ -80,7 +80,7 @@ func produce(t *testing.T, d Driver, spec Spec) (Startup, map[int]Result) {
 // the client's effective configuration, and unknown outcomes when the
 // broker stops answering.
 func TestProducers(t *testing.T) {
-	b, st := testcluster.Start(t, 1, nil)
+	b, st := testcluster.Shared(t, 1, nil)
 	admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)

@@ -172,7 +172,7 @@ func TestLibrdkafkaMember(t *testing.T) {
 		}
 	})
 
-	_, st := testcluster.Start(t, 1, nil)
+	_, st := testcluster.Shared(t, 1, nil)
 	admin, err := kafka.Dial(kafka.Plain(st.Bootstrap()...))
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/engine"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -135,7 +134,7 @@ func TestClientConformance(t *testing.T) {
 	for _, c := range clients[1:] {
 		installDriver(t, c.client)
 	}
-	backend, _ := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
+	backend, _ := sharedThree(t)
 	reader := newIndependentReader(t, backend)
 	for _, c := range clients {
 		t.Run(c.client, func(t *testing.T) { testConformance(t, backend, reader, c) })

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -193,8 +192,7 @@ func TestConsumerConformance(t *testing.T) {
 	}
 	// The new protocol's session is the broker's: 45 s by default, and
 	// no shorter unless its minimum is lowered too.
-	backend, _ := testcluster.Start(t, 3, map[string]string{
-		"group.consumer.min.session.timeout.ms": "6000", "group.consumer.session.timeout.ms": "6000"})
+	backend, _ := sharedThree(t)
 	for _, row := range rows {
 		t.Run(row.client, func(t *testing.T) { testConsumerRow(t, backend, row) })
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -52,7 +51,7 @@ expect unapplied(before) == 1
 // from the backend's addresses for the committed offsets, and the group's
 // SQLite file opened directly for the effects.
 func TestConsumers(t *testing.T) {
-	backend, _ := testcluster.Start(t, 3, nil)
+	backend, _ := sharedThree(t)
 	res, dir, _, err := runRunbook(t, backend, t.TempDir(), "consumers.md", consumerRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -39,7 +38,7 @@ expect eos_missing(g) == 0
 // an admin client of the test's own (kadm FindCoordinators) for the
 // transactional ids and the group the run's evidence records.
 func TestCoordinatorSelectors(t *testing.T) {
-	backend, st := testcluster.Start(t, 3, nil)
+	backend, st := sharedThree(t)
 	res, _, _, err := runRunbook(t, backend, t.TempDir(), "coordinators.md", coordinatorRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/engine"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -88,7 +87,7 @@ expect unknown(unk) == 3
 // own, which takes topic names from the cluster's topic list and broker
 // addresses from the backend's status, not from the engine.
 func TestChecker(t *testing.T) {
-	backend, _ := testcluster.Start(t, 3, map[string]string{"replica.lag.time.max.ms": "3000"})
+	backend, _ := sharedThree(t)
 	res, dir, _, err := runRunbook(t, backend, t.TempDir(), "checker.md", checkerRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -17,43 +17,12 @@ const healTimeout = 3 * time.Minute
 // heal brings every node back (start, resume, rejoin) and waits until the
 // cluster is healthy, so each run starts from the same place.
 func (r *runner) heal(ctx context.Context) error {
-	st, err := r.opts.Backend.Status(ctx)
-	if err != nil {
-		return err
-	}
 	progress := poll.Printer(r.con, "  ")
-	for _, n := range st.Nodes {
-		var op cluster.Op
-		switch n.State {
-		case cluster.Paused:
-			op = cluster.Resume
-		case cluster.Isolated:
-			op = cluster.Rejoin
-		case cluster.Killed, cluster.Stopped, cluster.Exited:
-			op = cluster.Start
-		default:
-			continue
-		}
-		r.con.printf("  heal: %s %s (was %s)\n", op, n.Name, n.State)
-		if err := r.opts.Backend.Apply(ctx, op, []string{n.Name}, progress); err != nil {
-			return err
-		}
+	say := func(op cluster.Op, node string, was cluster.State) {
+		r.con.printf("  heal: %s %s (was %s)\n", op, node, was)
 	}
-	// Partitions and packet loss go too.
-	if nf, ok := r.opts.Backend.(cluster.NetFaults); ok {
-		if err := nf.HealNetwork(ctx); err != nil {
-			return fmt.Errorf("healing the network: %w", err)
-		}
-	}
-	// A paused node may also be isolated: check again.
-	if st, err = r.opts.Backend.Status(ctx); err == nil {
-		for _, n := range st.Nodes {
-			if n.State == cluster.Isolated {
-				if err := r.opts.Backend.Apply(ctx, cluster.Rejoin, []string{n.Name}, progress); err != nil {
-					return err
-				}
-			}
-		}
+	if err := cluster.BringBack(ctx, r.opts.Backend, progress, say); err != nil {
+		return err
 	}
 	return r.waitHealthy(ctx, healTimeout, progress)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -32,7 +31,7 @@ sleep 5s
 // unapplied.
 func TestAllowUnknownSpring(t *testing.T) {
 	installDriver(t, runbook.Spring)
-	backend, _ := testcluster.Start(t, 1, nil)
+	backend, _ := sharedOne(t)
 	res, dir, err := runWithClientDir(t, backend, runbook.Spring, typoRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)

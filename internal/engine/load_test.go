@@ -45,7 +45,9 @@ expect acked(load) == 2400
 // latency charged from the schedule, a quiet console, and events.jsonl
 // that batches results and replays to the same verdict.
 func TestLoadThroughFailover(t *testing.T) {
-	backend, _ := testcluster.Start(t, 3, map[string]string{
+	// Its own configuration (fast fencing, so the failover fits the test's
+	// time): the shared three-node cluster is taken down while it runs.
+	backend, _ := testcluster.Shared(t, 3, map[string]string{
 		"replica.lag.time.max.ms": "3000", "broker.session.timeout.ms": "3000", "broker.heartbeat.interval.ms": "500",
 	})
 	res, dir, out, err := runRunbook(t, backend, t.TempDir(), "load.md", loadRunbook)

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/subcommand"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
 // TestMain lets the test binary run consumer group members, as the
 // kafkabook binary does: the engine starts members with os.Executable.
+// testcluster.Main takes down the clusters the tests shared.
 func TestMain(m *testing.M) {
 	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
-	os.Exit(m.Run())
+	os.Exit(testcluster.Main(m))
 }

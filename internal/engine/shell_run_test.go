@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/engine"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -18,7 +17,7 @@ import (
 // both reach the step's output, it sees the cluster's bootstrap list, and
 // a failing command fails the step and the run.
 func TestShellBlock(t *testing.T) {
-	backend, st := testcluster.Start(t, 1, nil)
+	backend, st := sharedOne(t)
 	src := "---\ntitle: sh\nnodes: 1\n---\n\n```sh\necho out-line\necho err-line >&2\necho \"bootstrap=$KAFKA_BOOTSTRAP\"\nfalse\necho never\n```\n"
 	doc, err := runbook.Load("sh.md", []byte(src), runbook.Overrides{})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -46,7 +45,7 @@ expect unapplied(handled) == 0
 // opened directly, counts m-011..m-013 twice without dedup and every
 // event once with event_handled.
 func TestTransformEffect(t *testing.T) {
-	backend, st := testcluster.Start(t, 1, nil)
+	backend, st := sharedOne(t)
 	res, dir, _, err := runRunbook(t, backend, t.TempDir(), "effect.md", effectRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)

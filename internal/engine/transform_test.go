@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -62,7 +61,7 @@ expect eos_missing(alo) == 0
 // franz-go (kafkabook's own member) and java (the driver's Transform.java,
 // through which the run's transactional produce goes too).
 func TestTransformCrash(t *testing.T) {
-	backend, st := testcluster.Start(t, 1, nil)
+	backend, st := sharedOne(t)
 	for _, client := range []string{"franz-go", "java"} {
 		t.Run(client, func(t *testing.T) {
 			start := time.Now()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -39,7 +38,7 @@ expect eos_missing(z) == 0
 // reader), and what the zombie wrote or tried to write in its open
 // transaction is in OUT's log only as records of an aborted transaction.
 func TestTransformZombie(t *testing.T) {
-	backend, st := testcluster.Start(t, 1, nil)
+	backend, st := sharedOne(t)
 	for _, client := range []string{"franz-go", "java"} {
 		t.Run(client, func(t *testing.T) {
 			start := time.Now()

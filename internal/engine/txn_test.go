@@ -13,7 +13,6 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,7 +46,7 @@ expect lost(tx) == 0
 // epoch, both final views, and the cluster's transaction.version as the
 // test's own ApiVersions request finds it.
 func TestTransactionsReadCommitted(t *testing.T) {
-	backend, st := testcluster.Start(t, 1, nil)
+	backend, st := sharedOne(t)
 	features := finalizedFeatures(t, st.Bootstrap())
 	t.Logf("the cluster's finalized features (ApiVersions): %v", features)
 	for _, client := range []string{"franz-go", "java", "librdkafka"} {

@@ -14,6 +14,7 @@ import (
 // no Docker daemon answers.
 func RequireDocker(t testing.TB) {
 	t.Helper()
+	UnitLane(t)
 	if docker.DaemonRunning(context.Background()) {
 		return
 	}

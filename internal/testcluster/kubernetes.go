@@ -15,10 +15,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
 )
 
-// scriptKubeconfig is where scripts/kubernetes-up.sh writes the kubeconfig
-// of the single-node cluster it brings up.
-const scriptKubeconfig = "/run/kafkabook-kubernetes/kubeconfig"
-
 // Kubeconfig returns the kubeconfig a Kubernetes test uses — $KUBECONFIG,
 // else kubectl's default, else the one scripts/kubernetes-up.sh writes —
 // and checks that its API server answers and that a node has the image
@@ -26,9 +22,10 @@ const scriptKubeconfig = "/run/kafkabook-kubernetes/kubeconfig"
 // fails the test under CI=true, and skips it elsewhere, when not.
 func Kubeconfig(t testing.TB) string {
 	t.Helper()
+	UnitLane(t)
 	ctx := context.Background()
 	var why string
-	for _, kc := range []string{"", scriptKubeconfig} {
+	for _, kc := range []string{"", kubernetes.ScriptKubeconfig} {
 		if kc != "" && os.Getenv("KUBECONFIG") != "" {
 			break
 		}

@@ -31,9 +31,11 @@ func Version() string {
 
 // Require fails the test under CI=true, and skips it elsewhere, when the
 // machine cannot run a local cluster: it needs root, java and mvn (or
-// KAFKA_HOME).
+// KAFKA_HOME). Under -short (the unit lane of make test) it skips: the
+// cluster lane runs the test.
 func Require(t testing.TB) {
 	t.Helper()
+	UnitLane(t)
 	missing := Missing()
 	if missing == "" {
 		return
@@ -42,6 +44,19 @@ func Require(t testing.TB) {
 		t.Fatalf("this test needs %s to run a real Kafka cluster; CI must provide it", missing)
 	}
 	t.Skipf("needs %s to run a real Kafka cluster", missing)
+}
+
+// UnitLane skips a test that needs a real cluster, Docker or Kubernetes
+// when it runs in the unit lane (go test -short): make test runs every
+// package's cluster-free tests first, two packages at a time, so that a
+// unit failure is reported within minutes, and then the tests that need a
+// cluster, one package at a time. That skip is the lane's choice, not a
+// missing prerequisite, so it holds under CI=true too.
+func UnitLane(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a cluster: runs in the cluster lane of make test (go test without -short)")
+	}
 }
 
 // Missing says what this machine lacks to run a local cluster: "" when
@@ -60,10 +75,21 @@ func Missing() string {
 
 // Condition serves testscript conditions the way Require serves tests:
 // [cluster] holds when a local cluster can run here, [root] when this runs
-// as root, [docker] when a Docker daemon answers. When one does not hold under CI=true, that is an error (the
-// script fails) instead of a skip. Other conditions are unknown.
+// as root, [docker] when a Docker daemon answers, [full] in the full tier.
+// When one of the first three does not hold under CI=true, that is an
+// error (the script fails) instead of a skip. Under -short (the unit lane)
+// [cluster] and [docker] do not hold, whatever the machine has: the
+// cluster lane runs those scripts. Other conditions are unknown.
 func Condition(cond string) (bool, error) {
 	var missing string
+	switch cond {
+	case "full":
+		return Full(), nil
+	case "cluster", "docker":
+		if testing.Short() {
+			return false, nil
+		}
+	}
 	switch cond {
 	case "cluster":
 		missing = Missing()

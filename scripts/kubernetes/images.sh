@@ -67,3 +67,52 @@ import_local_images() {
 			die "importing $IMAGE_DIR/$t.tar into the cluster's containerd failed"
 	done
 }
+
+# DEFAULT_KAFKA is the Kafka release whose image a bring-up loads when it is
+# given no --image and no --kafka: kafkabook's default release
+# (kafkadist.Default; a test checks the two agree).
+DEFAULT_KAFKA=4.3.1
+
+# kafka_images makes sure the Kafka image of each release in KAFKA_VERSIONS
+# (kafkabook/kafka:VERSION, what the Kubernetes backend's pods run) is in
+# the local dockerd, to be imported with the --image ones: one missing is
+# built with `kafkabook image build`, from this checkout, on a dockerd
+# started for it when none runs (dockerd_stop stops it once the images are
+# imported). A cluster that already has an image skips it: nothing is built.
+kafka_images() {
+	local v ref need=()
+	for v in ${KAFKA_VERSIONS[@]+"${KAFKA_VERSIONS[@]}"}; do
+		ref=kafkabook/kafka:$v
+		if [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" -n k8s.io images ls -q 2>/dev/null | grep -qx "docker.io/$ref"; then
+			continue
+		fi
+		need+=("$v")
+	done
+	[ ${#need[@]} -gt 0 ] || return 0
+	if ! command -v dockerd >/dev/null || ! command -v debootstrap >/dev/null; then
+		log "apt-get install docker.io debootstrap (to build the Kafka image)"
+		local before=""
+		before=$(pgrep -xo dockerd || true)
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 docker.io debootstrap ||
+			die "installing docker.io and debootstrap failed (run apt-get update first?)"
+		# A package's install may start the daemon: then it is ours to stop.
+		[ -n "$before" ] || DOCKERD_PID=$(pgrep -xo dockerd || true)
+	fi
+	dockerd_start >&2 || die "no Docker daemon to build the Kafka image with (see $DOCKERD_LOG)"
+	for v in "${need[@]}"; do
+		ref=kafkabook/kafka:$v
+		if ! docker image inspect "$ref" >/dev/null 2>&1; then
+			log "building $ref with kafkabook image build (once per Docker host; minutes the first time)"
+			KAFKABOOK_DEPS=run "$HERE/install-deps.sh" || die "install-deps.sh failed"
+			local bin
+			bin=$(mktemp -d)
+			(cd "$HERE/.." && go build -o "$bin/kafkabook" ./cmd/kafkabook) || die "building kafkabook failed"
+			"$bin/kafkabook" image build --kafka "$v" || {
+				rm -rf "$bin"
+				die "kafkabook image build --kafka $v failed"
+			}
+			rm -rf "$bin"
+		fi
+		IMAGES+=("$ref")
+	done
+}
