@@ -401,7 +401,6 @@ def produce_txn(p, spec, t0, ids):
     return sent, max_lag
 
 
-
 # ---------------------------------------------------------------------------
 # Consumer group member (docs/driver-protocol.md, "Consumer group members").
 # The reference is kafkabook's own member, internal/consumer/member.go and
@@ -440,10 +439,10 @@ class Store:
         return self.db.execute("SELECT 1 FROM event_handled WHERE event_id = ?", (event,)).fetchone() is not None
 
     def apply(self, product, event, mark_handled):
-        self._tx([("INSERT INTO like_count (product, count) VALUES (?, 1) "
-                   "ON CONFLICT (product) DO UPDATE SET count = count + 1", (product,)),
-                  ("INSERT INTO applied (event_id, times) VALUES (?, 1) "
-                   "ON CONFLICT (event_id) DO UPDATE SET times = times + 1", (event,))]
+        self._tx([(("INSERT INTO like_count (product, count) VALUES (?, 1) "
+                    "ON CONFLICT (product) DO UPDATE SET count = count + 1"), (product,)),
+                  (("INSERT INTO applied (event_id, times) VALUES (?, 1) "
+                    "ON CONFLICT (event_id) DO UPDATE SET times = times + 1"), (event,))]
                  + ([self._insert_handled(event)] if mark_handled else []))
 
     def mark_handled(self, event):
@@ -451,8 +450,8 @@ class Store:
 
     @staticmethod
     def _insert_handled(event):
-        return ("INSERT INTO event_handled (event_id, handled_at) "
-                "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))", (event,))
+        return (("INSERT INTO event_handled (event_id, handled_at) "
+                 "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"), (event,))
 
     def _tx(self, statements):
         self.db.execute("BEGIN")
@@ -580,7 +579,7 @@ class Member:
                                   asynchronous=False)
         except KafkaException as e:
             raise RuntimeError("committing %s partition %d offset %d: %s" % (
-                self.topic, rec.partition, rec.offset + 1, e.args[0] if e.args else e))
+                self.topic, rec.partition, rec.offset + 1, e.args[0] if e.args else e)) from e
         for tp in parts or ():
             if tp.error is not None:
                 raise RuntimeError("committing %s partition %d offset %d: %s" % (
