@@ -185,8 +185,9 @@ def classify(err):
     return "failed"
 
 
-def report(topic, n, key, intended, t0):
-    """report returns the delivery callback of message n."""
+def report(topic, n, key, intended, t0, errs=None):
+    """report returns the delivery callback of message n; errs, when given,
+    also gets each error."""
     def done(err, msg):
         ack = time.monotonic_ns() - t0
         if err is None:
@@ -196,6 +197,8 @@ def report(topic, n, key, intended, t0):
                          n, json.dumps(topic), msg.partition(), -1 if offset is None or offset < 0 else offset,
                          json.dumps(key), message_id(n), intended, ack))
             return
+        if errs is not None:
+            errs.append(err)
         OUT.line(json.dumps({
             "name": "producer_send_error", "n": n, "topic": topic,
             "partition": -1 if msg is None or msg.partition() is None else msg.partition(), "offset": -1,
@@ -216,41 +219,72 @@ def watch_stdin():
     os._exit(3)
 
 
+class Messages:
+    """Messages are the spec's messages to send: the i-th (from 0) is message
+    first + i, due intended(i) ns after the start, with key(n) and the spec's
+    headers."""
+
+    def __init__(self, spec):
+        self.topic, self.count, self.first = spec["topic"], spec.get("count", 0), spec.get("from", 1)
+        rate, self.size = spec.get("rate") or 0, spec.get("size") or 0
+        self.keys, self.fixed = spec.get("keys") or 0, spec.get("key")
+        self.headers = [("event-id", spec["event_id"].encode())] if spec.get("event_id") else None
+        self.interval = 1e9 / rate if rate > 0 else 0
+
+    def intended(self, i):
+        return int(i * self.interval)
+
+    def key(self, n):
+        return "k%d" % (n % self.keys) if self.keys > 0 else self.fixed
+
+
+def pace(p, t0, intended):
+    """pace waits until intended ns after t0, serving p's callbacks and
+    writing the lines that are due meanwhile; it says whether the run goes
+    on (False: it stopped first)."""
+    while not STOP.is_set():
+        wait = intended - (time.monotonic_ns() - t0)
+        if wait <= 0:
+            break
+        p.poll(min(wait / 1e9, 0.05))
+        OUT.line_flush_due()
+    return not STOP.is_set()
+
+
+def send(p, msgs, i, t0, errs=None):
+    """send hands message i to p at its intended time and returns the delay
+    of the hand-off in ns, or None when the run stopped first. errs, when
+    given, gets the message's error, if it has one."""
+    n, intended = msgs.first + i, msgs.intended(i)
+    if not pace(p, t0, intended):
+        return None
+    key = msgs.key(n)
+    cb = report(msgs.topic, n, key, intended, t0, errs)
+    while True:
+        try:
+            p.produce(msgs.topic, value_of(n, msgs.size), key.encode() if key is not None else None,
+                      headers=msgs.headers, on_delivery=cb)
+            break
+        except BufferError:
+            p.poll(0.01)  # the queue is full: wait like the Java client's max.block.ms
+        except Exception as e:
+            cb(KafkaError(KafkaError._INVALID_ARG, str(e)), None)
+            break
+    p.poll(0)
+    return time.monotonic_ns() - t0 - intended
+
+
 def produce(p, spec, t0):
     """produce sends the spec's messages on its schedule; it returns how many
     it handed to the client and the largest delay of a hand-off."""
-    topic, count, first = spec["topic"], spec.get("count", 0), spec.get("from", 1)
-    rate, size = spec.get("rate") or 0, spec.get("size") or 0
-    keys, fixed = spec.get("keys") or 0, spec.get("key")
-    headers = [("event-id", spec["event_id"].encode())] if spec.get("event_id") else None
-    interval = 1e9 / rate if rate > 0 else 0
+    msgs = Messages(spec)
     sent = max_lag = 0
-    for i in range(count):
-        n = first + i
-        intended = int(i * interval)
-        while not STOP.is_set():
-            wait = intended - (time.monotonic_ns() - t0)
-            if wait <= 0:
-                break
-            p.poll(min(wait / 1e9, 0.05))
-            OUT.line_flush_due()
-        if STOP.is_set():
+    for i in range(msgs.count):
+        lag = send(p, msgs, i, t0)
+        if lag is None:
             break
-        key = "k%d" % (n % keys) if keys > 0 else fixed
-        cb = report(topic, n, key, intended, t0)
-        while True:
-            try:
-                p.produce(topic, value_of(n, size), key.encode() if key is not None else None,
-                          headers=headers, on_delivery=cb)
-                break
-            except BufferError:
-                p.poll(0.01)  # the queue is full: wait like the Java client's max.block.ms
-            except Exception as e:
-                cb(KafkaError(KafkaError._INVALID_ARG, str(e)), None)
-                break
-        p.poll(0)
         sent += 1
-        max_lag = max(max_lag, time.monotonic_ns() - t0 - intended)
+        max_lag = max(max_lag, lag)
     return sent, max_lag
 
 
@@ -314,60 +348,37 @@ def produce_txn(p, spec, t0, ids):
     messages in transactions, in order; it stops after a transaction whose
     end got no definite answer or one that did not begin. It returns what
     produce does."""
-    topic, count, first = spec["topic"], spec.get("count", 0), spec.get("from", 1)
-    rate, size = spec.get("rate") or 0, spec.get("size") or 0
-    keys, fixed = spec.get("keys") or 0, spec.get("key")
+    msgs = Messages(spec)
     per, abort_every = max(1, spec.get("txn_size") or 1), spec.get("abort_every") or 0
-    headers = [("event-id", spec["event_id"].encode())] if spec.get("event_id") else None
-    interval = 1e9 / rate if rate > 0 else 0
     sent = max_lag = 0
+    # errs holds the errors of the transaction in hand: one list, emptied as
+    # each transaction begins. A delivery report served after its own
+    # transaction ended counts in the one in hand, as it did when each
+    # transaction rebound errs to a new list that the callbacks looked up.
+    errs = []
     try:
         p.init_transactions(TXN_TIMEOUT_S)
     except KafkaException as e:
-        txn_end(1, first, 0, "unknown", False, -1, -1, "init_transactions: " + describe(e), t0, t0)
+        txn_end(1, msgs.first, 0, "unknown", False, -1, -1, "init_transactions: " + describe(e), t0, t0)
         return 0, 0
-    for k, lo in enumerate(range(0, count, per), 1):
+    for k, lo in enumerate(range(0, msgs.count, per), 1):
         if STOP.is_set():
             break
         start = time.monotonic_ns()
         try:
             p.begin_transaction()
         except KafkaException as e:
-            txn_end(k, first + lo, 0, "unknown", False, -1, -1, "begin_transaction: " + describe(e), start, t0)
+            txn_end(k, msgs.first + lo, 0, "unknown", False, -1, -1, "begin_transaction: " + describe(e), start, t0)
             break
-        errs, here = [], 0
-        for i in range(lo, min(lo + per, count)):
-            n = first + i
-            intended = int(i * interval)
-            while not STOP.is_set():
-                wait = intended - (time.monotonic_ns() - t0)
-                if wait <= 0:
-                    break
-                p.poll(min(wait / 1e9, 0.05))
-                OUT.line_flush_due()
-            if STOP.is_set():
+        errs.clear()
+        here = 0
+        for i in range(lo, min(lo + per, msgs.count)):
+            lag = send(p, msgs, i, t0, errs)
+            if lag is None:
                 break
-            key = "k%d" % (n % keys) if keys > 0 else fixed
-            cb = report(topic, n, key, intended, t0)
-
-            def done(err, msg, cb=cb):
-                if err is not None:
-                    errs.append(err)
-                cb(err, msg)
-            while True:
-                try:
-                    p.produce(topic, value_of(n, size), key.encode() if key is not None else None,
-                              headers=headers, on_delivery=done)
-                    break
-                except BufferError:
-                    p.poll(0.01)
-                except Exception as e:
-                    done(KafkaError(KafkaError._INVALID_ARG, str(e)), None)
-                    break
-            p.poll(0)
             sent += 1
             here += 1
-            max_lag = max(max_lag, time.monotonic_ns() - t0 - intended)
+            max_lag = max(max_lag, lag)
         on_purpose = abort_every > 0 and k % abort_every == 0
         err_text, pid, epoch = "", -1, -1
         try:
@@ -383,12 +394,11 @@ def produce_txn(p, spec, t0, ids):
                 outcome = "aborted"
         except KafkaException as e:
             outcome, err_text = "unknown", describe(e)
-        txn_end(k, first + lo, here, outcome, on_purpose and outcome == "aborted", pid, epoch, err_text, start, t0)
+        txn_end(k, msgs.first + lo, here, outcome, on_purpose and outcome == "aborted", pid, epoch, err_text, start, t0)
         OUT.flush()
         if outcome == "unknown":
             break
     return sent, max_lag
-
 
 
 # ---------------------------------------------------------------------------
@@ -429,10 +439,10 @@ class Store:
         return self.db.execute("SELECT 1 FROM event_handled WHERE event_id = ?", (event,)).fetchone() is not None
 
     def apply(self, product, event, mark_handled):
-        self._tx([("INSERT INTO like_count (product, count) VALUES (?, 1) "
-                   "ON CONFLICT (product) DO UPDATE SET count = count + 1", (product,)),
-                  ("INSERT INTO applied (event_id, times) VALUES (?, 1) "
-                   "ON CONFLICT (event_id) DO UPDATE SET times = times + 1", (event,))]
+        self._tx([(("INSERT INTO like_count (product, count) VALUES (?, 1) "
+                    "ON CONFLICT (product) DO UPDATE SET count = count + 1"), (product,)),
+                  (("INSERT INTO applied (event_id, times) VALUES (?, 1) "
+                    "ON CONFLICT (event_id) DO UPDATE SET times = times + 1"), (event,))]
                  + ([self._insert_handled(event)] if mark_handled else []))
 
     def mark_handled(self, event):
@@ -440,8 +450,8 @@ class Store:
 
     @staticmethod
     def _insert_handled(event):
-        return ("INSERT INTO event_handled (event_id, handled_at) "
-                "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))", (event,))
+        return (("INSERT INTO event_handled (event_id, handled_at) "
+                 "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"), (event,))
 
     def _tx(self, statements):
         self.db.execute("BEGIN")
@@ -569,7 +579,7 @@ class Member:
                                   asynchronous=False)
         except KafkaException as e:
             raise RuntimeError("committing %s partition %d offset %d: %s" % (
-                self.topic, rec.partition, rec.offset + 1, e.args[0] if e.args else e))
+                self.topic, rec.partition, rec.offset + 1, e.args[0] if e.args else e)) from e
         for tp in parts or ():
             if tp.error is not None:
                 raise RuntimeError("committing %s partition %d offset %d: %s" % (
