@@ -6,7 +6,7 @@
 // (Transform.java).
 // kafkabook compiles it on the user's machine against the kafka-clients
 // release asked for; it uses nothing but that jar, xerial sqlite-jdbc (the
-// member's store) and the JDK.
+// member's store), Gson (the spec) and the JDK.
 
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -14,8 +14,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -23,6 +21,10 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.Strictness;
+import com.google.gson.ToNumberPolicy;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -592,126 +594,24 @@ public final class KafkabookDriver {
         }
     }
 
-    // Json reads the spec (objects, arrays, strings, numbers, booleans,
-    // null) and quotes strings; the JDK has no JSON library and the driver
-    // takes no dependency beyond kafka-clients.
+    // Json reads the spec with Gson, a maintained parser held to strict
+    // JSON (RFC 8259, nothing after the value): objects as maps in their
+    // order, arrays as lists, integers as Long and other numbers as Double,
+    // as Spec, Member and Transform read them. quote writes the driver's
+    // own lines, one call a line on the client's I/O thread: no library.
     static final class Json {
-        final String s;
-        int i;
-
-        Json(String s) {
-            this.s = s;
+        private Json() {
         }
 
-        @SuppressWarnings("unchecked")
         static Map<String, Object> parseObject(String s) {
-            Json j = new Json(s);
-            Object v = j.value();
-            if (!(v instanceof Map)) {
+            Object v = new GsonBuilder().setStrictness(Strictness.STRICT)
+                    .setObjectToNumberStrategy(ToNumberPolicy.LONG_OR_DOUBLE).create().fromJson(s, Object.class);
+            if (!(v instanceof Map<?, ?> m)) {
                 throw new IllegalArgumentException("spec is not a JSON object");
             }
-            return (Map<String, Object>) v;
-        }
-
-        Object value() {
-            ws();
-            char c = s.charAt(i);
-            switch (c) {
-                case '{': {
-                    i++;
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    ws();
-                    if (s.charAt(i) == '}') {
-                        i++;
-                        return m;
-                    }
-                    while (true) {
-                        ws();
-                        String k = string();
-                        ws();
-                        expect(':');
-                        m.put(k, value());
-                        ws();
-                        if (s.charAt(i++) == '}') {
-                            return m;
-                        }
-                    }
-                }
-                case '[': {
-                    i++;
-                    List<Object> l = new ArrayList<>();
-                    ws();
-                    if (s.charAt(i) == ']') {
-                        i++;
-                        return l;
-                    }
-                    while (true) {
-                        l.add(value());
-                        ws();
-                        if (s.charAt(i++) == ']') {
-                            return l;
-                        }
-                    }
-                }
-                case '"':
-                    return string();
-                case 't':
-                    i += 4;
-                    return Boolean.TRUE;
-                case 'f':
-                    i += 5;
-                    return Boolean.FALSE;
-                case 'n':
-                    i += 4;
-                    return null;
-                default:
-                    int st = i;
-                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                        i++;
-                    }
-                    String num = s.substring(st, i);
-                    if (num.contains(".") || num.contains("e") || num.contains("E")) {
-                        return Double.parseDouble(num);
-                    }
-                    return Long.parseLong(num);
-            }
-        }
-
-        void ws() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        void expect(char c) {
-            if (s.charAt(i++) != c) {
-                throw new IllegalArgumentException("spec: want '" + c + "' at " + (i - 1));
-            }
-        }
-
-        String string() {
-            expect('"');
-            StringBuilder b = new StringBuilder();
-            while (true) {
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return b.toString();
-                }
-                if (c != '\\') {
-                    b.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n': b.append('\n'); break;
-                    case 't': b.append('\t'); break;
-                    case 'r': b.append('\r'); break;
-                    case 'b': b.append('\b'); break;
-                    case 'f': b.append('\f'); break;
-                    case 'u': b.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
-                    default: b.append(e);
-                }
-            }
+            @SuppressWarnings("unchecked") // Gson's objects have string keys
+            Map<String, Object> spec = (Map<String, Object>) m;
+            return spec;
         }
 
         static String quote(String s) {
