@@ -58,10 +58,18 @@ const jsonLib = "com.google.code.gson:gson:2.15.0"
 var javaDeps = []string{"org.xerial:sqlite-jdbc:" + SQLiteJDBC, jsonLib}
 
 // javaLibs are the artifacts the java driver resolves, with their runtime
-// dependencies: kafka-clients at version and javaDeps.
+// dependencies: kafka-clients at version and javaDeps. The driver check
+// (javacheck_test.go) compiles against the same.
 func javaLibs(version string) []string {
 	return append([]string{"org.apache.kafka:kafka-clients:" + version}, javaDeps...)
 }
+
+// javacFlags are what every compile of the drivers passes. The install
+// adds -nowarn: it compiles against whichever release a runbook asks for,
+// which the check never saw (a later one may deprecate what the driver
+// calls), and a warning is no reason to refuse a run. The check
+// (javacheck_test.go) adds -Xlint:all -Werror, against the defaults.
+var javacFlags = []string{"--release", "17", "-XDignore.symbol.file"}
 
 // DefaultJava is the kafka-clients version of `java` when neither the
 // runbook nor the cluster says one (the engine passes the cluster's Kafka
@@ -106,7 +114,7 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 		if err := extractSQLiteNative(tmp); err != nil {
 			progress("java driver: sqlite-jdbc will extract its native library at each start: %v", err)
 		}
-		args := append([]string{"--release", "17", "-nowarn", "-XDignore.symbol.file", "-d", "classes", "-cp", filepath.Join("libs", "*")}, srcs...)
+		args := append(append(append([]string{}, javacFlags...), "-nowarn", "-d", "classes", "-cp", filepath.Join("libs", "*")), srcs...)
 		if err := run(ctx, tmp, "javac", args...); err != nil {
 			return err
 		}

@@ -88,7 +88,7 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 		if err := extractSQLiteNative(tmp); err != nil {
 			progress("spring driver: sqlite-jdbc will extract its native library at each start: %v", err)
 		}
-		args := append([]string{"--release", "17", "-nowarn", "-XDignore.symbol.file", "-d", "classes", "-cp", filepath.Join("libs", "*")}, append(srcs, more...)...)
+		args := append(append(append([]string{}, javacFlags...), "-nowarn", "-d", "classes", "-cp", filepath.Join("libs", "*")), append(srcs, more...)...)
 		if err := run(ctx, tmp, "javac", args...); err != nil {
 			return err
 		}

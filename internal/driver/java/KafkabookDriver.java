@@ -118,6 +118,22 @@ public final class KafkabookDriver {
         System.exit(0);
     }
 
+    // interval is the time between two sends at rate messages a second,
+    // in nanoseconds: 0 (as fast as the client takes them) when rate is
+    // not positive.
+    static double interval(double rate) {
+        return rate > 0 ? 1e9 / rate : 0;
+    }
+
+    // intendedNs is when message i (0 the first of the run) is due, in
+    // nanoseconds after the start: i intervals, truncated. It is fixed
+    // from the start, not from the send before, so that a late send does
+    // not move the ones after it and latency runs from the intended time
+    // (docs/driver-protocol.md: no coordinated omission).
+    static long intendedNs(long i, double interval) {
+        return (long) (i * interval);
+    }
+
     // waitDue parks until a message's intended time (nanoseconds after t0);
     // false when the driver was stopped meanwhile.
     static boolean waitDue(long intended, long t0) {
@@ -142,11 +158,11 @@ public final class KafkabookDriver {
     // produce sends the spec's messages on its schedule and returns how many
     // it handed to the client and the largest delay of a hand-off.
     static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
-        double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+        double interval = interval(spec.rate);
         long sent = 0, maxLag = 0;
         for (int i = 0; i < spec.count && !stopped.get(); i++) {
             long n = spec.from + i;
-            long intended = (long) (i * interval);
+            long intended = intendedNs(i, interval);
             if (!waitDue(intended, t0)) {
                 break;
             }
@@ -262,7 +278,13 @@ public final class KafkabookDriver {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            long ack = System.nanoTime() - t0;
+            out.line(line(md, e, System.nanoTime() - t0));
+        }
+
+        // line is the send's producer_send_success or producer_send_error
+        // line, acknowledged ack nanoseconds after the start (a builder:
+        // the client's I/O thread appends it to Out without a copy).
+        CharSequence line(RecordMetadata md, Exception e, long ack) {
             StringBuilder b = new StringBuilder(200);
             if (e == null) {
                 b.append("{\"name\":\"producer_send_success\",\"n\":").append(n)
@@ -283,7 +305,7 @@ public final class KafkabookDriver {
                     .append(",\"value\":\"");
             Spec.appendId(b, n);
             b.append("\",\"intended_ns\":").append(intended).append(",\"ack_ns\":").append(ack).append('}');
-            out.line(b);
+            return b;
         }
     }
 
@@ -435,7 +457,7 @@ public final class KafkabookDriver {
         static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
             long size = Math.max(1, Spec.num(spec.raw, "txn_size", 1));
             long abortEvery = Spec.num(spec.raw, "abort_every", 0);
-            double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+            double interval = interval(spec.rate);
             long sent = 0, maxLag = 0;
             try {
                 producer.initTransactions();
@@ -455,7 +477,7 @@ public final class KafkabookDriver {
                 long count = 0;
                 for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
                     long n1 = spec.from + i;
-                    long intended = (long) (i * interval);
+                    long intended = intendedNs(i, interval);
                     if (!waitDue(intended, t0)) {
                         break;
                     }
@@ -509,10 +531,17 @@ public final class KafkabookDriver {
 
         // end writes one transaction_end line.
         static void end(long n, long first, long count, String outcome, boolean onPurpose, long pid, long epoch, String err, long start, long t0) {
-            out.line("{\"name\":\"transaction_end\",\"txn\":" + n + ",\"first\":" + first + ",\"count\":" + count
+            out.line(endLine(n, first, count, outcome, onPurpose, pid, epoch, err, start - t0, System.nanoTime() - t0));
+        }
+
+        // endLine is a transaction_end line; startNs and endNs are after
+        // the run's start.
+        static String endLine(long n, long first, long count, String outcome, boolean onPurpose, long pid, long epoch, String err,
+                long startNs, long endNs) {
+            return "{\"name\":\"transaction_end\",\"txn\":" + n + ",\"first\":" + first + ",\"count\":" + count
                     + ",\"outcome\":" + Json.quote(outcome) + ",\"on_purpose\":" + onPurpose
                     + ",\"producer_id\":" + pid + ",\"epoch\":" + epoch + ",\"error\":" + Json.quote(err)
-                    + ",\"start_ns\":" + (start - t0) + ",\"end_ns\":" + (System.nanoTime() - t0) + "}");
+                    + ",\"start_ns\":" + startNs + ",\"end_ns\":" + endNs + "}";
         }
 
         static String describe(Exception e) {
