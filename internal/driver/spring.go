@@ -18,8 +18,9 @@ import (
 var springFiles embed.FS
 
 // springSource is what a spring install's hash covers: the java driver's
-// sources and the spring driver's, and the logging binding it resolves.
-var springSource = append(append(sources(javaFiles, "java/*.java"), sources(springFiles, "spring/*.java")...), "\x00libs:"+springLogging...)
+// sources and the spring driver's, and the artifacts resolved with
+// spring-kafka.
+var springSource = append(append(sources(javaFiles, "java/*.java"), sources(springFiles, "spring/*.java")...), "\x00libs:"+strings.Join(springDeps, ",")...)
 
 // springLogging is the SLF4J binding the spring driver resolves with
 // spring-kafka, at the slf4j-api release kafka-clients 4.x depends on
@@ -28,6 +29,17 @@ var springSource = append(append(sources(javaFiles, "java/*.java"), sources(spri
 // reads the client's own reaction to a property it let through
 // (consume --allow-unknown). Without a binding SLF4J drops every line.
 const springLogging = "org.slf4j:slf4j-simple:1.7.36"
+
+// springDeps are the artifacts the spring driver resolves besides
+// spring-kafka: the java driver's and the logging binding.
+var springDeps = append(append([]string{}, javaDeps...), springLogging)
+
+// springLibs are the artifacts the spring driver resolves, with their
+// runtime dependencies (kafka-clients among them): spring-kafka at version
+// and springDeps.
+func springLibs(version string) []string {
+	return append([]string{"org.springframework.kafka:spring-kafka:" + version}, springDeps...)
+}
 
 // DefaultSpring is the spring-kafka release of `spring` when none is
 // pinned: the 4.1 line, which runs on Java 17 and kafka-clients 4.x.
@@ -56,8 +68,8 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 		return d, err
 	}
 	err := build(cache, dir, springSource, func(tmp string) error {
-		progress("spring driver: resolving org.springframework.kafka:spring-kafka:%s, org.xerial:sqlite-jdbc:%s and %s from Maven Central", ref.Version, SQLiteJDBC, springLogging)
-		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), "org.springframework.kafka:spring-kafka:"+ref.Version, "org.xerial:sqlite-jdbc:"+SQLiteJDBC, springLogging)
+		progress("spring driver: resolving org.springframework.kafka:spring-kafka:%s, %s from Maven Central", ref.Version, strings.Join(springDeps, ", "))
+		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), springLibs(ref.Version)...)
 		if err != nil {
 			if msg := err.Error(); strings.Contains(msg, "Could not find artifact") || strings.Contains(msg, "could not be resolved") || strings.Contains(msg, "was not found in") {
 				return fmt.Errorf("spring-kafka %s is not on Maven Central: releases look like 4.0.8, 4.1.2", ref.Version)
@@ -76,7 +88,7 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 		if err := extractSQLiteNative(tmp); err != nil {
 			progress("spring driver: sqlite-jdbc will extract its native library at each start: %v", err)
 		}
-		args := append([]string{"--release", "17", "-nowarn", "-XDignore.symbol.file", "-d", "classes", "-cp", filepath.Join("libs", "*")}, append(srcs, more...)...)
+		args := append(append(append([]string{}, javacFlags...), "-nowarn", "-d", "classes", "-cp", filepath.Join("libs", "*")), append(srcs, more...)...)
 		if err := run(ctx, tmp, "javac", args...); err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@
 // (Transform.java).
 // kafkabook compiles it on the user's machine against the kafka-clients
 // release asked for; it uses nothing but that jar, xerial sqlite-jdbc (the
-// member's store) and the JDK.
+// member's store), Gson (the spec) and the JDK.
 
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -14,8 +14,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -23,6 +21,10 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+
+import com.google.gson.GsonBuilder;
+import com.google.gson.Strictness;
+import com.google.gson.ToNumberPolicy;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -116,6 +118,22 @@ public final class KafkabookDriver {
         System.exit(0);
     }
 
+    // interval is the time between two sends at rate messages a second,
+    // in nanoseconds: 0 (as fast as the client takes them) when rate is
+    // not positive.
+    static double interval(double rate) {
+        return rate > 0 ? 1e9 / rate : 0;
+    }
+
+    // intendedNs is when message i (0 the first of the run) is due, in
+    // nanoseconds after the start: i intervals, truncated. It is fixed
+    // from the start, not from the send before, so that a late send does
+    // not move the ones after it and latency runs from the intended time
+    // (docs/driver-protocol.md: no coordinated omission).
+    static long intendedNs(long i, double interval) {
+        return (long) (i * interval);
+    }
+
     // waitDue parks until a message's intended time (nanoseconds after t0);
     // false when the driver was stopped meanwhile.
     static boolean waitDue(long intended, long t0) {
@@ -140,11 +158,11 @@ public final class KafkabookDriver {
     // produce sends the spec's messages on its schedule and returns how many
     // it handed to the client and the largest delay of a hand-off.
     static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
-        double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+        double interval = interval(spec.rate);
         long sent = 0, maxLag = 0;
         for (int i = 0; i < spec.count && !stopped.get(); i++) {
             long n = spec.from + i;
-            long intended = (long) (i * interval);
+            long intended = intendedNs(i, interval);
             if (!waitDue(intended, t0)) {
                 break;
             }
@@ -260,7 +278,13 @@ public final class KafkabookDriver {
 
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
-            long ack = System.nanoTime() - t0;
+            out.line(line(md, e, System.nanoTime() - t0));
+        }
+
+        // line is the send's producer_send_success or producer_send_error
+        // line, acknowledged ack nanoseconds after the start (a builder:
+        // the client's I/O thread appends it to Out without a copy).
+        CharSequence line(RecordMetadata md, Exception e, long ack) {
             StringBuilder b = new StringBuilder(200);
             if (e == null) {
                 b.append("{\"name\":\"producer_send_success\",\"n\":").append(n)
@@ -281,7 +305,7 @@ public final class KafkabookDriver {
                     .append(",\"value\":\"");
             Spec.appendId(b, n);
             b.append("\",\"intended_ns\":").append(intended).append(",\"ack_ns\":").append(ack).append('}');
-            out.line(b);
+            return b;
         }
     }
 
@@ -433,7 +457,7 @@ public final class KafkabookDriver {
         static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
             long size = Math.max(1, Spec.num(spec.raw, "txn_size", 1));
             long abortEvery = Spec.num(spec.raw, "abort_every", 0);
-            double interval = spec.rate > 0 ? 1e9 / spec.rate : 0;
+            double interval = interval(spec.rate);
             long sent = 0, maxLag = 0;
             try {
                 producer.initTransactions();
@@ -453,7 +477,7 @@ public final class KafkabookDriver {
                 long count = 0;
                 for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
                     long n1 = spec.from + i;
-                    long intended = (long) (i * interval);
+                    long intended = intendedNs(i, interval);
                     if (!waitDue(intended, t0)) {
                         break;
                     }
@@ -507,10 +531,17 @@ public final class KafkabookDriver {
 
         // end writes one transaction_end line.
         static void end(long n, long first, long count, String outcome, boolean onPurpose, long pid, long epoch, String err, long start, long t0) {
-            out.line("{\"name\":\"transaction_end\",\"txn\":" + n + ",\"first\":" + first + ",\"count\":" + count
+            out.line(endLine(n, first, count, outcome, onPurpose, pid, epoch, err, start - t0, System.nanoTime() - t0));
+        }
+
+        // endLine is a transaction_end line; startNs and endNs are after
+        // the run's start.
+        static String endLine(long n, long first, long count, String outcome, boolean onPurpose, long pid, long epoch, String err,
+                long startNs, long endNs) {
+            return "{\"name\":\"transaction_end\",\"txn\":" + n + ",\"first\":" + first + ",\"count\":" + count
                     + ",\"outcome\":" + Json.quote(outcome) + ",\"on_purpose\":" + onPurpose
                     + ",\"producer_id\":" + pid + ",\"epoch\":" + epoch + ",\"error\":" + Json.quote(err)
-                    + ",\"start_ns\":" + (start - t0) + ",\"end_ns\":" + (System.nanoTime() - t0) + "}");
+                    + ",\"start_ns\":" + startNs + ",\"end_ns\":" + endNs + "}";
         }
 
         static String describe(Exception e) {
@@ -592,126 +623,24 @@ public final class KafkabookDriver {
         }
     }
 
-    // Json reads the spec (objects, arrays, strings, numbers, booleans,
-    // null) and quotes strings; the JDK has no JSON library and the driver
-    // takes no dependency beyond kafka-clients.
+    // Json reads the spec with Gson, a maintained parser held to strict
+    // JSON (RFC 8259, nothing after the value): objects as maps in their
+    // order, arrays as lists, integers as Long and other numbers as Double,
+    // as Spec, Member and Transform read them. quote writes the driver's
+    // own lines, one call a line on the client's I/O thread: no library.
     static final class Json {
-        final String s;
-        int i;
-
-        Json(String s) {
-            this.s = s;
+        private Json() {
         }
 
-        @SuppressWarnings("unchecked")
         static Map<String, Object> parseObject(String s) {
-            Json j = new Json(s);
-            Object v = j.value();
-            if (!(v instanceof Map)) {
+            Object v = new GsonBuilder().setStrictness(Strictness.STRICT)
+                    .setObjectToNumberStrategy(ToNumberPolicy.LONG_OR_DOUBLE).create().fromJson(s, Object.class);
+            if (!(v instanceof Map<?, ?> m)) {
                 throw new IllegalArgumentException("spec is not a JSON object");
             }
-            return (Map<String, Object>) v;
-        }
-
-        Object value() {
-            ws();
-            char c = s.charAt(i);
-            switch (c) {
-                case '{': {
-                    i++;
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    ws();
-                    if (s.charAt(i) == '}') {
-                        i++;
-                        return m;
-                    }
-                    while (true) {
-                        ws();
-                        String k = string();
-                        ws();
-                        expect(':');
-                        m.put(k, value());
-                        ws();
-                        if (s.charAt(i++) == '}') {
-                            return m;
-                        }
-                    }
-                }
-                case '[': {
-                    i++;
-                    List<Object> l = new ArrayList<>();
-                    ws();
-                    if (s.charAt(i) == ']') {
-                        i++;
-                        return l;
-                    }
-                    while (true) {
-                        l.add(value());
-                        ws();
-                        if (s.charAt(i++) == ']') {
-                            return l;
-                        }
-                    }
-                }
-                case '"':
-                    return string();
-                case 't':
-                    i += 4;
-                    return Boolean.TRUE;
-                case 'f':
-                    i += 5;
-                    return Boolean.FALSE;
-                case 'n':
-                    i += 4;
-                    return null;
-                default:
-                    int st = i;
-                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                        i++;
-                    }
-                    String num = s.substring(st, i);
-                    if (num.contains(".") || num.contains("e") || num.contains("E")) {
-                        return Double.parseDouble(num);
-                    }
-                    return Long.parseLong(num);
-            }
-        }
-
-        void ws() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        void expect(char c) {
-            if (s.charAt(i++) != c) {
-                throw new IllegalArgumentException("spec: want '" + c + "' at " + (i - 1));
-            }
-        }
-
-        String string() {
-            expect('"');
-            StringBuilder b = new StringBuilder();
-            while (true) {
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return b.toString();
-                }
-                if (c != '\\') {
-                    b.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n': b.append('\n'); break;
-                    case 't': b.append('\t'); break;
-                    case 'r': b.append('\r'); break;
-                    case 'b': b.append('\b'); break;
-                    case 'f': b.append('\f'); break;
-                    case 'u': b.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
-                    default: b.append(e);
-                }
-            }
+            @SuppressWarnings("unchecked") // Gson's objects have string keys
+            Map<String, Object> spec = (Map<String, Object>) m;
+            return spec;
         }
 
         static String quote(String s) {

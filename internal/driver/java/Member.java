@@ -549,6 +549,12 @@ public final class Member {
         }
 
         static void event(int member, String kind, int partition, long offset, String id, String event) {
+            line(eventLine(member, kind, partition, offset, id, event));
+        }
+
+        // eventLine is one event of the member's report, at this instant;
+        // id and event are left out when null.
+        static String eventLine(int member, String kind, int partition, long offset, String id, String event) {
             StringBuilder b = new StringBuilder(128);
             b.append("{\"at\":\"").append(Instant.now()).append("\",\"member\":").append(member)
                     .append(",\"kind\":\"").append(kind).append("\",\"partition\":").append(partition)
@@ -559,7 +565,7 @@ public final class Member {
             if (event != null) {
                 b.append(",\"event\":").append(KafkabookDriver.Json.quote(event));
             }
-            line(b.append('}').toString());
+            return b.append('}').toString();
         }
     }
 }

@@ -285,21 +285,30 @@ public final class Transform {
 
     // fenced reports the fencing error as the member's fenced event.
     static void fenced(Spec spec, Throwable e, String id) {
+        Member.Events.line(fencedLine(spec.member, e, id));
+    }
+
+    // fencedLine is member's fenced event for e, at this instant: the
+    // error by Kafka's name when it has one, and the record whose derived
+    // write was refused (id) when there is one.
+    static String fencedLine(int member, Throwable e, String id) {
         String name = e instanceof org.apache.kafka.common.errors.ApiException a
                 ? org.apache.kafka.common.protocol.Errors.forException(a).name() : e.getClass().getName();
         StringBuilder b = new StringBuilder(256);
-        b.append("{\"at\":\"").append(java.time.Instant.now()).append("\",\"member\":").append(spec.member)
+        b.append("{\"at\":\"").append(java.time.Instant.now()).append("\",\"member\":").append(member)
                 .append(",\"kind\":\"fenced\",\"partition\":-1,\"offset\":-1");
         if (id != null) {
             b.append(",\"id\":").append(KafkabookDriver.Json.quote(id));
         }
         b.append(",\"error\":").append(KafkabookDriver.Json.quote(name + ": " + e.getMessage())).append('}');
-        Member.Events.line(b.toString());
+        return b.toString();
     }
 
     // Fenced carries a fencing error out of the loop, with the record
     // whose derived write it refused (null when not at a write).
     static final class Fenced extends Exception {
+        private static final long serialVersionUID = 1L; // never serialized: javac's serial lint asks for one
+
         final String id;
 
         Fenced(Throwable cause, String id) {
