@@ -31,7 +31,7 @@ dockerd_start() {
 # _dockerd_try starts dockerd with the given options and waits until it
 # answers; on failure it stops it again and shows the end of its log.
 _dockerd_try() {
-	echo "dockerd: starting dockerd $* (log: $DOCKERD_LOG)"
+	echo "dockerd: starting dockerd${*:+ $*} (log: $DOCKERD_LOG)"
 	dockerd "$@" >"$DOCKERD_LOG" 2>&1 &
 	DOCKERD_PID=$!
 	local i
@@ -40,7 +40,7 @@ _dockerd_try() {
 		kill -0 "$DOCKERD_PID" 2>/dev/null || break
 		sleep 0.5
 	done
-	echo "dockerd: dockerd $* did not come up:"
+	echo "dockerd: dockerd${*:+ $*} did not come up:"
 	tail -5 "$DOCKERD_LOG"
 	dockerd_stop
 	return 1

@@ -10,10 +10,10 @@ import (
 )
 
 // TestExampleOnKubernetes runs two of the examples once each on the
-// Kubernetes backend (the fast tier only producer-acks), in a namespace of its own, as a user would with
-// --backend kubernetes: the cluster is a StatefulSet, and every client
-// (franz-go's producer driver, the consumer group members) is a process
-// in the clients' pod. producer-acks: acks=1 must lose acknowledged
+// Kubernetes backend (the fast tier only producer-acks), in a namespace
+// of its own, as a user would with --backend kubernetes: the cluster is
+// a StatefulSet, and every client (franz-go's producer driver, the
+// consumer group members) is a process in the clients' pod. producer-acks: acks=1 must lose acknowledged
 // messages while acks=all loses none, as on the other backends.
 // consumer-commits: each commit mode's tally, with a member crashed by a
 // real SIGKILL in the pod, must hold as the runbook expects.
