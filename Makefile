@@ -19,6 +19,7 @@ example: deps build
 # every backend's fault table, every client's conformance, the checker
 # against an independent reader, and three examples end to end.
 test: deps lint-workflows
+	@date -u +'== make test: vet, prosecheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
 	GO=$(GO) ./scripts/test-go.sh fast
@@ -27,6 +28,7 @@ test: deps lint-workflows
 # examples on every backend, longer fuzzing and the benchmarks' smoke
 # runs (KAFKABOOK_TEST_TIER=full). The nightly workflow runs it.
 test-full: deps lint-workflows
+	@date -u +'== make test-full: vet, prosecheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
 	GO=$(GO) ./scripts/test-go.sh full

@@ -40,11 +40,11 @@ lane() {
 	name=$1
 	shift
 	start=$(date +%s)
-	echo "== $name lane: $*"
+	echo "== $name lane, from $(date -u +%H:%M:%S) UTC: $*"
 	{
 		"$@" 2>&1
 		echo "lane-exit $?"
-	} | tee "$log.lane" | grep -v '^lane-exit '
+	} | tee "$log.lane" | grep --line-buffered -v '^lane-exit '
 	grep -q '^lane-exit 0$' "$log.lane" || failed=1
 	sed "s/^/$name /" "$log.lane" >>"$log"
 	echo "$name-wall $(($(date +%s) - start))" >>"$log"
@@ -69,6 +69,7 @@ if [ "$tier" = full ]; then
 fi
 
 total=$(($(date +%s) - begin))
+echo "== lanes done at $(date -u +%H:%M:%S) UTC"
 # The cost table: every package's time per lane (go test's own figure),
 # the lanes' wall times, and the whole run's.
 awk -v total="$total" -v tier="$tier" '
@@ -78,7 +79,11 @@ awk -v total="$total" -v tier="$tier" '
 	t[key] += substr($4, 1, length($4) - 1)
 	if ($2 == "FAIL") st[key] = "FAIL"; else if (!(key in st)) st[key] = "ok"
 }
-$1 ~ /-wall$/ { lanes[++m] = substr($1, 1, length($1) - 5); wall[lanes[m]] = $2 }
+$1 ~ /-wall$/ {
+	l = substr($1, 1, length($1) - 5)
+	if (!(l in wall)) lanes[++m] = l
+	wall[l] += $2
+}
 END {
 	printf "\n== cost of the %s tier, seconds (go test'"'"'s time per package and lane)\n", tier
 	for (i = 1; i <= n; i++) {
