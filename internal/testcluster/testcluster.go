@@ -123,8 +123,14 @@ func Name() string {
 	return fmt.Sprintf("t%x", b)
 }
 
-// Start brings up a cluster of n nodes with the given broker overrides and
-// registers its removal, and a check that nothing of it remains.
+// Start brings up a cluster of n nodes with the given broker overrides,
+// owned by the test: it registers its removal, and a check that nothing of
+// it remains. Tests that can share a cluster call Shared instead; those
+// that own one are a backend's own bring-up and fault table (local's
+// TestFaults and TestDownNamesWhatItCannotRemove, and the docker,
+// kubernetes and external backends' own starters), the power-loss layer's
+// (startOnLayer), kafkabook killed with its cluster (TestKilledRuns) and
+// packages with a single cluster test (internal/kafka).
 func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, cluster.Status) {
 	t.Helper()
 	Require(t)
