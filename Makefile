@@ -25,8 +25,9 @@ test: deps lint-workflows
 	GO=$(GO) ./scripts/test-go.sh fast
 
 # test-full is what a release needs besides: every example end to end,
-# examples on every backend, longer fuzzing and the benchmarks' smoke
-# runs (KAFKABOOK_TEST_TIER=full). The nightly workflow runs it.
+# more examples on Kubernetes and the external backend, the fault table on
+# the power-loss layer, longer fuzzing and the benchmarks' smoke runs
+# (KAFKABOOK_TEST_TIER=full). The nightly workflow runs it.
 test-full: deps lint-workflows
 	@date -u +'== make test-full: vet, prosecheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...

@@ -10,8 +10,9 @@ import (
 // backend through the shared fault table, every client through its
 // conformance table, the checker against an independent reader, and a few
 // examples end to end. `make test-full` sets KAFKABOOK_TEST_TIER=full and
-// adds what only a release needs: every other example, examples on every
-// backend, longer fuzzing and the benchmarks' smoke runs.
+// adds what only a release needs: every other example, more examples on
+// Kubernetes and the external backend, the fault table on the power-loss
+// layer, longer fuzzing and the benchmarks' smoke runs.
 //
 // The tier is an environment variable rather than a build tag so that the
 // full tier's tests are compiled, vetted and listed by every build; a test
