@@ -17,16 +17,16 @@ import (
 	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
-// Bringing up a three-node cluster costs about half a minute on two
-// cores, and most tests need nothing of a cluster but its brokers: they
-// isolate themselves by their own topics, groups and transactional ids
-// (the engine suffixes every name with its run). So a package's tests
-// share one cluster per configuration: the first test that asks starts
-// it, every later one gets it back healed (every node running and
-// connected, every ISR full), and Main takes it down when the package's
-// tests end, pass or fail, and checks that nothing of it remains. A test
-// that must own its cluster (power loss, the reaper, a backend's own
-// bring-up) calls Start instead, and says why.
+// Bringing up a cluster costs a few seconds (2–8 s measured on two cores,
+// more under load), and most tests need nothing of a cluster but its
+// brokers: they isolate themselves by their own topics, groups and
+// transactional ids (the engine suffixes every name with its run). So a
+// package's tests share one cluster per configuration: the first test
+// that asks starts it, every later one gets it back healed (every node
+// running and connected, every ISR full), and Main takes it down when the
+// package's tests end, pass or fail, and checks that nothing of it
+// remains. A test that must own its cluster (power loss, the reaper, a
+// backend's own bring-up) calls Start instead, and says why.
 
 // Only one shared cluster runs at a time: a test that asks for another
 // configuration first takes the running one down. Idle brokers still take
