@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cachedir"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
 // TestJavaDriverChecks holds the java and spring drivers to what a cluster
@@ -142,9 +144,8 @@ func checkLibs(ctx context.Context, cache, name string, source []byte, coords []
 	return filepath.Join(dir, "libs"), err
 }
 
-// requireCommands fails the test under CI=true, and skips it elsewhere,
-// when a command it needs is not installed: CI must run every check
-// (testcluster.Require's rule for clusters).
+// requireCommands ends the test, as testcluster.Lacks does, when a
+// command it needs is not installed.
 func requireCommands(t *testing.T, cmds ...string) {
 	t.Helper()
 	var missing []string
@@ -156,8 +157,5 @@ func requireCommands(t *testing.T, cmds ...string) {
 	if len(missing) == 0 {
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("this test needs %s (install-deps.sh installs them); CI must provide them", strings.Join(missing, ", "))
-	}
-	t.Skipf("needs %s", strings.Join(missing, ", "))
+	testcluster.Lacks(t, fmt.Sprintf("this test needs %s (install-deps.sh installs them)", strings.Join(missing, ", ")))
 }

@@ -31,11 +31,8 @@ func installLibrdkafka(ctx context.Context, cache string, ref Ref, progress func
 	if installed(dir, pythonSource) {
 		return d, nil
 	}
-	if err := need("python3", "python3", "the librdkafka driver runs confluent-kafka for Python"); err != nil {
+	if _, err := pythonWithVenv(ctx, "the librdkafka driver runs confluent-kafka for Python"); err != nil {
 		return d, err
-	}
-	if err := exec.CommandContext(ctx, "python3", "-c", "import venv, ensurepip").Run(); err != nil {
-		return d, fmt.Errorf("python3 cannot make a virtual environment with pip (no venv or ensurepip module): install it (Debian/Ubuntu: apt-get install python3-venv)")
 	}
 	err := build(cache, dir, pythonSource, func(tmp string) error {
 		progress("librdkafka driver: making a Python virtual environment")
@@ -58,4 +55,20 @@ func installLibrdkafka(ctx context.Context, cache string, ref Ref, progress func
 	}
 	progress("librdkafka driver: confluent-kafka %s ready in %s", ref.Version, dir)
 	return d, nil
+}
+
+// pythonWithVenv is python3's version when it can make a virtual
+// environment with pip, as the driver's install and its checks need;
+// otherwise an error that says what to install. why says what python3 is
+// needed for.
+func pythonWithVenv(ctx context.Context, why string) (string, error) {
+	if err := need("python3", "python3", why); err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, "python3", "-c", "import sys, venv, ensurepip; print('%d.%d.%d' % sys.version_info[:3])").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("python3 cannot make a virtual environment with pip (%v: %s): install its venv module (Debian/Ubuntu: apt-get install python3-venv)",
+			err, strings.TrimSpace(tailLines(string(out), 3)))
+	}
+	return strings.TrimSpace(string(out)), nil
 }

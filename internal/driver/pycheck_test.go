@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cachedir"
+	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
 // pythonPackage is the librdkafka driver's directory: the driver, its
@@ -37,12 +38,9 @@ func TestPythonDriverChecks(t *testing.T) {
 		t.Errorf("%s/pyproject.toml pins confluent-kafka==%s and DefaultLibrdkafka is %s: the driver is checked against the release it runs by default; make them one",
 			pythonPackage, pins["confluent-kafka"], DefaultLibrdkafka)
 	}
-	version, err := pythonWithVenv(ctx)
+	version, err := pythonWithVenv(ctx, "the librdkafka driver's checks run under it")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v; CI must provide it", err)
-		}
-		t.Skip(err)
+		testcluster.Lacks(t, err.Error())
 	}
 	venv := pythonCheckVenv(ctx, t, version, pins)
 	dir, err := filepath.Abs(pythonPackage)
@@ -72,21 +70,6 @@ func readPyprojectPins(t *testing.T, path string) map[string]string {
 		}
 	}
 	return pins
-}
-
-// pythonWithVenv is python3's version when it can make a virtual
-// environment with pip, as the driver's install needs; otherwise an error
-// that says what to install.
-func pythonWithVenv(ctx context.Context) (string, error) {
-	if err := need("python3", "python3", "the librdkafka driver's checks run under it"); err != nil {
-		return "", err
-	}
-	out, err := exec.CommandContext(ctx, "python3", "-c", "import sys, venv, ensurepip; print('%d.%d.%d' % sys.version_info[:3])").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("python3 cannot make a virtual environment with pip (%v: %s): install its venv module (Debian/Ubuntu: apt-get install python3-venv)",
-			err, strings.TrimSpace(tailLines(string(out), 3)))
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // pythonCheckVenv returns a virtual environment of kafkabook's cache

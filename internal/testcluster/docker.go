@@ -2,7 +2,6 @@ package testcluster
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ func RequireDocker(t testing.TB) {
 	if docker.DaemonRunning(context.Background()) {
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("this test needs a Docker daemon (CI must start one: see .ci/run)")
-	}
-	t.Skipf("needs a Docker daemon")
+	Lacks(t, "this test needs a Docker daemon (.ci/run starts one)")
 }
 
 // DockerImage makes sure the image the docker backend runs is there:
