@@ -15,7 +15,10 @@ import (
 const coordinatorWait = 30 * time.Second
 
 // coordinatorNode resolves coordinator(txn:NAME) or coordinator(group:G)
-// to the node the cluster names (FindCoordinator) when the step runs.
+// to the node the cluster names (FindCoordinator) when the step runs,
+// asked of the nodes that run: a paused coordinator would hold the
+// question past the broker session timeout, and the answer would then be
+// the node the coordinator moved to, not the one paused.
 func (r *runner) coordinatorNode(ctx context.Context, c runbook.Coordinator) (string, error) {
 	kind, key := kafka.CoordinatorGroup, r.realName(c.Name)
 	if c.Kind == runbook.CoordTxn {
@@ -26,7 +29,8 @@ func (r *runner) coordinatorNode(ctx context.Context, c runbook.Coordinator) (st
 		}
 		key = id
 	}
-	id, err := r.admin.Coordinator(ctx, kind, key, coordinatorWait)
+	_, running := r.running(ctx)
+	id, err := r.admin.Coordinator(ctx, running, kind, key, coordinatorWait)
 	if err != nil {
 		return "", err
 	}

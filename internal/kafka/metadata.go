@@ -93,10 +93,23 @@ func partitions(resp *kmsg.MetadataResponse) ([]Partition, error) {
 // metadata sends req to the first of brokers that answers, or to any
 // broker when none are given.
 func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, error) {
+	resp, err := c.askFirst(ctx, brokers, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.(*kmsg.MetadataResponse), nil
+}
+
+// askFirst sends req to the first of brokers that answers within a
+// second, or to any broker when none are given. Asking only the nodes
+// that run matters while a broker is paused: a request it holds is
+// answered by nobody until the client's read timeout, long after the
+// cluster has moved on.
+func (c *Client) askFirst(ctx context.Context, brokers []int32, req kmsg.Request) (kmsg.Response, error) {
 	if len(brokers) == 0 {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		return req.RequestWith(ctx, c.cl)
+		return c.cl.Request(ctx, req)
 	}
 	var lastErr error
 	for _, id := range brokers {
@@ -104,7 +117,7 @@ func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.Metada
 		resp, err := c.cl.Broker(int(id)).Request(bctx, req)
 		cancel()
 		if err == nil {
-			return resp.(*kmsg.MetadataResponse), nil
+			return resp, nil
 		}
 		lastErr = fmt.Errorf("broker %d: %w", id, err)
 		if ctx.Err() != nil {
@@ -114,7 +127,7 @@ func (c *Client) metadata(ctx context.Context, brokers []int32, req *kmsg.Metada
 	// None answered, or the client has not learnt their addresses yet.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := c.cl.Request(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%w (and %v)", err, lastErr)
 	}
