@@ -18,7 +18,7 @@
 set -u
 tier=${1:-fast}
 case "$tier" in
-fast) fuzztime=10s ;;
+fast) fuzztime=5s ;;
 full)
 	fuzztime=2m
 	export KAFKABOOK_TEST_TIER=full
