@@ -26,7 +26,7 @@ func hostileRun(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Title = "Title " + payload
+	r.Title = "Title " + payload + " gpj.\u202eexe"
 	r.Provenance.Params = map[string]string{"count" + payload: "10" + payload}
 	r.Provenance.Broker = map[string]string{"x": payload}
 	r.Provenance.Host = payload
@@ -127,6 +127,9 @@ func TestEscaping(t *testing.T) {
 		}
 		if !strings.Contains(page, "&lt;/script&gt;&lt;script&gt;window.pwned=1") {
 			t.Errorf("single=%v: payload not shown escaped", single)
+		}
+		if strings.ContainsRune(page, '\u202e') || !strings.Contains(page, "gpj.[U+202E]exe") {
+			t.Errorf("single=%v: the title's bidi override is not shown as its code point", single)
 		}
 		why := section(t, page, `<h2 id="why">`, `<h2 id="charts">`)
 		if n := strings.Count(why, "&lt;/script&gt;&lt;script&gt;window.pwned=1"); n < 2 {

@@ -191,7 +191,7 @@ func writeComparison(p string, a, b siteRun) (int, error) {
 	if err := c.HTML(&buf); err != nil {
 		return 0, fmt.Errorf("report: comparing %s and %s: %w", a.Rel, b.Rel, err)
 	}
-	if err := writeFile(p, buf.Bytes()); err != nil {
+	if err := writePage(p, buf.Bytes()); err != nil {
 		return 0, err
 	}
 	rendered("comparison", p)

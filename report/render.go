@@ -18,6 +18,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"github.com/kafkabook/kafkabook/internal/echarts"
+	"github.com/kafkabook/kafkabook/internal/safetext"
 	"github.com/kafkabook/kafkabook/internal/templates"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -129,13 +130,18 @@ func renderRun(dir string, ev *runEvidence, opts Options) (runSummary, error) {
 		return runSummary{}, fmt.Errorf("report: %s: %w", dir, err)
 	}
 	p := filepath.Join(dir, IndexFile)
-	if err := writeFile(p, buf.Bytes()); err != nil {
+	if err := writePage(p, buf.Bytes()); err != nil {
 		return runSummary{}, err
 	}
 	rendered("run", p)
 	sum := summarize(ev.r, page.exps)
 	return sum, writeSummary(dir, ev.from, sum)
 }
+
+// writePage writes a rendered page, every bidi control in it shown
+// (safetext.Page): the templates hold none, so each came from the
+// evidence.
+func writePage(p string, page []byte) error { return writeFile(p, safetext.Page(page)) }
 
 // writeFile writes a page or an asset atomically and durably.
 func writeFile(p string, data []byte) error {

@@ -514,7 +514,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 		return fmt.Errorf("report: %w", err)
 	}
 	p := filepath.Join(out, IndexFile)
-	if err := writeFile(p, buf.Bytes()); err != nil {
+	if err := writePage(p, buf.Bytes()); err != nil {
 		return err
 	}
 	rendered("index", p)

@@ -2,16 +2,24 @@ package results
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 // hostileLedger is a ledger whose count asks for more entries than any
 // file can hold, with columns that agree with it: before the counts were
 // checked, decoding it panicked in makeslice (1e15) or took 8 GB (2e8).
-func hostileLedger(count string) string {
+func hostileLedger(count string) string { return hostileLedgerKey("count", count) }
+
+// hostileLedgerKey is hostileLedger with the count's key spelled as key:
+// encoding/json matches "Count" and "\u0063ount" to the field too.
+func hostileLedgerKey(key, count string) string {
 	col := `"0*` + count + `"`
-	return `{"count":` + count + `,"num":` + col + `,"intended":` + col + `,"acked":` + col + `,"status":` + col +
+	return `{"` + key + `":` + count + `,"num":` + col + `,"intended":` + col + `,"acked":` + col + `,"status":` + col +
 		`,"acks":` + col + `,"idempotent":` + col + `,"partition":` + col + `,"offset":` + col + `,"leader_epoch":` + col +
 		`,"error":` + col + `,"errors":[]}`
 }
@@ -29,6 +37,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"schema":1,"runs":[{"topics":[{"name":"t","messages":[{"id":"m-001","status":"ok","offset":0}]}],` +
 		`"tallies":[{"topic":"t","high_watermarks":{"0":1},"seen":{"m-001":[0,1000000000000000]}}]}]}`))
+	f.Add(manyLedgers(`\u0063ount`, 3))
+	f.Add(manyLedgers("COUNT", 3))
 	f.Add([]byte(`{"schema":4,"runs":[{"isr":[{"at":"2026-11-29T21:35:00Z","topic":"a","leader":1}],"consumers":[{"group":"g","offsets":[{"partition":0,"committed":1}]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Decode("fuzz.json", data)
@@ -80,4 +90,80 @@ func TestHostileCounts(t *testing.T) {
 			t.Errorf("replay of count %s: error %v, want the line and the field", c, err)
 		}
 	}
+}
+
+// manyLedgers is a results.json of n topics, each a ledger of the most
+// entries a small ledger may claim on its own (ledgerBudget), its count
+// keyed as key: a few KB that would ask for n × 41 MB.
+func manyLedgers(key string, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"schema":4,"runs":[{"topics":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","label":"t%d","ledger":%s}`, i, i, hostileLedgerKey(key, strconv.Itoa(minLedgerBudget)))
+	}
+	b.WriteString(`]}]}`)
+	return b.Bytes()
+}
+
+// TestCountKeySpellings: a count keyed in another case or with escapes
+// is held to the file's budget like "count": forty ledgers of a million
+// entries each, in 4 KB, are refused before any is decoded, from
+// results.json and from events.jsonl, plain or gzipped.
+func TestCountKeySpellings(t *testing.T) {
+	for _, key := range []string{"count", "Count", "COUNT", `\u0063ount`, `c\u006Funt`} {
+		data := manyLedgers(key, 40)
+		if _, err := Decode("spelled.json", data); err == nil || !strings.Contains(err.Error(), "ledger field count at byte") {
+			t.Errorf("key %s, results.json: error %v, want the budget's refusal", key, err)
+		}
+		var stream bytes.Buffer
+		for i := range 40 {
+			fmt.Fprintf(&stream, `{"kind":"messages","run":1,"time":"2026-11-29T21:35:00Z","data":{"topic":"a%d","label":"a%d","ledger":%s}}`+"\n",
+				i, i, hostileLedgerKey(key, strconv.Itoa(minLedgerBudget)))
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(stream.Bytes())
+		zw.Close()
+		for name, in := range map[string][]byte{"plain": stream.Bytes(), "gzipped": gz.Bytes()} {
+			if _, err := ReplayFrom(bytes.NewReader(in)); err == nil || !strings.Contains(err.Error(), "ledger field count") {
+				t.Errorf("key %s, events.jsonl %s (%d bytes): error %v, want the budget's refusal", key, name, len(in), err)
+			}
+		}
+	}
+	// A key that only looks alike is not a count: "counts", "co unt".
+	if used, err := checkCounts([]byte(`{"counts":5,"co unt":7,"x":"count","count":2}`), 0, 10); err != nil || used != 2 {
+		t.Errorf("checkCounts: %d, %v; want 2 (only the real count key)", used, err)
+	}
+}
+
+// BenchmarkHostileDecode measures the worst cost of a small hostile
+// file: one ledger claiming the most entries a file under 1 MiB may hold
+// (ledgerBudget), with its columns agreeing, decoded from results.json
+// and replayed from events.jsonl. Its B/op, over the input's size, is the
+// figure docs/results-schema.md gives per KB.
+func BenchmarkHostileDecode(b *testing.B) {
+	file := manyLedgers("Count", 1)
+	line := []byte(`{"kind":"messages","run":1,"time":"2026-11-29T21:35:00Z","data":{"topic":"a","label":"a","ledger":` +
+		hostileLedgerKey("Count", strconv.Itoa(minLedgerBudget)) + "}}\n")
+	b.Run("results.json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Decode("worst.json", file); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(file)), "input-bytes")
+	})
+	b.Run("events.jsonl", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ReplayFrom(bytes.NewReader(line)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(line)), "input-bytes")
+	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"github.com/kafkabook/kafkabook/internal/evidence"
+	"github.com/kafkabook/kafkabook/internal/safetext"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,7 @@ no network requests).`,
 				if err := cmp.HTML(&buf); err != nil {
 					return err
 				}
-				if err := atomicfile.WriteFile(htmlOut, buf.Bytes(), 0o644); err != nil {
+				if err := atomicfile.WriteFile(htmlOut, safetext.Page(buf.Bytes()), 0o644); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: wrote %s\n", htmlOut)

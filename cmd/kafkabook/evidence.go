@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/internal/atomicfile"
 
 	"github.com/kafkabook/kafkabook/internal/evidence"
 	"github.com/kafkabook/kafkabook/report"
@@ -44,10 +44,12 @@ link is relative to --relative-to (default: the current directory), e.g.
 			if err != nil {
 				return err
 			}
-			if data, err := os.ReadFile(filepath.Join(dir, res.Runbook.File)); err == nil && res.Runbook.File != "" {
-				if got := sha256.Sum256(data); hex.EncodeToString(got[:]) != res.Runbook.SHA256 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: warning: %s does not match the runbook sha256 in results.json\n", filepath.Join(dir, res.Runbook.File))
-				}
+			changed, err := report.RunbookChanged(dir, res)
+			if err != nil {
+				return err
+			}
+			if changed {
+				fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: warning: %s does not match the runbook sha256 in results.json\n", filepath.Join(dir, res.Runbook.File))
 			}
 			link, err := relLink(relTo, filepath.Join(dir, report.IndexFile))
 			if err != nil {
@@ -65,23 +67,18 @@ link is relative to --relative-to (default: the current directory), e.g.
 	return c
 }
 
-// loadResults reads DIR/results.json and returns it with its sha256. A
+// loadResults reads DIR/results.json and returns it with its sha256,
+// through the confined reader render uses (report.ReadResults). A
 // directory without one is a usage error.
 func loadResults(dir string) (*results.Results, string, error) {
-	path := filepath.Join(dir, results.FileName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, "", usageErr("%s: no %s here (give a run directory: OUT/<runbook>/kafka-<version>/<time>)", dir, results.FileName)
-		}
-		return nil, "", err
-	}
-	res, err := results.Decode(path, data)
-	if err != nil {
+	res, sum, err := report.ReadResults(dir)
+	switch {
+	case errors.Is(err, report.ErrNoResults):
+		return nil, "", usageErr("%s: no %s here (give a run directory: OUT/<runbook>/kafka-<version>/<time>)", dir, results.FileName)
+	case err != nil:
 		return nil, "", &exitError{exitUsage, err}
 	}
-	sum := sha256.Sum256(data)
-	return res, hex.EncodeToString(sum[:]), nil
+	return res, sum, nil
 }
 
 // resolveLatest replaces a RUN_DIR that is a symbolic link (the latest link

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // kafkabookIn runs the kafkabook command line in dir, in process, and
@@ -145,5 +147,75 @@ func TestJUnitCommand(t *testing.T) {
 		`classname="producer-acks.kafka-4.3.1" name="lost\(acks1\) &gt; 0 \(run 1\)" file="examples/producer-acks.md" line="39"`)
 	if code, _, _ := kafkabookIn(t, work, "junit", "out/producer-acks/kafka-4.3.1/latest"); code != exitUsage {
 		t.Errorf("junit without -o: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestEvidenceConfined: evidence (and compare) read a stranger's run
+// directory through render's confined reader: a runbook.file or a
+// results.json that points out of the directory, at a FIFO or at a
+// device is refused at once with the file named, never read or waited on.
+func TestEvidenceConfined(t *testing.T) {
+	fixture, err := os.ReadFile("../../report/testdata/acks/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withRunbook := func(name string) []byte {
+		return bytes.Replace(fixture, []byte(`"file": "runbook.md"`), []byte(`"file": "`+name+`"`), 1)
+	}
+	if !bytes.Contains(fixture, []byte(`"file": "runbook.md"`)) {
+		t.Fatal(`the fixture names no "file": "runbook.md"`)
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string
+	}{
+		{"runbook outside", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "results.json"), withRunbook("../../secret.md"), 0o644)
+		}, "outside the run directory"},
+		{"runbook absolute", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "results.json"), withRunbook("/dev/zero"), 0o644)
+		}, "outside the run directory"},
+		{"runbook a link to a device", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "results.json"), fixture, 0o644)
+			os.Symlink("/dev/zero", filepath.Join(dir, "runbook.md"))
+		}, "symbolic link"},
+		{"runbook a FIFO", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "results.json"), fixture, 0o644)
+			if err := syscall.Mkfifo(filepath.Join(dir, "runbook.md"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"results a FIFO", func(t *testing.T, dir string) {
+			if err := syscall.Mkfifo(filepath.Join(dir, "results.json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"results a link out", func(t *testing.T, dir string) {
+			outside := filepath.Join(t.TempDir(), "results.json")
+			os.WriteFile(outside, fixture, 0o644)
+			os.Symlink(outside, filepath.Join(dir, "results.json"))
+		}, "symbolic link"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.setup(t, dir)
+			done := make(chan struct{})
+			var code int
+			var stderr string
+			go func() {
+				defer close(done)
+				code, _, stderr = kafkabookIn(t, dir, "evidence", ".")
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("evidence still runs after 20s: it waits on what it should have refused")
+			}
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want a refusal saying %q", code, stderr, c.want)
+			}
+		})
 	}
 }

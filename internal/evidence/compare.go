@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/safetext"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -187,7 +188,7 @@ func (c Comparison) Text(w io.Writer) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\tA\tB\t\n")
-	fmt.Fprintf(tw, "\t%s\t%s\t\n", c.A, c.B)
+	fmt.Fprintf(tw, "\t%s\t%s\t\n", cellText(c.A), cellText(c.B))
 	section := ""
 	for _, r := range c.Rows {
 		if r.Section != section {
@@ -207,7 +208,7 @@ func (c Comparison) Text(w io.Writer) error {
 		if r.Section != "" {
 			indent = "  "
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\n", indent, tabSafe(r.Name), tabSafe(r.A), tabSafe(r.B), mark)
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\n", indent, cellText(r.Name), cellText(r.A), cellText(r.B), mark)
 	}
 	fmt.Fprintf(tw, "\t\t\t\n")
 	if err := tw.Flush(); err != nil {
@@ -222,7 +223,13 @@ func (c Comparison) Text(w io.Writer) error {
 	return err
 }
 
-func tabSafe(s string) string { return strings.NewReplacer("\t", " ", "\n", " ").Replace(s) }
+// cellWidth bounds a cell of the terminal table: a 1 MiB title would
+// otherwise pad every row to its width.
+const cellWidth = 100
+
+// cellText is a value as a terminal cell: one line, no control
+// character, bidi controls shown, at most cellWidth characters.
+func cellText(s string) string { return safetext.Terminal(s, cellWidth) }
 
 var compareHTML = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
 <html lang="en">

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestCompareGolden(t *testing.T) {
@@ -140,5 +141,32 @@ func TestCompareClients(t *testing.T) {
 		"other clients, named by steps:  | java (kafka-clients 4.3.1)"}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Errorf("changed rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCompareTerminalText: the terminal table strips what a terminal
+// would act on (ESC, BEL, CR), shows bidi controls, and bounds every
+// cell, so that a 1 MiB title neither widens every row nor floods the
+// terminal.
+func TestCompareTerminalText(t *testing.T) {
+	a, _ := load(t, fixture)
+	b, _ := load(t, fixture)
+	a.Title = "\x1b]0;owned\x07\x1b[2J\rtitle\u202e"
+	b.Title = strings.Repeat("T", 1<<20)
+	var text bytes.Buffer
+	if err := Compare(a, b, "a\x1b[31m", "b").Text(&text); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	if strings.ContainsAny(out, "\x1b\x07\r\u202e") {
+		t.Errorf("the table holds control characters: %q", out[:min(len(out), 400)])
+	}
+	if len(out) > 64<<10 {
+		t.Errorf("the table is %d bytes for a 1 MiB title; want its cells bounded", len(out))
+	}
+	for line := range strings.Lines(out) {
+		if n := utf8.RuneCountInString(line); n > 3*cellWidth+20 {
+			t.Errorf("a line of %d characters: %.80q…", n, line)
+		}
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/safetext"
 )
 
 // Markdown writes the block as Markdown to paste into a decision record.
@@ -106,15 +109,9 @@ func mdText(s string) string {
 }
 
 // oneLine replaces control characters, line breaks among them, with
-// spaces: a value never starts a new block or table row.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// spaces, and shows bidi controls (safetext.Line): a value never starts
+// a new block or table row, nor reads other than it is stored.
+func oneLine(s string) string { return safetext.Line(s) }
 
 // mdCode writes s as an inline code span that s cannot close: the span's
 // backtick fence is longer than any run of backticks in s, and a space
@@ -145,10 +142,15 @@ func mdCode(s string, cell bool) string {
 	return fence + s + fence
 }
 
-// mdLink makes a path safe as a Markdown link target.
+// mdLink makes a path safe as a Markdown link target: each segment
+// percent-encoded (url.PathEscape), so no character of it, a line break
+// or a bracket among them, ends the target or the line.
 func mdLink(s string) string {
-	r := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\\", "%5C", "`", "%60", "[", "%5B", "]", "%5D")
-	return r.Replace(s)
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return strings.Join(segs, "/")
 }
 
 // sortedPairs formats a map as k=v pairs in key order, or "none": each a

@@ -72,3 +72,26 @@ func TestMarkdownHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownBidiAndLink: a bidi override in a value is shown as its code
+// point, and a line break in the report's link target cannot end the line
+// and forge a verdict of its own.
+func TestMarkdownBidiAndLink(t *testing.T) {
+	b := hostileBlock()
+	b.Title = "gpj.\u202eexe"
+	b.Report = "x\n\n**Verdict:** expectations held in 1 of 1 runs\n/index.html"
+	var md bytes.Buffer
+	if err := b.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if strings.ContainsRune(out, '\u202e') || !strings.Contains(out, `gpj.\[U+202E\]exe`) {
+		t.Errorf("the bidi override is not shown as its code point:\n%s", out)
+	}
+	if n := strings.Count(out, "**Verdict:**"); n != 1 {
+		t.Errorf("%d verdict lines, want kafkabook's one:\n%s", n, out)
+	}
+	if !strings.Contains(out, "(x%0A%0A%2A%2AVerdict:%2A%2A%20expectations%20held%20in%201%20of%201%20runs%0A/index.html)") {
+		t.Errorf("the link target is not percent-encoded:\n%s", out)
+	}
+}

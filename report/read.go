@@ -1,0 +1,62 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// ErrNoResults is ReadResults' error for a directory without a
+// results.json.
+var ErrNoResults = errors.New("no " + results.FileName)
+
+// ReadResults reads a run directory's results.json as render does: a
+// regular file in the directory, no symbolic link followed, decoded
+// within results' bounds. It returns the results and the file's sha256,
+// so that the commands that summarize or compare a stranger's evidence
+// read nothing outside it and never wait on a FIFO or a device.
+func ReadResults(dir string) (*results.Results, string, error) {
+	d, err := openRunDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer d.Close()
+	if !d.exists(results.FileName) {
+		return nil, "", fmt.Errorf("%s: %w", dir, ErrNoResults)
+	}
+	data, digest, err := d.read(results.FileName)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := results.Decode(d.path(results.FileName), data)
+	if err != nil {
+		return nil, "", err
+	}
+	return r, digest, nil
+}
+
+// RunbookChanged says whether the runbook stored in a run directory
+// differs from the one the results record (its sha256), reading it as
+// render does; false when none was stored or none is recorded.
+func RunbookChanged(dir string, r *results.Results) (bool, error) {
+	name := r.Runbook.File
+	if name == "" || r.Runbook.SHA256 == "" {
+		return false, nil
+	}
+	d, err := openRunDir(dir)
+	if err != nil {
+		return false, err
+	}
+	defer d.Close()
+	digest, err := d.hash(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return digest != strings.ToLower(r.Runbook.SHA256), nil
+}
