@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
+	"strings"
 )
 
 // Event names of the protocol (docs/driver-protocol.md), after Kafka's
@@ -73,7 +76,13 @@ func decodeEvent(line []byte, ev *event) error {
 }
 
 // decodeSuccess reads the fields after the name of a producer_send_success
-// line: a flat object of numbers, strings without escapes, and null.
+// line when it is in the simple form the drivers write: a flat object on
+// one line without spaces, the five numeric fields as integers, other
+// keys (topic, key, value) unknown to event with a string without escapes
+// or control characters, an integer, or null. Anything else returns false
+// and goes to encoding/json, so the two agree on every line
+// (FuzzDecodeAgrees): what the hand parser takes, encoding/json takes
+// with the same fields.
 func decodeSuccess(b []byte, ev *event) bool {
 	*ev = event{Name: evSuccess, Partition: -1, Offset: -1}
 	i := 0
@@ -82,15 +91,22 @@ func decodeSuccess(b []byte, ev *event) bool {
 			return false
 		}
 		j := bytes.IndexByte(b[i+1:], '"')
-		if j < 0 || i+j+3 > len(b) || b[i+j+2] != ':' {
+		if j < 0 || i+j+3 >= len(b) || b[i+j+2] != ':' {
 			return false
 		}
 		key := b[i+1 : i+1+j]
+		if !plainString(key) {
+			return false
+		}
+		field := numericField(key)
+		if field == "" && isEventField(key) { // a field of another kind, or a known one in another case
+			return false
+		}
 		i += j + 3
 		switch c := b[i]; {
 		case c == '"':
 			k := bytes.IndexByte(b[i+1:], '"')
-			if k < 0 || bytes.IndexByte(b[i+1:i+1+k], '\\') >= 0 {
+			if k < 0 || field != "" || !plainString(b[i+1:i+1+k]) {
 				return false
 			}
 			i += k + 2
@@ -105,10 +121,13 @@ func decodeSuccess(b []byte, ev *event) bool {
 				return false
 			}
 			i += k
-			switch string(key) {
+			switch field {
 			case "n":
 				ev.N = v
 			case "partition":
+				if v < math.MinInt32 || v > math.MaxInt32 {
+					return false
+				}
 				ev.Partition = int32(v)
 			case "offset":
 				ev.Offset = v
@@ -133,7 +152,59 @@ func decodeSuccess(b []byte, ev *event) bool {
 	return false
 }
 
-// parseInt reads a JSON integer at the start of b.
+// plainString says whether s, the inside of a JSON string, holds neither
+// an escape nor a control character (which JSON does not allow raw).
+func plainString(s []byte) bool {
+	for _, c := range s {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// numericField is key when it is one of the numeric fields a success line
+// carries, spelled as the drivers write it; "" otherwise.
+func numericField(key []byte) string {
+	switch string(key) {
+	case "n", "partition", "offset", "intended_ns", "ack_ns":
+		return string(key)
+	}
+	return ""
+}
+
+// eventFields are event's JSON names, lower-cased: encoding/json matches a
+// key to a field in any case.
+var eventFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[event]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		m[strings.ToLower(name)] = true
+	}
+	return m
+}()
+
+// isEventField says whether encoding/json would decode key into a field
+// of event. Keys of ASCII letters are looked up lower-cased; any other
+// key that folds to a field's name (the Kelvin sign for k, the long s for
+// s) is treated as a field too.
+func isEventField(key []byte) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			for f := range eventFields {
+				if bytes.EqualFold(key, []byte(f)) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return eventFields[strings.ToLower(string(key))]
+}
+
+// parseInt reads a JSON integer at the start of b, in JSON's grammar (no
+// leading zero, no plus sign) and within 18 digits.
 func parseInt(b []byte) (v int64, n int, ok bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
@@ -144,7 +215,10 @@ func parseInt(b []byte) (v int64, n int, ok bool) {
 		v = v*10 + int64(b[n]-'0')
 		n++
 	}
-	if n == start || n-start > 18 {
+	if n == start || n-start > 18 || (b[start] == '0' && n-start > 1) {
+		return 0, 0, false
+	}
+	if n < len(b) && (b[n] == '.' || b[n] == 'e' || b[n] == 'E') {
 		return 0, 0, false
 	}
 	if neg {

@@ -1,7 +1,9 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/kafkabook/kafkabook/results"
@@ -91,4 +93,41 @@ func TestStartupInfo(t *testing.T) {
 	if acks, idem, err := a.InForce(); err != nil || acks != results.AcksAll || idem {
 		t.Errorf("InForce = %v %v %v; want all, false", acks, idem, err)
 	}
+}
+
+// FuzzDecodeAgrees: on any line, the hand parser of success lines and
+// encoding/json agree: a line the hand parser takes decodes to the same
+// event with encoding/json, and one encoding/json refuses, the hand
+// parser refuses too.
+func FuzzDecodeAgrees(f *testing.F) {
+	for _, line := range []string{
+		successLine,
+		`{"name":"producer_send_success","n":1,"partition":4294967296,"offset":0,"intended_ns":0,"ack_ns":1}`,
+		`{"name":"producer_send_success","n":01,"partition":0}`,
+		`{"name":"producer_send_success","N":5,"n":1}`,
+		`{"name":"producer_send_success","n":"5"}`,
+		`{"name":"producer_send_success","n":1,"topic":"a` + "\x01" + `b"}`,
+		`{"name":"producer_send_success","n":1,"class":"failed"}`,
+		`{"name":"producer_send_success","n":1,"offset":1e3}`,
+		`{"name":"producer_send_success","n":1,"\u006e":2}`,
+	} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		want := event{Partition: -1, Offset: -1}
+		jerr := json.Unmarshal(line, &want)
+		if !bytes.HasPrefix(line, successPrefix) {
+			return
+		}
+		var got event
+		if !decodeSuccess(line[len(successPrefix):], &got) {
+			return // encoding/json decides
+		}
+		if jerr != nil {
+			t.Fatalf("the hand parser took %q, which encoding/json refuses: %v", line, jerr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n hand %+v\n json %+v", line, got, want)
+		}
+	})
 }

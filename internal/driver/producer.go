@@ -43,6 +43,7 @@ type process struct {
 	waitErr error
 	once    sync.Once
 	closed  sync.Once
+	line    int // of stdout, counted by next: protocol errors name it
 	// OnTxn, when the spec is transactional, gets each transaction as it
 	// ended, after its records went to onResult (set before Run).
 	OnTxn func(kafka.TxnResult)
@@ -142,7 +143,11 @@ func (p *process) next(ev *event) error {
 		}
 		return io.EOF
 	}
-	return decodeEvent(p.lines.Bytes(), ev)
+	p.line++
+	if err := decodeEvent(p.lines.Bytes(), ev); err != nil {
+		return fmt.Errorf("line %d: %w", p.line, err)
+	}
+	return nil
 }
 
 // Run sends the start command and calls onResult for each message's
@@ -175,16 +180,17 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 	shutdown := false
 	for err == nil && !shutdown {
 		if err = p.next(&ev); err != nil {
+			if !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%s driver broke the protocol: %w", p.startup.Client, err)
+			}
 			break
 		}
 		switch ev.Name {
 		case evSuccess, evError:
-			i := int(ev.N) - p.spec.From
-			if i < 0 || i >= len(seen) {
-				err = fmt.Errorf("%s driver reported message %d, not one it was given", p.startup.Client, ev.N)
+			if err = p.checkSend(&ev, seen); err != nil {
 				break
 			}
-			seen[i] = true
+			seen[int(ev.N)-p.spec.From] = true
 			if p.spec.TransactionalID != "" {
 				res := p.result(ctx, start, &ev)
 				txns.pending[res.Num] = res // its fate is its transaction's
@@ -192,8 +198,14 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 			}
 			onResult(p.result(ctx, start, &ev))
 		case evTxnEnd:
+			if err = p.checkTxn(&ev, txns); err != nil {
+				break
+			}
 			txns.settle(p.txnResult(start, &ev), onResult, p.OnTxn)
 		case evShutdown:
+			if err = p.checkShutdown(&ev, seen); err != nil {
+				break
+			}
 			shutdown = true
 			stats.Sent = int(ev.Sent)
 			stats.MaxLag = time.Duration(ev.MaxLagNS)

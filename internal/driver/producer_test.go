@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,54 @@ echo '{"name":"shutdown_complete","sent":0,"max_lag_ns":0}'`)
 	stats, err := p.Run(ctx, func(Result) { n++ })
 	if err != nil || stats.Sent != 0 || n != 0 {
 		t.Errorf("Run: %v, %+v, %d results; want no error, nothing sent, no results", err, stats, n)
+	}
+}
+
+// TestLyingDriver: a driver whose report breaks the protocol ends its
+// step with an error naming it and the line, and every message it was
+// given still gets exactly one outcome: what it reported before the lie,
+// unknown for the rest, none dropped.
+func TestLyingDriver(t *testing.T) {
+	ok := func(n, partition, offset, intended, ack int) string {
+		return fmt.Sprintf(`echo '{"name":"producer_send_success","n":%d,"topic":"t","partition":%d,"offset":%d,"intended_ns":%d,"ack_ns":%d}'`, n, partition, offset, intended, ack)
+	}
+	failed := `echo '{"name":"producer_send_error","n":1,"topic":"t","partition":-1,"offset":-1,"class":"failed","error":"E","message":"m","intended_ns":0,"ack_ns":5}'`
+	for _, c := range []struct {
+		name, lines, want string
+		count             int // messages given, from 1
+	}{
+		{"two outcomes", ok(1, 0, 0, 0, 5) + "\n" + failed, "line 3: a second outcome (producer_send_error) for message 1", 3},
+		{"negative sent", ok(1, 0, 0, 0, 5) + "\n" + `echo '{"name":"shutdown_complete","sent":-5,"max_lag_ns":0}'`, "sent -5, but it reported on 1 of the 3", 3},
+		{"sent beyond", `echo '{"name":"shutdown_complete","sent":9,"max_lag_ns":0}'`, "sent 9, but it reported on 0 of the 3", 3},
+		{"negative partition", ok(1, -7, 0, 0, 5), "partition -7, offset 0", 3},
+		{"no partition", ok(1, -1, 0, 0, 5), "succeeded on no partition", 3},
+		{"negative offset", ok(1, 0, -9, 0, 5), "partition 0, offset -9", 3},
+		{"wrapped partition", `echo '{"name":"producer_send_success","n":1,"partition":4294967296,"offset":0,"intended_ns":0,"ack_ns":5}'`, "line 2: driver wrote a line that is not a protocol event", 3},
+		{"ack before due", ok(1, 0, 0, 100, 50), "intended_ns 100, ack_ns 50", 3},
+		{"not given", ok(4, 0, 0, 0, 5), "message 4 is not one it was given (1 to 3)", 3},
+		{"invalid JSON", `echo '{"name":"producer_send_success","n":01,"partition":0}'`, "not a protocol event", 3},
+		{"huge transaction", `echo '{"name":"transaction_end","txn":1,"first":1,"count":1000000000000000000,"outcome":"committed"}'`, "records 1 to 1000000000000000000 are not all messages it was given", 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := fake(`read spec; ` + startupLine + "; read start\n" + c.lines + "\ncat >/dev/null")
+			spec := Spec{Topic: "t", From: 1, Count: c.count}
+			if strings.Contains(c.lines, "transaction_end") {
+				spec.TransactionalID = "tx"
+			}
+			p, err := d.StartProducer(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[int][]Result{}
+			_, err = p.Run(context.Background(), func(r Result) { got[r.Num] = append(got[r.Num], r) })
+			if err == nil || !strings.Contains(err.Error(), "fake driver") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Run: %v; want a protocol error saying %q", err, c.want)
+			}
+			for n := 1; n <= c.count; n++ {
+				if len(got[n]) != 1 {
+					t.Errorf("message %d: %d outcomes %+v, want exactly one", n, len(got[n]), got[n])
+				}
+			}
+		})
 	}
 }
