@@ -35,13 +35,6 @@ func consumeProperties(st *Step, meta map[string]string) map[string]string {
 	return props
 }
 
-// memberOwned are the consumer properties the member sets from the step
-// itself, which a property may not change.
-var memberOwned = map[string]string{
-	"bootstrap.servers": "the cluster's addresses",
-	"group.id":          "--group, with the run's suffix",
-}
-
 // checkConsumeClient checks what a consume step asks of its client: the
 // client exists, its -X names are the client's own consumer properties,
 // and the step's settings are ones that client has (--commit greedy is
@@ -106,10 +99,6 @@ func checkConsumeClient(c *checker, st *Step) {
 			continue // reported as a bad -X value
 		}
 		given[name] = true
-		if why, owned := memberOwned[name]; owned {
-			c.errorf(a.Pos, "-X %s: kafkabook sets it itself (%s)", name, why)
-			continue
-		}
 		if pos, ok := allowed[name]; ok {
 			checkAllowedUnknown(c, clients, name, value, a.Pos, pos)
 			continue
@@ -130,15 +119,16 @@ func checkConsumeClient(c *checker, st *Step) {
 // it is not reported; anything else is, and a name every client of the
 // step knows is refused, so that the flag never hides a real setting.
 func checkAllowedUnknown(c *checker, clients []string, name, value string, p, flagPos Pos) {
-	unknown := false
+	unknown, refused := false, false
 	checkClientProperty(c.caps, &c.d.Meta, clients, RoleConsumer, name, value, p, func(p Pos, msg string) {
 		if strings.Contains(msg, "unknown ") {
 			unknown = true
 			return
 		}
+		refused = true
 		c.errorf(p, "-X %s: %s", name, msg)
 	})
-	if !unknown && c.caps.ClientProperty != nil && len(clients) > 0 {
+	if !unknown && !refused && c.caps.ClientProperty != nil && len(clients) > 0 {
 		c.errorf(flagPos, "--allow-unknown %s: %s is a consumer property the client knows: drop --allow-unknown", name, name)
 	}
 }

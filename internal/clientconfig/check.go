@@ -26,6 +26,10 @@ func Check(client, version string, role Role, name, value string) error {
 		return fmt.Errorf("role %q: want producer or consumer", role)
 	}
 	if client == FranzGoClient {
+		p, _ := Lookup(Java, "", role, name) // franz-go takes Java's names
+		if err := refused(p, name, value); err != nil {
+			return err
+		}
 		return checkFranzGo(role, name, value)
 	}
 	c, version, err := lookupCatalog(client, version)
@@ -33,10 +37,23 @@ func Check(client, version string, role Role, name, value string) error {
 		return err
 	}
 	p, ok := c[role][name]
+	if _, otherRole := c[other(role)][name]; ok || !otherRole {
+		if err := refused(p, name, value); err != nil {
+			return err // also for a name the catalogue lacks: --allow-unknown lets no such name through
+		}
+	}
 	if !ok {
 		return unknown(client, product(client, version), role, name, c)
 	}
 	return checkValue(client, p, value)
+}
+
+// refused is Refused as check's error.
+func refused(p Property, name, value string) error {
+	if why := Refused(p, name, value); why != "" {
+		return fmt.Errorf("a runbook may not set %s: it %s", name, why)
+	}
+	return nil
 }
 
 // checkFranzGo checks name against the table kafkabook maps, and its value

@@ -93,7 +93,7 @@ func TestCheck(t *testing.T) {
 		{Librdkafka, "2.16.1", Producer, "message.timeout.ms", "-5", "want 0 to"},
 		{Librdkafka, "2.15.1", Producer, "group.id", "g", `"group.id" is a consumer property, not a producer one (confluent-kafka 2.15.1)`},
 		{Librdkafka, "2.15.1", Consumer, "enable.auto.commit", "false", ""},
-		{Librdkafka, "2.15.1", Producer, "error_cb", "x", "set through the client's API"},
+		{Librdkafka, "2.15.1", Producer, "error_cb", "x", "sets a callback or object only the client's own API can"},
 		{Librdkafka, "2.15.1", Producer, "enable.idempotency", "true", `did you mean "enable.idempotence"?`},
 		{FranzGoClient, "", Producer, "linger.ms", "5", ""},
 		{FranzGoClient, "", Producer, "linger.ms", "x", "want a whole number"},

@@ -1,8 +1,12 @@
 package driver
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 
@@ -81,19 +85,34 @@ func (s Startup) Redacted() Startup {
 	return s
 }
 
-// WithSecurity is props (copied) with the properties that reach brokers
-// as a says, for client; a property the runbook set itself wins.
-func WithSecurity(client string, a cluster.Access, props map[string]string) map[string]string {
+// WithSecurity is the runbook's properties props (copied) for a driver's
+// client in role, with the properties that reach brokers as a says. It
+// refuses, as check does, a property a runbook may not set
+// (clientconfig.Refused): check stops such a runbook before it runs, and
+// this is the last point before a driver would apply it. The cluster's
+// access always wins, so the cluster file's credentials are never sent
+// another way than the file says.
+func WithSecurity(client string, role clientconfig.Role, a cluster.Access, props map[string]string) (map[string]string, error) {
+	catalogue := client
+	if client == "spring" {
+		catalogue = clientconfig.Java // Spring Kafka passes them to kafka-clients
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		p, _ := clientconfig.Lookup(catalogue, "", role, name)
+		if why := clientconfig.Refused(p, name, props[name]); why != "" {
+			return nil, fmt.Errorf("the %s client may not be given %s: it %s", client, name, why)
+		}
+	}
 	sec := SecurityProperties(client, a)
 	if len(sec) == 0 {
-		return props
+		return props, nil
 	}
 	out := make(map[string]string, len(props)+len(sec))
-	for k, v := range sec {
-		out[k] = v
-	}
 	for k, v := range props {
 		out[k] = v
 	}
-	return out
+	for k, v := range sec {
+		out[k] = v
+	}
+	return out, nil
 }

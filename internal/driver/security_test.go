@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 
@@ -29,5 +31,27 @@ func TestSecurityProperties(t *testing.T) {
 	st := Startup{Config: map[string]string{"sasl.jaas.config": java["sasl.jaas.config"], "sasl.password": "pw", "acks": "all", "ssl.truststore.password": ""}}.Redacted()
 	if st.Config["sasl.jaas.config"] != Hidden || st.Config["sasl.password"] != Hidden || st.Config["acks"] != "all" || st.Config["ssl.truststore.password"] != "" {
 		t.Errorf("redacted config %v", st.Config)
+	}
+}
+
+// TestWithSecurityRefuses: the last point before a driver refuses what
+// check refuses, and the cluster's access is what the client gets.
+func TestWithSecurityRefuses(t *testing.T) {
+	a := cluster.Access{SASL: &cluster.SASL{Mechanism: "PLAIN", User: "u", Password: "pw"}}
+	for _, c := range []struct{ client, name, value string }{
+		{"librdkafka", "plugin.library.paths", "/tmp/x.so"},
+		{"librdkafka", "sasl.mechanism", "PLAIN"},
+		{"java", "security.protocol", "PLAINTEXT"},
+		{"java", "value.serializer", "com.example.Evil"},
+		{"spring", "interceptor.classes", "com.example.Evil"},
+		{"java", "bootstrap.servers", "evil.example:9092"},
+	} {
+		if _, err := WithSecurity(c.client, clientconfig.Producer, a, map[string]string{c.name: c.value}); err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s %s=%s: %v, want a refusal naming it", c.client, c.name, c.value, err)
+		}
+	}
+	got, err := WithSecurity("librdkafka", clientconfig.Producer, a, map[string]string{"linger.ms": "5"})
+	if err != nil || got["linger.ms"] != "5" || got["sasl.username"] != "u" || got["security.protocol"] != "SASL_PLAINTEXT" {
+		t.Errorf("WithSecurity: %v, %v; want linger.ms and the cluster's SASL", got, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
@@ -31,15 +32,22 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		return memberProcess{}, err
 	}
 	c := g.spec
+	props, err := driver.WithSecurity(ref.Client, clientconfig.Consumer, r.access, memberProperties(c.Properties))
+	if err != nil {
+		return memberProcess{}, err
+	}
 	spec := driver.MemberSpec{
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
-		Properties: driver.WithSecurity(ref.Client, r.access, memberProperties(c.Properties)),
+		Properties: props,
 	}
 	var dm *driver.Member
 	if g.transform != nil {
-		dm, err = d.StartTransform(ctx, r.driverTransformSpec(ctx, g, ref, n, crashAt))
+		var ts driver.TransformSpec
+		if ts, err = r.driverTransformSpec(ctx, g, ref, n, crashAt); err == nil {
+			dm, err = d.StartTransform(ctx, ts)
+		}
 	} else {
 		dm, err = d.StartMember(ctx, spec)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
@@ -80,7 +81,9 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	if viaDriver {
 		ds := driverSpec(t.name, seeds.Seeds, p)
-		ds.Properties = driver.WithSecurity(ref.Client, r.access, ds.Properties)
+		if ds.Properties, err = driver.WithSecurity(ref.Client, clientconfig.Producer, r.access, ds.Properties); err != nil {
+			return err
+		}
 		if p.Transactional {
 			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
@@ -146,17 +147,21 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 // driverTransformSpec is the spec of member n of transform group g
 // through a driver: the franz-go member's settings (transformSpec), the
 // transaction timeout it runs with, and kafkabook's group timing.
-func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) driver.TransformSpec {
+func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) (driver.TransformSpec, error) {
 	ts := r.transformSpec(g)
+	props, err := driver.WithSecurity(ref.Client, clientconfig.Consumer, r.access, memberProperties(nil))
+	if err != nil {
+		return driver.TransformSpec{}, err
+	}
 	spec := driver.TransformSpec{
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
 		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
-		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: driver.WithSecurity(ref.Client, r.access, memberProperties(nil)),
+		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: props,
 	}
 	if ts.EOS {
 		spec.TxnID, spec.TxnTimeout = ts.TxnID, kafka.TransactionTimeout
 	}
-	return spec
+	return spec, nil
 }
 
 // tallyTransform tallies a transform group: the exactly-once check of OUT
