@@ -60,3 +60,17 @@ func RunbookChanged(dir string, r *results.Results) (bool, error) {
 	}
 	return digest != strings.ToLower(r.Runbook.SHA256), nil
 }
+
+// LoadRun reads a run directory's results as render does: results.json,
+// or a replay of events.jsonl when only that survived, through the
+// confined reader, so that merge takes a stranger's evidence in only
+// once it has loaded it the way every page will.
+func LoadRun(dir string) (*results.Results, error) {
+	d, err := openRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	r, _, _, err := d.loadResults()
+	return r, err
+}

@@ -122,3 +122,23 @@ func NewRunDir(parent string, start time.Time) (string, error) {
 		}
 	}
 }
+
+// Files are the names of the files a run directory is made of, as its
+// evidence names them: results.json, the event stream (plain or
+// archived), the stored runbook and each consumer group's store. What
+// else a directory holds is not evidence (pages and summaries are made
+// from it); merge copies these and nothing else.
+func (r *Results) Files() []string {
+	files := []string{FileName, EventsFileName, ArchivedEventsFileName}
+	if r.Runbook.File != "" {
+		files = append(files, r.Runbook.File)
+	}
+	for _, run := range r.Runs {
+		for _, c := range run.Consumers {
+			if c.Store != "" && !slices.Contains(files, c.Store) {
+				files = append(files, c.Store)
+			}
+		}
+	}
+	return files
+}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"io"
 	"maps"
 	"os"
 	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
@@ -29,8 +30,8 @@ type runbookFlags struct {
 }
 
 func (f *runbookFlags) register(c *cobra.Command) {
-	c.Flags().StringSliceVar(&f.kafka, "kafka", nil, "Kafka version(s), overriding the front matter (comma-separated for a matrix)")
-	c.Flags().StringSliceVar(&f.client, "client", nil, "client(s) produce steps send through, overriding client: (comma-separated runs the runbook once per client): franz-go, java[@VERSION], librdkafka[@VERSION]")
+	c.Flags().Var(listFlag{&f.kafka}, "kafka", "Kafka version(s), overriding the front matter (comma-separated for a matrix)")
+	c.Flags().Var(listFlag{&f.client}, "client", "client(s) produce steps send through, overriding client: (comma-separated runs the runbook once per client): franz-go, java[@VERSION], librdkafka[@VERSION]")
 	c.Flags().IntVar(&f.repeat, "repeat", 0, "runs of the whole runbook, overriding repeat:")
 	c.Flags().StringArrayVarP(&f.params, "param", "p", nil, "parameter NAME=VALUE, overriding params: (repeatable)")
 }

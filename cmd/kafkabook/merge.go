@@ -10,10 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/safetext"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
 )
 
@@ -131,22 +134,30 @@ func (m *merger) tree(src string) {
 	}
 }
 
-// run merges one run directory: copied to its place in the site, skipped
-// when the same evidence is there, or copied under a name of its own.
+// run merges one run directory: its evidence loaded and checked first,
+// then copied to its place in the site, skipped when the same evidence is
+// there, or copied under a name of its own.
 func (m *merger) run(src, dir string) error {
-	place, err := runPlace(src, dir)
+	r, files, err := readRun(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("merge %s: %w", dir, err)
 	}
-	sum, err := runDigest(dir)
+	place, err := runPlace(dir, r)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", dir, err)
+	}
+	if rel, err := filepath.Rel(src, dir); err == nil && filepath.ToSlash(rel) != filepath.ToSlash(place) && strings.Count(filepath.ToSlash(rel), "/") == 2 {
+		fmt.Fprintf(m.log, "kafkabook: %s: its evidence places it at %s\n", dir, place)
+	}
+	sum, err := runDigest(dir, files)
 	if err != nil {
 		return err
 	}
 	dest := filepath.Join(m.into, place)
 	for i, name := range []string{dest, dest + "-" + sum[:12], dest + "-" + sum} {
-		there, err := runDigest(name)
+		_, thereFiles, err := readRun(name)
 		if errors.Is(err, fs.ErrNotExist) {
-			if err := copyRun(dir, name); err != nil {
+			if err := copyRun(dir, name, files); err != nil {
 				return err
 			}
 			m.copied++
@@ -156,6 +167,10 @@ func (m *merger) run(src, dir string) error {
 			}
 			return nil
 		}
+		if err != nil {
+			return fmt.Errorf("merge %s: %s is there and unreadable: %w", dir, name, err)
+		}
+		there, err := runDigest(name, thereFiles)
 		if err != nil {
 			return err
 		}
@@ -167,96 +182,137 @@ func (m *merger) run(src, dir string) error {
 	return fmt.Errorf("merge %s: %s and its digest-named copies hold other evidence; left out", dir, dest)
 }
 
-// runPlace is where a run directory goes in a site: its path under the
-// source when that is <runbook>/kafka-<version>/<time>, else the same
-// made from its evidence (a source that is itself a run directory).
-func runPlace(src, dir string) (string, error) {
-	rel, err := filepath.Rel(src, dir)
-	if err != nil {
-		return "", err
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if len(parts) == 3 && strings.HasPrefix(parts[1], "kafka-") {
-		return filepath.FromSlash(rel), nil
-	}
-	r, err := loadEvidence(dir)
-	if err != nil {
-		return "", fmt.Errorf("merge %s: %w", dir, err)
-	}
-	name, version := r.Runbook.Name, r.Provenance.Kafka
-	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\`) || version == "" || strings.ContainsAny(version, `/\`) {
-		return "", fmt.Errorf("merge %s: its evidence names runbook %q, Kafka %q: no place for it in a site", dir, name, version)
-	}
-	return filepath.Join(name, "kafka-"+version, filepath.Base(dir)), nil
-}
-
-// loadEvidence reads a run directory's results.json, or replays its
-// events.jsonl when a crash left only that.
-func loadEvidence(dir string) (*results.Results, error) {
-	r, err := results.Load(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return results.Replay(filepath.Join(dir, results.EventsFileName))
-	}
-	return r, err
-}
-
-// runDigest is the sha256 of a run directory's evidence: every regular
-// file's path and content, what rendering derives from it (pages and the
-// run's summary.json) left out, since merge renders them again. A symbolic link or other special file in a run
-// directory is an error: evidence is plain files.
-func runDigest(dir string) (string, error) {
+// readRun loads a run directory's evidence as render will (report.LoadRun:
+// a schema kafkabook knows, within bounded cost, read through the
+// confined reader) and lists the files it is made of that are there
+// (results.Files), each a plain file of the directory.
+func readRun(dir string) (*results.Results, []string, error) {
 	if _, err := os.Lstat(dir); err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(d.Name(), ".html") || d.Name() == report.SummaryFile {
-			return err
+	r, err := report.LoadRun(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []string
+	for _, name := range r.Files() {
+		if !evidenceName(name) {
+			return nil, nil, fmt.Errorf("its evidence names the file %q, which is no plain name in the run directory", name)
 		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("merge: %s is not a regular file; a run directory holds plain files only", p)
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
-		rel, _ := filepath.Rel(dir, p)
-		f, err := os.Open(p)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		defer f.Close()
-		fh := sha256.New()
-		if _, err := io.Copy(fh, f); err != nil {
-			return err
+		if !fi.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("%s is not a regular file; a run directory holds plain files only", filepath.Join(dir, name))
 		}
-		fmt.Fprintf(h, "%s\x00%x\n", filepath.ToSlash(rel), fh.Sum(nil))
-		return nil
-	})
+		files = append(files, name)
+	}
+	return r, files, nil
+}
+
+// evidenceName says whether name, as evidence names a file, is a path
+// inside the run directory: slash-separated plain names (a consumer's
+// store may sit in a subdirectory), none starting with a dot, no control
+// character.
+func evidenceName(name string) bool {
+	if name == "" || strings.Contains(name, `\`) || safetext.Line(name) != name {
+		return false
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// stampRE matches a run directory's name as run makes it (the start time,
+// -N when two started in one second) and merge renames it (-digest).
+var stampRE = regexp.MustCompile(`^\d{8}T\d{6}Z(-\d{1,3})?(-[0-9a-f]{12}|-[0-9a-f]{64})?$`)
+
+// runPlace is where a run directory goes in a site, from its evidence, as
+// run would have put it: <runbook>/kafka-<version>[-<client>]/<time>. Its
+// place under the source does not decide: a java run filed under
+// franz-go's series goes to java's, and a run directory given directly
+// (merge .) lands where run would have put it.
+func runPlace(dir string, r *results.Results) (string, error) {
+	name, version, client := r.Runbook.Name, r.Provenance.Kafka, r.Provenance.Client
+	if why := siteNameProblem(name); why != "" {
+		return "", fmt.Errorf("its evidence names runbook %q, which cannot name a site's directory (%s)", name, why)
+	}
+	if !kafkaVersionRE.MatchString(version) {
+		return "", fmt.Errorf("its evidence names Kafka %q, not a release number like 4.3.1", version)
+	}
+	if client != "" {
+		if _, _, err := runbook.ParseClient(client); err != nil {
+			return "", fmt.Errorf("its evidence names %w", err)
+		}
+	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
+	}
+	stamp := filepath.Base(abs)
+	if !stampRE.MatchString(stamp) {
+		if r.Provenance.Start.IsZero() {
+			return "", fmt.Errorf("the directory's name %q is no run's time, and its evidence records no start", stamp)
+		}
+		stamp = r.Provenance.Start.UTC().Format("20060102T150405Z")
+	}
+	return filepath.Join(name, clientDir(version, client), stamp), nil
+}
+
+// kafkaVersionRE is a Kafka release as evidence names it.
+var kafkaVersionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// runDigest is the sha256 of a run directory's evidence: each of its
+// evidence files' name and content (readRun lists them); the pages and
+// summaries made from it are not evidence, and merge renders them again.
+func runDigest(dir string, files []string) (string, error) {
+	h := sha256.New()
+	for _, name := range files {
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return "", err
+		}
+		fh := sha256.New()
+		_, err = io.Copy(fh, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%x\n", name, fh.Sum(nil))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// copyRun copies a run directory to dest, which must not exist: into a
-// hidden temporary directory beside it first (the site skips dot
-// directories), renamed into place when complete, so an interrupted merge
-// never leaves half a run under a run's name.
-func copyRun(src, dest string) error {
+// copyRun copies a run directory's evidence files to dest, which must not
+// exist: into a hidden temporary directory beside it first (the site
+// skips dot directories), renamed into place when complete, so an
+// interrupted merge never leaves half a run under a run's name. Nothing
+// else of the source is copied: no page, no .htaccess, no file the
+// evidence does not name.
+func copyRun(src, dest string, files []string) error {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	b := make([]byte, 4)
 	rand.Read(b)
 	tmp := filepath.Join(filepath.Dir(dest), fmt.Sprintf(".merge-%s-%x", filepath.Base(dest), b))
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err := os.Mkdir(tmp, 0o755)
+	for _, name := range files {
 		if err != nil {
-			return err
+			break
 		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(tmp, rel)
-		if d.IsDir() {
-			return os.Mkdir(to, 0o755)
+		to := filepath.Join(tmp, filepath.FromSlash(name))
+		if err = os.MkdirAll(filepath.Dir(to), 0o755); err == nil {
+			err = copyFile(filepath.Join(src, filepath.FromSlash(name)), to)
 		}
-		return copyFile(p, to)
-	})
+	}
 	if err == nil {
 		err = os.Rename(tmp, dest)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,6 +29,11 @@ func fixtureRun(t *testing.T, fixture, site, place string, incomplete bool) {
 		}
 		if incomplete && name == "results.json" {
 			data = bytes.Replace(data, []byte(`"complete": true`), []byte(`"complete": false`), 1)
+		}
+		// The fixture's evidence is of 4.3.1: filed under another
+		// release, it says that release, as a run there would.
+		if v, ok := strings.CutPrefix(filepath.Base(filepath.Dir(dir)), "kafka-"); ok && name == "results.json" && v != "4.3.1" {
+			data = bytes.Replace(data, []byte(`"kafka": "4.3.1"`), []byte(`"kafka": "`+v+`"`), 1)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -194,8 +200,8 @@ func TestMergeConflict(t *testing.T) {
 }
 
 // TestMergeRefuses: merging a tree into itself, a missing source, and no
-// --into are usage errors; a run holding a symbolic link is left out and
-// named, and the exit code says so.
+// --into are usage errors; a run whose stored runbook is a symbolic link
+// is left out and named, and the exit code says so.
 func TestMergeRefuses(t *testing.T) {
 	tmp := t.TempDir()
 	a := filepath.Join(tmp, "a")
@@ -211,7 +217,8 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	bad := filepath.Join(a, "producer-acks/kafka-4.3.1/20260102T000000Z")
 	fixtureRun(t, "acks", a, "producer-acks/kafka-4.3.1/20260102T000000Z", false)
-	if err := os.Symlink("/etc/passwd", filepath.Join(bad, "extra")); err != nil {
+	os.Remove(filepath.Join(bad, "runbook.md"))
+	if err := os.Symlink("/etc/passwd", filepath.Join(bad, "runbook.md")); err != nil {
 		t.Fatal(err)
 	}
 	_, err := kafkabook(t, "merge", a, "--into", filepath.Join(tmp, "site"))
@@ -220,5 +227,93 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "site/producer-acks/kafka-4.3.1/20260101T000000Z/results.json")); err != nil {
 		t.Errorf("the good run was not merged: %v", err)
+	}
+}
+
+// TestMergeEvidenceOnly: merge copies evidence, not files. Planted pages
+// and server files stay behind; a run of a schema kafkabook does not know,
+// or whose runbook name the site reserves or cannot hold, is left out and
+// named before the site changes; a java run filed under franz-go's series
+// goes to java's; a run directory given directly (merge .) lands where run
+// would have put it.
+func TestMergeEvidenceOnly(t *testing.T) {
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	good := "producer-acks/kafka-4.3.1/20260101T000000Z"
+	fixtureRun(t, "acks", src, good, false)
+	for _, planted := range []string{"evil.html", ".htaccess", "index.html", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(src, good, planted), []byte("<script>x</script>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func(place string, f func(string) string) {
+		p := filepath.Join(src, place, "results.json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f(string(data))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	future := "producer-acks/kafka-4.3.1/20260102T000000Z"
+	fixtureRun(t, "acks", src, future, false)
+	edit(future, func(s string) string { return strings.Replace(s, `"schema": 3`, `"schema": 99`, 1) })
+	var bad []string
+	for i, name := range []string{"assets", "index.html", "latest", "a\nb"} {
+		place := fmt.Sprintf("x%d/kafka-4.3.1/2026010%dT000000Z", i, i+3)
+		fixtureRun(t, "acks", src, place, false)
+		quoted, _ := json.Marshal(name)
+		edit(place, func(s string) string {
+			return regexp.MustCompile(`"name": "producer-acks"`).ReplaceAllString(s, `"name": `+string(quoted))
+		})
+		bad = append(bad, place)
+	}
+	java := "producer-acks/kafka-4.3.1/20260108T000000Z"
+	fixtureRun(t, "acks", src, java, false)
+	edit(java, func(s string) string {
+		return strings.Replace(s, `"provenance": {`, `"provenance": {"client": "java",`, 1)
+	})
+
+	site := filepath.Join(tmp, "site")
+	_, err := kafkabook(t, "merge", src, "--into", site)
+	if exitCode(err) != exitRun {
+		t.Fatalf("exit %d (%v), want %d for the runs left out", exitCode(err), err, exitRun)
+	}
+	for _, p := range append([]string{future}, bad...) {
+		if !strings.Contains(err.Error(), filepath.Join(src, p)) {
+			t.Errorf("the error does not name %s: %v", p, err)
+		}
+	}
+	state := treeState(t, site)
+	for p := range state {
+		base := filepath.Base(p)
+		if base == "evil.html" || base == ".htaccess" || base == "notes.txt" || strings.Contains(p, "x0") || strings.Contains(p, "x1") {
+			t.Errorf("the site holds %s", p)
+		}
+	}
+	if _, ok := state[good+"/results.json"]; !ok {
+		t.Errorf("the good run is not in the site: %v", state)
+	}
+	if _, ok := state["producer-acks/kafka-4.3.1-java/20260108T000000Z/results.json"]; !ok {
+		t.Errorf("the java run is not under java's series: %v", state)
+	}
+	if _, ok := state[java+"/results.json"]; ok {
+		t.Errorf("the java run stayed under franz-go's series")
+	}
+	if page := state[good+"/index.html"]; page == "" {
+		t.Errorf("the good run has no page rendered by merge")
+	}
+
+	// merge . from inside a run directory.
+	lone := filepath.Join(tmp, "lone")
+	fixtureRun(t, "acks", lone, "20260109T000000Z", false)
+	t.Chdir(filepath.Join(lone, "20260109T000000Z"))
+	site2 := filepath.Join(tmp, "site2")
+	if _, err := kafkabook(t, "merge", ".", "--into", site2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(site2, "producer-acks/kafka-4.3.1/20260109T000000Z/results.json")); err != nil {
+		t.Errorf("merge . did not land where run would have put it: %v", treeState(t, site2))
 	}
 }

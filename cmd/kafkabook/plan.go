@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/safetext"
+	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/cobra"
 )
@@ -69,10 +72,27 @@ func parseCellID(id string) (prefix, kafka string, repeat int, err error) {
 // output directory or hide in it (`..`, `.x`, empty) is refused.
 func runbookName(path string) (string, error) {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\`+"\x00") {
-		return "", usageErr("%s: the runbook's name %q cannot name its evidence directory: rename the file so that its name does not start with a dot", path, name)
+	if why := siteNameProblem(name); why != "" {
+		return "", usageErr("%s: the runbook's name %q cannot name its evidence directory (%s): rename the file", path, name, why)
 	}
 	return name, nil
+}
+
+// reservedNames are the names a site uses beside its runbooks' directories.
+var reservedNames = []string{"assets", report.IndexFile, report.LatestLink, report.SummaryFile, "comparisons.json"}
+
+// siteNameProblem says why name cannot be a directory of a site (a
+// runbook's, under which its evidence goes), or "" when it can.
+func siteNameProblem(name string) string {
+	switch {
+	case name == "" || strings.HasPrefix(name, "."):
+		return "it is empty or starts with a dot"
+	case strings.ContainsAny(name, `/\`) || safetext.Line(name) != name:
+		return "it holds a path separator, a line break or another control character"
+	case slices.Contains(reservedNames, name):
+		return "the site uses that name itself"
+	}
+	return ""
 }
 
 func planCmd() *cobra.Command {
@@ -105,8 +125,8 @@ matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
 			return json.NewEncoder(cmd.OutOrStdout()).Encode(p)
 		},
 	}
-	c.Flags().StringSliceVar(&kafka, "kafka", nil, "Kafka releases, overriding every runbook's front matter (comma-separated)")
-	c.Flags().StringSliceVar(&clients, "client", nil, "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION]")
+	c.Flags().Var(listFlag{&kafka}, "kafka", "Kafka releases, overriding every runbook's front matter (comma-separated)")
+	c.Flags().Var(listFlag{&clients}, "client", "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION]")
 	c.Flags().IntVar(&repeat, "repeat", 0, "cells per runbook and release, overriding every runbook's repeat:")
 	c.Flags().StringVar(&batch, "batch", "local", "the batch name every cell records in its provenance (e.g. the CI run's id)")
 	return c
@@ -121,6 +141,7 @@ func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (
 		return p, usageErr("--repeat %d: must be positive", ov.repeat)
 	}
 	seen := map[string]string{}
+	cells := map[string]bool{}
 	for _, path := range paths {
 		name, err := runbookName(path)
 		if err != nil {
@@ -141,7 +162,12 @@ func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (
 					client = ""
 				}
 				for r := 1; r <= doc.Meta.Repeat; r++ {
-					p.Include = append(p.Include, cell{ID: cellID(name, client, v, r), Runbook: path, Kafka: v, Client: client, Repeat: r, Batch: batch})
+					id := cellID(name, client, v, r)
+					if cells[id] { // a release or client given twice: one cell, one CI artifact
+						continue
+					}
+					cells[id] = true
+					p.Include = append(p.Include, cell{ID: id, Runbook: path, Kafka: v, Client: client, Repeat: r, Batch: batch})
 				}
 			}
 		}

@@ -72,6 +72,7 @@ var (
 	fileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
 	placeRE    = regexp.MustCompile(`\{[a-z_]*\}`)
 	kNameRE    = regexp.MustCompile(`^k[0-9]+$`)
+	nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$`)
 )
 
 // Load reads and checks a cluster file.
@@ -119,6 +120,10 @@ func (f *File) check() error {
 		switch {
 		case n.Name == "":
 			return fmt.Errorf("nodes[%d]: no name", i)
+		case !nodeNameRE.MatchString(n.Name):
+			// It reaches the fault and log commands as {node}: one that
+			// starts with a dash would be read there as an option.
+			return fmt.Errorf("node %q: use letters, digits, dots, dashes and underscores, starting with a letter or digit (the commands get it as {node})", n.Name)
 		case n.ID < 1:
 			return fmt.Errorf("node %s: id %d: a runbook refers to node id N as kN, so ids start at 1", n.Name, n.ID)
 		case !strings.Contains(n.Address, ":"):

@@ -28,6 +28,8 @@ func TestParseRefuses(t *testing.T) {
 		{"name: Prod\nnodes: []\n", `name "Prod"`},
 		{nodes + "bootstrap: [x]\n", "field bootstrap not found"},
 		{"name: prod\nnodes:\n  - {name: k2, id: 1, address: \"b:9092\"}\n", "name it k1"},
+		{"name: prod\nnodes:\n  - {name: \"-rf\", id: 1, address: \"b:9092\"}\n", `node "-rf": use letters`},
+		{"name: prod\nnodes:\n  - {name: \"a b\", id: 1, address: \"b:9092\"}\n", `node "a b": use letters`},
 	} {
 		_, err := Parse([]byte(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
