@@ -196,6 +196,11 @@ func newNamedNS(name string) error {
 	if nsExists(name) {
 		return fmt.Errorf("network namespace %s already exists: another cluster uses this name; pick another --name or run `kafkabook cluster down` for it", name)
 	}
+	if !skipPrepareNSDir {
+		if err := prepareNSDir(); err != nil {
+			return err
+		}
+	}
 	runtime.LockOSThread()
 	orig, err := netns.Get()
 	if err != nil {
@@ -239,6 +244,15 @@ func deleteNS(name string) error {
 		}
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, unix.EBUSY) && mountsAt(p) > 0 {
+			// Still a mount point here: its first mount lies beneath a
+			// mount of /run/netns made over it (ip netns add).
+			herr := removeHidden(p)
+			if herr == nil {
+				return nil
+			}
+			return fmt.Errorf("%w: %s is hidden beneath a mount of %s made after it (by ip netns add, as iproute2 does when the directory is no mount point), and removing it failed: %v", err, p, nsDir, herr)
+		}
 		if holders := mountedElsewhere(p); len(holders) > 0 {
 			return fmt.Errorf("%w: %s is still a mount point in the mount namespace of %s", err, p, strings.Join(holders, ", "))
 		}
