@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +38,8 @@ func TestExamples(t *testing.T) {
 			if !fastExamples[name] {
 				testcluster.FullTier(t)
 			}
-			out := t.TempDir()
-			stdout, stderr, code := runKB(t, bin, t.TempDir(), "run", f, "--repeat", "1", "--out", out, "--record-host=false")
+			out, state := t.TempDir(), t.TempDir()
+			stdout, stderr, code := runKB(t, bin, state, "run", f, "--repeat", "1", "--out", out, "--record-host=false")
 			if code != 0 {
 				t.Fatalf("kafkabook run %s exited with %d, want 0 (every expectation held)\n%s\n%s", f, code, tail(stdout, 80), stderr)
 			}
@@ -57,6 +59,7 @@ func TestExamples(t *testing.T) {
 			for _, dir := range dirs {
 				checkExample(t, f, dir)
 			}
+			noMachinePaths(t, out, state)
 		})
 	}
 }
@@ -93,4 +96,45 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noMachinePaths checks that nothing a run wrote for publishing under out
+// (results.json, the event stream, the runbook, the pages) names the
+// cluster's state directory or the output directory as this machine
+// spells them, nor the host (the runs pass --record-host=false): the
+// broker lines kept as evidence name the nodes' data directories, which
+// the engine writes as $KAFKABOOK_STATE.
+func noMachinePaths(t *testing.T, out, state string) {
+	t.Helper()
+	host, _ := os.Hostname()
+	files := 0
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 || filepath.Ext(p) == ".js" {
+			return err // latest is a link to a run directory
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && filepath.Base(p) == results.ArchivedEventsFileName {
+			data, err = results.ReadEvents(p) // the stream, archived once results.json loads
+		}
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(out, p)
+		for _, path := range []string{state, out} {
+			if bytes.Contains(data, []byte(path)) {
+				t.Errorf("%s names the machine's path %s", rel, path)
+			}
+		}
+		if host != "" && filepath.Base(p) == results.FileName && bytes.Contains(data, []byte(`"host": "`+host+`"`)) {
+			t.Errorf("%s records the host name despite --record-host=false", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 4 {
+		t.Errorf("only %d files written under %s", files, out)
+	}
 }
