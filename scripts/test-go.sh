@@ -52,6 +52,13 @@ lane() {
 
 lane unit "$GO" test -short -p 2 -count=1 -timeout 20m ./...
 
+# What must be ready before the cluster lane and could be made ready
+# beside the unit lane (CI brings its Kubernetes up meanwhile): a shell
+# command, whose failure fails the run.
+if [ -n "${KAFKABOOK_BEFORE_CLUSTER_LANE:-}" ]; then
+	sh -c "$KAFKABOOK_BEFORE_CLUSTER_LANE" || failed=1
+fi
+
 # The packages whose tests start clusters: those importing testcluster.
 pkgs=$("$GO" list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
 	awk '/internal\/testcluster( |$)/ && $1 !~ /internal\/testcluster$/ {print $1}')
