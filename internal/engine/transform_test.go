@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,44 +14,58 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// transformRunbook: two transform groups read the same 30 records in
-// polls of 5 and crash right after writing the derived record of their
-// 13th, inside the third poll (m-011..m-015), before its commit; each is
-// then restarted. eos commits each poll's offsets in its transaction: the
-// successor fences the crashed member, whose open transaction (derived
-// m-011..m-013) is aborted, and writes every record once. alo commits
-// after the writes: the successor resumes at offset 10, so m-011..m-013
-// are written twice. teos reads an input written in transactions, every
-// other one aborted: it is given only the committed m-001..m-005 and
-// m-011..m-015, crashes at the 5th, and its successor catches up although
-// aborted records and transaction markers follow the last record it gets.
-const transformRunbook = "---\ntitle: transform\nnodes: 1\nrepeat: 1\n---\n" + "```kafka" + `
-topic create in --replication-factor 1
-topic create out --replication-factor 1
-topic create out2 --replication-factor 1
-produce in --acks all --count 30
-transform in --to out --group eos --eos --batch 5 --crash-at 13 &
-transform in --to out2 --group alo --batch 5 --crash-at 13 &
-topic create tin --replication-factor 1
-topic create tout --replication-factor 1
-produce tin --acks all --count 20 --transactional --txn-size 5 --abort-every 2
-transform tin --to tout --group teos --eos --batch 4 --crash-at 5 &
-wait consumer eos --timeout 60s
-wait consumer alo --timeout 60s
-wait consumer teos --timeout 60s
-start consumer eos
-start consumer alo
-start consumer teos
-wait consumer eos --timeout 90s
-wait consumer alo --timeout 90s
-wait consumer teos --timeout 90s
-expect eos_duplicates(teos) == 0
-expect eos_missing(teos) == 0
-expect eos_duplicates(eos) == 0
-expect eos_missing(eos) == 0
-expect eos_duplicates(alo) == {m-011..m-013}
-expect eos_missing(alo) == 0
-` + "```\n"
+// transformRunbook: for each client (its groups and outputs suffixed -f
+// for franz-go, -j for java), two transform groups read the same 30
+// records in polls of 5 and crash right after writing the derived record
+// of their 13th, inside the third poll (m-011..m-015), before its commit;
+// each is then restarted. eos commits each poll's offsets in its
+// transaction: the successor fences the crashed member, whose open
+// transaction (derived m-011..m-013) is aborted, and writes every record
+// once. alo commits after the writes: the successor resumes at offset 10,
+// so m-011..m-013 are written twice. teos reads an input written in
+// transactions (by the Java client), every other one aborted: it is given
+// only the committed m-001..m-005 and m-011..m-015, crashes at the 5th,
+// and its successor catches up although aborted records and transaction
+// markers follow the last record it gets. Both clients' groups run side
+// by side in one run.
+var transformRunbook = func() string {
+	var b strings.Builder
+	b.WriteString("---\ntitle: transform\nnodes: 1\nrepeat: 1\n---\n```kafka\n")
+	b.WriteString("topic create in --replication-factor 1\ntopic create tin --replication-factor 1\n")
+	b.WriteString("produce in --acks all --count 30\n")
+	b.WriteString("produce tin --client java --acks all --count 20 --transactional --txn-size 5 --abort-every 2\n")
+	for _, c := range transformClients {
+		fmt.Fprintf(&b, `topic create out-%[1]s --replication-factor 1
+topic create out2-%[1]s --replication-factor 1
+topic create tout-%[1]s --replication-factor 1
+transform in --to out-%[1]s --group eos-%[1]s --client %[2]s --eos --batch 5 --crash-at 13 &
+transform in --to out2-%[1]s --group alo-%[1]s --client %[2]s --batch 5 --crash-at 13 &
+transform tin --to tout-%[1]s --group teos-%[1]s --client %[2]s --eos --batch 4 --crash-at 5 &
+`, c.key, c.client)
+	}
+	for _, verb := range []string{"wait consumer %[1]s --timeout 60s", "start consumer %[1]s", "wait consumer %[1]s --timeout 90s"} {
+		for _, c := range transformClients {
+			for _, g := range []string{"eos", "alo", "teos"} {
+				fmt.Fprintf(&b, verb+"\n", g+"-"+c.key)
+			}
+		}
+	}
+	for _, c := range transformClients {
+		fmt.Fprintf(&b, `expect eos_duplicates(teos-%[1]s) == 0
+expect eos_missing(teos-%[1]s) == 0
+expect eos_duplicates(eos-%[1]s) == 0
+expect eos_missing(eos-%[1]s) == 0
+expect eos_duplicates(alo-%[1]s) == {m-011..m-013}
+expect eos_missing(alo-%[1]s) == 0
+`, c.key)
+	}
+	b.WriteString("```\n")
+	return b.String()
+}()
+
+// transformClients are the clients a transform member runs on, with the
+// suffix of their groups and topics in transformRunbook.
+var transformClients = []struct{ client, key string }{{"franz-go", "f"}, {"java", "j"}}
 
 // TestTransformCrash runs consume-transform-produce through a member's
 // SIGKILL with and without transactions, and checks the output topics
@@ -57,26 +73,30 @@ expect eos_missing(alo) == 0
 // committed records (and the crashed member's derived m-011..m-013 in the
 // log, aborted); without, m-011..m-013 twice.
 //
-// It runs once per client a transform member runs on, on one cluster:
-// franz-go (kafkabook's own member) and java (the driver's Transform.java,
-// through which the run's transactional produce goes too).
+// Every client a transform member runs on runs in one run, on one
+// cluster: franz-go (kafkabook's own member) and java (the driver's
+// Transform.java).
 func TestTransformCrash(t *testing.T) {
+	installDriver(t, "java")
 	backend, st := sharedOne(t)
-	for _, client := range []string{"franz-go", "java"} {
-		t.Run(client, func(t *testing.T) {
-			start := time.Now()
-			res, err := runWithClient(t, backend, client, transformRunbook)
-			if err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			checkTransformCrash(t, st.Bootstrap(), res, client)
-			t.Logf("%s: %s", client, time.Since(start).Round(time.Second))
-		})
+	start := time.Now()
+	res, err := runWithClient(t, backend, "franz-go", transformRunbook)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	t.Logf("the run took %s", time.Since(start).Round(time.Second))
+	for _, e := range res.Runs[0].Expectations {
+		if !e.Held {
+			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
+		}
+	}
+	for _, c := range transformClients {
+		t.Run(c.client, func(t *testing.T) { checkTransformCrash(t, st.Bootstrap(), res, c.client, c.key) })
 	}
 }
 
 // checkTransformCrash checks a run of transformRunbook through client.
-func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, client string) {
+func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, client, key string) {
 	run := res.Runs[0]
 	if client != "franz-go" {
 		found := false
@@ -87,11 +107,6 @@ func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, cli
 			t.Errorf("%s: the provenance names no member of this client: %+v", client, res.Provenance.Clients)
 		}
 	}
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
 	var all []string
 	for n := 1; n <= 30; n++ {
 		all = append(all, kafka.MessageID(n))
@@ -100,7 +115,7 @@ func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, cli
 	withAgain := append(slices.Clone(all), again...)
 	results.SortIDs(withAgain)
 
-	for _, g := range []string{"eos", "alo"} {
+	for _, g := range []string{"eos-" + key, "alo-" + key} {
 		c, ok := run.Consumer(g)
 		if !ok || c.Tally == nil || c.Tally.EOS == nil {
 			t.Fatalf("group %s: no exactly-once check in the evidence: %+v", g, c)
@@ -113,11 +128,11 @@ func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, cli
 			t.Errorf("group %s: inputs %d missing %v strays %v; want 30, none, none", g, chk.Inputs, chk.Missing, chk.Strays)
 		}
 	}
-	eos, _ := run.Consumer("eos")
+	eos, _ := run.Consumer("eos-" + key)
 	if got := eos.Tally.EOS; got.Once != 30 || len(got.Duplicates) != 0 {
 		t.Errorf("eos: once %d, duplicates %+v; want 30, none", got.Once, got.Duplicates)
 	}
-	alo, _ := run.Consumer("alo")
+	alo, _ := run.Consumer("alo-" + key)
 	if got := alo.Tally.EOS.DuplicateIDs(); !slices.Equal(got, again) {
 		t.Errorf("alo: duplicates %v, want %v", got, again)
 	}
@@ -128,11 +143,10 @@ func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, cli
 	}
 
 	// The reader of the test's own.
-	out, out2 := run.Consumers[0].Settings["to"], run.Consumers[1].Settings["to"]
-	if out != "out" || out2 != "out2" {
+	if out, out2 := eos.Settings["to"], alo.Settings["to"]; out != "out-"+key || out2 != "out2-"+key {
 		t.Fatalf("settings name outputs %q and %q", out, out2)
 	}
-	suffix := run.Consumers[0].Group[len("eos"):]
+	suffix := "-" + key + eos.Group[len("eos-"+key):] // the run's suffix
 	if got := readAllIDs(t, seeds, "out"+suffix, kgo.ReadCommitted()); !slices.Equal(got, all) {
 		t.Errorf("independent read_committed of out: %v, want m-001..m-030 once each", got)
 	}
@@ -146,7 +160,7 @@ func checkTransformCrash(t *testing.T, seeds []string, res *results.Results, cli
 	if got := readAllIDs(t, seeds, "tout"+suffix, kgo.ReadCommitted()); !slices.Equal(got, committedIn) {
 		t.Errorf("independent read_committed of tout: %v, want %v: the committed inputs once each", got, committedIn)
 	}
-	if teos, ok := run.Consumer("teos"); !ok || teos.Tally == nil || teos.Tally.EOS == nil || teos.Tally.EOS.Inputs != 10 || teos.Tally.EOS.Once != 10 {
+	if teos, ok := run.Consumer("teos-" + key); !ok || teos.Tally == nil || teos.Tally.EOS == nil || teos.Tally.EOS.Inputs != 10 || teos.Tally.EOS.Once != 10 {
 		t.Errorf("teos: %+v, want 10 inputs, each once", teos)
 	}
 }
