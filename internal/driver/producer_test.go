@@ -108,6 +108,7 @@ func TestLyingDriver(t *testing.T) {
 		{"negative offset", ok(1, 0, -9, 0, 5), "partition 0, offset -9", 3},
 		{"wrapped partition", `echo '{"name":"producer_send_success","n":1,"partition":4294967296,"offset":0,"intended_ns":0,"ack_ns":5}'`, "line 2: driver wrote a line that is not a protocol event", 3},
 		{"ack before due", ok(1, 0, 0, 100, 50), "intended_ns 100, ack_ns 50", 3},
+		{"success with no ack time", ok(1, 0, 0, 100, 0), "intended_ns 100, ack_ns 0", 3},
 		{"not given", ok(4, 0, 0, 0, 5), "message 4 is not one it was given (1 to 3)", 3},
 		{"invalid JSON", `echo '{"name":"producer_send_success","n":01,"partition":0}'`, "not a protocol event", 3},
 		{"huge transaction", `echo '{"name":"transaction_end","txn":1,"first":1,"count":1000000000000000000,"outcome":"committed"}'`, "records 1 to 1000000000000000000 are not all messages it was given", 3},
@@ -133,5 +134,26 @@ func TestLyingDriver(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStoppedSendHasNoAckTime: a send error without an answer time
+// (ack_ns 0, what a driver reports for a send the stop left unknown) is
+// the protocol, not a lie.
+func TestStoppedSendHasNoAckTime(t *testing.T) {
+	d := fake(`read spec; ` + startupLine + `; read start
+echo '{"name":"producer_send_error","n":1,"topic":"t","partition":-1,"offset":-1,"class":"unknown","error":"E","message":"stopped","intended_ns":1500,"ack_ns":0}'
+echo '{"name":"shutdown_complete","sent":1,"max_lag_ns":0}'
+cat >/dev/null`)
+	p, err := d.StartProducer(context.Background(), Spec{Topic: "t", From: 1, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Result
+	if _, err := p.Run(context.Background(), func(r Result) { got = append(got, r) }); err != nil {
+		t.Errorf("Run: %v, want no error", err)
+	}
+	if len(got) != 1 || got[0].Status != results.StatusUnknown {
+		t.Errorf("results %+v, want one unknown", got)
 	}
 }
