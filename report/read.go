@@ -27,15 +27,11 @@ func ReadResults(dir string) (*results.Results, string, error) {
 	if !d.exists(results.FileName) {
 		return nil, "", fmt.Errorf("%s: %w", dir, ErrNoResults)
 	}
-	data, digest, err := d.read(results.FileName)
+	r, from, _, err := d.loadResults()
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := results.Decode(d.path(results.FileName), data)
-	if err != nil {
-		return nil, "", err
-	}
-	return r, digest, nil
+	return r, from.SHA256, nil
 }
 
 // RunbookChanged says whether the runbook stored in a run directory

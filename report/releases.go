@@ -178,11 +178,11 @@ func (sr siteRun) releaseClient() (release, client string) {
 // writeComparison writes the page comparing the runs a and b, and returns
 // how many of its rows changed.
 func writeComparison(p string, a, b siteRun) (int, error) {
-	ra, err := loadRun(a.Dir)
+	ra, err := LoadRun(a.Dir)
 	if err != nil {
 		return 0, err
 	}
-	rb, err := loadRun(b.Dir)
+	rb, err := LoadRun(b.Dir)
 	if err != nil {
 		return 0, err
 	}

@@ -186,17 +186,6 @@ func lexists(p string) bool {
 	return err == nil
 }
 
-// loadRun reads a run directory's results (see runDir.loadResults).
-func loadRun(dir string) (*results.Results, error) {
-	d, err := openRunDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	r, _, _, err := d.loadResults()
-	return r, err
-}
-
 // source is the stored runbook, or a note saying why there is none.
 type source struct {
 	Text   []byte

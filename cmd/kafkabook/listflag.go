@@ -18,7 +18,7 @@ func (l listFlag) String() string { return strings.Join(*l.values, ",") }
 func (l listFlag) Type() string { return "strings" }
 
 func (l listFlag) Set(v string) error {
-	if safetext.Line(v) != v {
+	if !safetext.IsLine(v) {
 		return fmt.Errorf("%q holds a line break or another control character", v)
 	}
 	for _, part := range strings.Split(v, ",") {

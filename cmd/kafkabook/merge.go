@@ -219,7 +219,7 @@ func readRun(dir string) (*results.Results, []string, error) {
 // store may sit in a subdirectory), none starting with a dot, no control
 // character.
 func evidenceName(name string) bool {
-	if name == "" || strings.Contains(name, `\`) || safetext.Line(name) != name {
+	if name == "" || strings.Contains(name, `\`) || !safetext.IsLine(name) {
 		return false
 	}
 	for _, part := range strings.Split(name, "/") {

@@ -87,7 +87,7 @@ func siteNameProblem(name string) string {
 	switch {
 	case name == "" || strings.HasPrefix(name, "."):
 		return "it is empty or starts with a dot"
-	case strings.ContainsAny(name, `/\`) || safetext.Line(name) != name:
+	case strings.ContainsAny(name, `/\`) || !safetext.IsLine(name):
 		return "it holds a path separator, a line break or another control character"
 	case slices.Contains(reservedNames, name):
 		return "the site uses that name itself"

@@ -99,7 +99,7 @@ func decodeSuccess(b []byte, ev *event) bool {
 			return false
 		}
 		field := numericField(key)
-		if field == "" && isEventField(key) { // a field of another kind, or a known one in another case
+		if field == "" && !driverKey(key) && isEventField(key) { // a field of another kind, or a known one in another case
 			return false
 		}
 		i += j + 3
@@ -171,6 +171,17 @@ func numericField(key []byte) string {
 		return string(key)
 	}
 	return ""
+}
+
+// driverKey says whether key is one of the keys besides the numeric
+// fields the drivers write on a success line, none a field of event: the
+// common case skips isEventField's lookup.
+func driverKey(key []byte) bool {
+	switch string(key) {
+	case "topic", "key", "value":
+		return true
+	}
+	return false
 }
 
 // eventFields are event's JSON names, lower-cased: encoding/json matches a

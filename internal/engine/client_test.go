@@ -180,11 +180,7 @@ func TestClientConformance(t *testing.T) {
 	}
 	t.Logf("the table ran in %v", time.Since(began).Round(time.Second))
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	for _, c := range clients {
 		t.Run(c.client, func(t *testing.T) {
 			for _, row := range conformanceRows {

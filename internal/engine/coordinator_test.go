@@ -44,11 +44,7 @@ func TestCoordinatorSelectors(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	g, ok := run.Consumer("g")
 	if !ok || len(run.Transactions) == 0 {
 		t.Fatalf("no group g or no transactions in the evidence")

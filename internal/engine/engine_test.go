@@ -96,11 +96,7 @@ func TestChecker(t *testing.T) {
 		t.Fatalf("%d runs, complete %v; want 1 complete run", len(res.Runs), res.Complete)
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	if len(run.Expectations) != 6 {
 		t.Errorf("%d expectations checked, want 6", len(run.Expectations))
 	}

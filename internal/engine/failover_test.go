@@ -55,11 +55,7 @@ func TestLoadThroughFailover(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 
 	// The kill, and acknowledgements on both sides of it.
 	var kill time.Time

@@ -6,6 +6,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // The engine's tests share two clusters (testcluster.Shared): each run
@@ -36,4 +37,15 @@ func sharedThree(t *testing.T) (*local.Backend, cluster.Status) {
 func sharedOne(t *testing.T) (*local.Backend, cluster.Status) {
 	t.Helper()
 	return testcluster.Shared(t, 1, nil)
+}
+
+// allHeld reports every expectation of run that did not hold, with its
+// position and the value measured.
+func allHeld(t *testing.T, run results.Run) {
+	t.Helper()
+	for _, e := range run.Expectations {
+		if !e.Held {
+			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
+		}
+	}
 }

@@ -51,11 +51,7 @@ func TestTransformEffect(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	want := map[string]map[string]int{"effect": {}, "handled": {}}
 	for n := 1; n <= 20; n++ {
 		id := kafka.MessageID(n)

@@ -85,11 +85,7 @@ func TestTransformCrash(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	t.Logf("the run took %s", time.Since(start).Round(time.Second))
-	for _, e := range res.Runs[0].Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, res.Runs[0])
 	for _, c := range transformClients {
 		t.Run(c.client, func(t *testing.T) { checkTransformCrash(t, st.Bootstrap(), res, c.client, c.key) })
 	}

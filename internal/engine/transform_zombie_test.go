@@ -58,11 +58,7 @@ func TestTransformZombie(t *testing.T) {
 	}
 	t.Logf("the run took %s", time.Since(start).Round(time.Second))
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	for _, row := range []struct{ client, key string }{{"franz-go", "f"}, {"java", "j"}} {
 		client := row.client
 		t.Run(client, func(t *testing.T) {

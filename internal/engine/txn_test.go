@@ -77,11 +77,7 @@ func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src s
 		t.Errorf("provenance transaction.version %d (recorded %v), want the cluster's %d, which is 2 on every release 4.0.0 to 4.4.0 formatted by kafkabook", v, ok, features["transaction.version"])
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	aborted := []string{"m-005", "m-006", "m-007", "m-008", "m-013", "m-014", "m-015", "m-016"}
 	var committed []string
 	for n := 1; n <= 20; n++ {

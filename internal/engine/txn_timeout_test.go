@@ -40,11 +40,7 @@ func TestTransactionTimeout(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	run := res.Runs[0]
-	for _, e := range run.Expectations {
-		if !e.Held {
-			t.Errorf("%s: %s did not hold: the value was %s", e.Pos, e.Expr, e.Actual)
-		}
-	}
+	allHeld(t, run)
 	txns := run.TransactionsOf("t")
 	if len(txns) == 0 {
 		t.Fatal("no transaction recorded")

@@ -78,6 +78,13 @@ func Line(s string) string {
 	}, s))
 }
 
+// IsLine reports whether s is one line of plain text already, which Line
+// leaves as it is: no control character, no bidi control. Names that
+// become directories or flag values must be.
+func IsLine(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return isControl(r) || IsBidi(r) })
+}
+
 // Terminal is Line cut to at most width characters, its last an
 // ellipsis when it was cut: what a terminal table shows of a value, so
 // that no value moves the cursor, rings, or widens every row.

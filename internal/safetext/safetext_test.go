@@ -17,6 +17,9 @@ func TestLineAndTerminal(t *testing.T) {
 		if got := Line(c.in); got != c.line {
 			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.line)
 		}
+		if IsLine(c.in) != (c.in == c.line) {
+			t.Errorf("IsLine(%q) = %v, want %v", c.in, IsLine(c.in), c.in == c.line)
+		}
 	}
 	long := strings.Repeat("é", 1<<20)
 	got := Terminal(long, 40)

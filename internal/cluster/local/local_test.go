@@ -91,9 +91,11 @@ func TestDownNamesWhatItCannotRemove(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, name string, args ...string) {
+func mustRun(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+	return string(out)
 }

@@ -43,30 +43,16 @@ func TestBesideDocker(t *testing.T) {
 	if _, err := kafkadist.Install(context.Background(), testcluster.Version(), t.Logf); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("unshare", "--net", os.Args[0], "-test.run=^TestBesideDocker$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), privateNet+"=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("in a network namespace of its own:\n%s", out)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	unshared(t, "TestBesideDocker", privateNet, "a network namespace of its own", "--net")
 }
 
 func besideDocker(t *testing.T) {
-	run := func(name string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command(name, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run("ip", "link", "set", "lo", "up")
+	mustRun(t, "ip", "link", "set", "lo", "up")
 	// What dockerd does, here only.
 	if err := os.WriteFile("/proc/sys/net/bridge/bridge-nf-call-iptables", []byte("1"), 0o644); err != nil {
 		t.Fatalf("bridge netfilter: %v", err)
 	}
-	run("iptables", "-P", "FORWARD", "DROP")
+	mustRun(t, "iptables", "-P", "FORWARD", "DROP")
 
 	t.Setenv("KAFKABOOK_STATE", t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -109,7 +95,7 @@ func besideDocker(t *testing.T) {
 		b.Down(ctx, t.Logf)
 		t.Fatalf("up beside a dropping FORWARD chain: %v", err)
 	}
-	rules := run("iptables", "-S", "FORWARD")
+	rules := mustRun(t, "iptables", "-S", "FORWARD")
 	if !strings.Contains(rules, `--comment "kafkabook cluster `+cfg.Name+`" -j ACCEPT`) {
 		t.Errorf("no rule of cluster %s in FORWARD:\n%s", cfg.Name, rules)
 	}
@@ -127,7 +113,7 @@ func besideDocker(t *testing.T) {
 	if left := b.Leftovers(); len(left) > 0 {
 		t.Errorf("after down: %v", left)
 	}
-	if rules := run("iptables", "-S", "FORWARD"); strings.Contains(rules, "kafkabook") {
+	if rules := mustRun(t, "iptables", "-S", "FORWARD"); strings.Contains(rules, "kafkabook") {
 		t.Errorf("after down, FORWARD still holds:\n%s", rules)
 	}
 }

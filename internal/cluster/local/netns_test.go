@@ -36,35 +36,21 @@ func TestBesideIPNetns(t *testing.T) {
 			testcluster.Lacks(t, "needs "+tool)
 		}
 	}
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", os.Args[0], "-test.run=^TestBesideIPNetns$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), privateMounts+"=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("in a mount namespace of its own:\n%s", out)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	unshared(t, "TestBesideIPNetns", privateMounts, "a mount namespace of its own", "--mount", "--propagation", "private")
 }
 
 func besideIPNetns(t *testing.T) {
-	run := func(name string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command(name, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
 	fresh := func() {
 		t.Helper()
 		// A fresh /run here only: /run/netns is no mount point.
-		run("mount", "-t", "tmpfs", "tmpfs", "/run")
+		mustRun(t, "mount", "-t", "tmpfs", "tmpfs", "/run")
 	}
 	gone := func(ns string) {
 		t.Helper()
 		if _, err := os.Lstat(local.NSPath(ns)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there (%v)", local.NSPath(ns), err)
 		}
-		if strings.Contains(run("cat", "/proc/self/mountinfo"), " "+local.NSPath(ns)+" ") {
+		if strings.Contains(mountinfo(t), " "+local.NSPath(ns)+" ") {
 			t.Errorf("%s is still a mount point", local.NSPath(ns))
 		}
 	}
@@ -76,13 +62,13 @@ func besideIPNetns(t *testing.T) {
 	if err := local.NewNamedNS(ours); err != nil {
 		t.Fatal(err)
 	}
-	run("ip", "netns", "add", theirs)
+	mustRun(t, "ip", "netns", "add", theirs)
 	if err := local.DeleteNS(ours); err != nil {
 		t.Errorf("down beside ip netns add: %v", err)
 	}
 	gone(ours)
-	run("ip", "netns", "exec", theirs, "true")
-	run("ip", "netns", "delete", theirs)
+	mustRun(t, "ip", "netns", "exec", theirs, "true")
+	mustRun(t, "ip", "netns", "delete", theirs)
 
 	// Left hidden by a kafkabook that did not prepare the directory.
 	fresh()
@@ -92,16 +78,16 @@ func besideIPNetns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run("ip", "netns", "add", theirs)
-	if n := strings.Count(run("cat", "/proc/self/mountinfo"), " "+local.NSPath(ours)+" "); n < 2 {
+	mustRun(t, "ip", "netns", "add", theirs)
+	if n := strings.Count(mountinfo(t), " "+local.NSPath(ours)+" "); n < 2 {
 		t.Fatalf("%s is mounted %d time(s), want its hidden original and the copy over it: the test set nothing up", local.NSPath(ours), n)
 	}
 	if err := local.DeleteNS(ours); err != nil {
 		t.Errorf("removing the hidden namespace: %v", err)
 	}
 	gone(ours)
-	run("ip", "netns", "exec", theirs, "true")
-	run("ip", "netns", "delete", theirs)
+	mustRun(t, "ip", "netns", "exec", theirs, "true")
+	mustRun(t, "ip", "netns", "delete", theirs)
 
 	// A live cluster, ip netns add beside it, then down: clean.
 	fresh()
@@ -117,13 +103,23 @@ func besideIPNetns(t *testing.T) {
 		b.Down(ctx, t.Logf)
 		t.Fatalf("up: %v", err)
 	}
-	run("ip", "netns", "add", theirs)
+	mustRun(t, "ip", "netns", "add", theirs)
 	if err := b.Down(ctx, t.Logf); err != nil {
 		t.Errorf("down beside ip netns add: %v", err)
 	}
 	if left := b.Leftovers(); len(left) > 0 {
 		t.Errorf("after down: %v", left)
 	}
-	run("ip", "netns", "exec", theirs, "true")
-	run("ip", "netns", "delete", theirs)
+	mustRun(t, "ip", "netns", "exec", theirs, "true")
+	mustRun(t, "ip", "netns", "delete", theirs)
+}
+
+// mountinfo is this process's /proc/self/mountinfo.
+func mountinfo(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
