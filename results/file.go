@@ -94,6 +94,9 @@ func Decode(name string, data []byte) (*Results, error) {
 		return nil, fmt.Errorf("results: %s: %w %d (this kafkabook reads versions 1 to %d; use a kafkabook that knows version %d)",
 			name, ErrSchema, *v, SchemaVersion, *v)
 	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", name, err)
+	}
 	r.Schema = SchemaVersion
 	r.Compact()
 	return r, nil

@@ -167,3 +167,28 @@ func BenchmarkHostileDecode(b *testing.B) {
 		b.ReportMetric(float64(len(line)), "input-bytes")
 	})
 }
+
+// TestNegativeNumbers: a count, offset, partition or node below what
+// kafkabook writes (-1 says "none"; counts have no "none") is refused
+// with where it is, from results.json and from the event stream.
+func TestNegativeNumbers(t *testing.T) {
+	for _, c := range []struct{ run, want string }{
+		{`"isr":[{"at":"2026-11-29T21:35:00Z","topic":"a","partition":0,"leader":-7,"isr":[1],"replicas":[1]}]`, "runs[0].isr[0].leader is -7, want -1 or more"},
+		{`"isr":[{"at":"2026-11-29T21:35:00Z","topic":"a","partition":0,"leader":1,"isr":[1],"replicas":[1,-2]}]`, "runs[0].isr[0].replicas[1] is -2"},
+		{`"tallies":[{"topic":"t","read":-1,"high_watermarks":{"0":1}}]`, "runs[0].tallies[0].read is -1, want 0 or more"},
+		{`"tallies":[{"topic":"t","high_watermarks":{"0":-5}}]`, "runs[0].tallies[0].high_watermarks[0] is -5, want 0 or more"},
+		{`"tallies":[{"topic":"t","high_watermarks":{"-3":5}}]`, "runs[0].tallies[0].high_watermarks: a key is -3"},
+		{`"consumers":[{"group":"g","offsets":[{"partition":0,"committed":-9}]}]`, "runs[0].consumers[0].offsets[0].committed is -9"},
+		{`"topics":[{"name":"t","label":"t","ledger":{"count":1,"num":"1","intended":"0","acked":"0","status":"0","acks":"0","idempotent":"0","partition":"-4","offset":"0","leader_epoch":"0","error":"0"}}]`, "ledger entry 0: partition -4"},
+		{`"topics":[{"name":"t","label":"t","ledger":{"count":1,"num":"1","intended":"0","acked":"0","status":"0","acks":"0","idempotent":"0","partition":"0","offset":"-2","leader_epoch":"0","error":"0"}}]`, "ledger entry 0: offset -2"},
+	} {
+		_, err := Decode("neg.json", []byte(`{"schema":4,"runs":[{`+c.run+`}]}`))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.run, err, c.want)
+		}
+	}
+	stream := `{"kind":"isr","run":1,"time":"2026-11-29T21:35:00Z","data":{"at":"2026-11-29T21:35:00Z","topic":"a","partition":-3,"leader":1,"isr":[1],"replicas":[1]}}` + "\n"
+	if _, err := ReplayFrom(strings.NewReader(stream)); err == nil || !strings.Contains(err.Error(), "isr[0].partition is -3") {
+		t.Errorf("replay: error %v, want the partition named", err)
+	}
+}

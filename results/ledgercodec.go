@@ -240,6 +240,9 @@ func (l *Ledger) decode(j ledgerJSON) error {
 		if l.flags[i]&flagStatus == 3 {
 			return fmt.Errorf("ledger column status: bad value 3 at %d", i)
 		}
+		if l.partition[i] < -1 || l.epoch[i] < -1 {
+			return fmt.Errorf("ledger entry %d: partition %d, leader epoch %d: want -1 (none) or more", i, l.partition[i], l.epoch[i])
+		}
 	}
 	prevOff := map[int32]int64{}
 	if err := unrle("offset", j.Offset, n, func(i int, v int64) {
@@ -248,6 +251,11 @@ func (l *Ledger) decode(j ledgerJSON) error {
 		prevOff[p] = l.offset[i]
 	}); err != nil {
 		return err
+	}
+	for i, o := range l.offset {
+		if o < -1 {
+			return fmt.Errorf("ledger entry %d: offset %d, want -1 (none) or more", i, o)
+		}
 	}
 	var bad error
 	if err := unrle("error", j.Error, n, func(i int, v int64) {

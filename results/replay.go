@@ -73,6 +73,9 @@ func ReplayFrom(in io.Reader) (*Results, error) {
 		}
 	}
 	r := fold.results()
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", EventsFileName, err)
+	}
 	if !fold.ended && r.Error == "" {
 		r.Error = "the run stopped before its end: evidence replayed from " + EventsFileName
 	}

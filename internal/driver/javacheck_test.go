@@ -74,6 +74,7 @@ func TestJavaDriverChecks(t *testing.T) {
 	}
 	cmd := exec.CommandContext(ctx, "java", append([]string{"-cp", javaCP, "TestRunner"}, classes...)...)
 	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "KAFKABOOK_REFUSAL_CASES="+refusalCases(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the java driver's unit tests failed (%v):\n%s", err, out)

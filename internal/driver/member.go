@@ -36,6 +36,7 @@ type MemberSpec struct {
 	// Properties are consumer properties by the client's own names,
 	// applied after the settings above.
 	Properties map[string]string
+	Access     map[string]string // the cluster's access (SecurityProperties), applied last
 }
 
 // MarshalJSON writes the spec line: "role":"member" and durations in
@@ -59,8 +60,9 @@ func (s MemberSpec) MarshalJSON() ([]byte, error) {
 		Handoff    bool              `json:"handoff"`
 		AckMode    string            `json:"ack_mode"`
 		Properties map[string]string `json:"properties"`
+		Access     map[string]string `json:"access,omitempty"`
 	}{"member", s.Client, s.Bootstrap, s.Topic, s.Group, s.Member, s.Commit, s.AutoCommit.Milliseconds(),
-		s.Batch, s.Work.Milliseconds(), s.Dedup, s.CrashAt, s.CrashPoint, s.Store, s.Handoff, s.AckMode, s.Properties})
+		s.Batch, s.Work.Milliseconds(), s.Dedup, s.CrashAt, s.CrashPoint, s.Store, s.Handoff, s.AckMode, s.Properties, s.Access})
 }
 
 // Member is a running member driver. Its stdin stays open for its life:

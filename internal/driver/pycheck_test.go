@@ -116,6 +116,7 @@ func runPythonCheck(ctx context.Context, t *testing.T, dir, what, name string, a
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KAFKABOOK_REFUSAL_CASES="+refusalCases(t))
 	cmd.WaitDelay = 5 * time.Second // a driver the tests started may hold the output open
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -85,14 +85,16 @@ func (s Startup) Redacted() Startup {
 	return s
 }
 
-// WithSecurity is the runbook's properties props (copied) for a driver's
-// client in role, with the properties that reach brokers as a says. It
-// refuses, as check does, a property a runbook may not set
-// (clientconfig.Refused): check stops such a runbook before it runs, and
-// this is the last point before a driver would apply it. The cluster's
-// access always wins, so the cluster file's credentials are never sent
-// another way than the file says.
-func WithSecurity(client string, role clientconfig.Role, a cluster.Access, props map[string]string) (map[string]string, error) {
+// Refuse refuses, as check does, a property a runbook may not set
+// (clientconfig.Refused) among props, the runbook's properties for a
+// driver's client in role: check stops such a runbook before it runs, this
+// is the last point before the spec goes out, and the driver refuses the
+// same set once more at start (its own copy of the rule, held to this one
+// by the drivers' unit tests: refusalCases). The cluster's access travels apart from
+// props, in the spec's "access" (SecurityProperties), which the driver
+// applies last, so the cluster file's credentials are never sent another
+// way than the file says.
+func Refuse(client string, role clientconfig.Role, props map[string]string) error {
 	catalogue := client
 	if client == "spring" {
 		catalogue = clientconfig.Java // Spring Kafka passes them to kafka-clients
@@ -100,19 +102,8 @@ func WithSecurity(client string, role clientconfig.Role, a cluster.Access, props
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, _ := clientconfig.Lookup(catalogue, "", role, name)
 		if why := clientconfig.Refused(p, name, props[name]); why != "" {
-			return nil, fmt.Errorf("the %s client may not be given %s: it %s", client, name, why)
+			return fmt.Errorf("the %s client may not be given %s: it %s", client, name, why)
 		}
 	}
-	sec := SecurityProperties(client, a)
-	if len(sec) == 0 {
-		return props, nil
-	}
-	out := make(map[string]string, len(props)+len(sec))
-	for k, v := range props {
-		out[k] = v
-	}
-	for k, v := range sec {
-		out[k] = v
-	}
-	return out, nil
+	return nil
 }

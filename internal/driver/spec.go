@@ -28,10 +28,14 @@ type Spec struct {
 	Count     int      `json:"count"`
 	// Acks is "0", "1" or "all"; "": the client's own default.
 	Acks string `json:"acks,omitempty"`
-	// Properties are client properties by the client's own names
-	// (linger.ms, enable.idempotence); the driver refuses none itself:
-	// the client does.
+	// Properties are the runbook's client properties by the client's own
+	// names (linger.ms, enable.idempotence); the driver refuses those a
+	// runbook may not set (Refuse), and the client the rest it does not
+	// take.
 	Properties map[string]string `json:"properties,omitempty"`
+	// Access are the properties that make the client reach the cluster as
+	// its access says (SecurityProperties), applied last.
+	Access map[string]string `json:"access,omitempty"`
 	// DeliveryTimeout is delivery.timeout.ms; 0: the client's default.
 	DeliveryTimeout time.Duration `json:"-"`
 	// Rate is in messages per second: message i is meant to be sent

@@ -30,6 +30,7 @@ type TransformSpec struct {
 	// Properties are consumer properties by the client's own names,
 	// applied after the member's own settings.
 	Properties map[string]string
+	Access     map[string]string // the cluster's access (SecurityProperties), applied last
 }
 
 // MarshalJSON writes the spec line: "role":"transform" and durations in
@@ -53,8 +54,9 @@ func (s TransformSpec) MarshalJSON() ([]byte, error) {
 		Dedup      string            `json:"dedup"`
 		Store      string            `json:"store,omitempty"`
 		Properties map[string]string `json:"properties"`
+		Access     map[string]string `json:"access,omitempty"`
 	}{"transform", s.Client, s.Bootstrap, s.In, s.Out, s.Group, s.Member, s.EOS, s.TxnID, s.TxnTimeout.Milliseconds(),
-		s.Batch, s.Work.Milliseconds(), s.CrashAt, s.Effect, s.Dedup, s.Store, s.Properties})
+		s.Batch, s.Work.Milliseconds(), s.CrashAt, s.Effect, s.Dedup, s.Store, s.Properties, s.Access})
 }
 
 // StartTransform spawns the driver as a transform member and waits for

@@ -32,15 +32,15 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		return memberProcess{}, err
 	}
 	c := g.spec
-	props, err := driver.WithSecurity(ref.Client, clientconfig.Consumer, r.access, memberProperties(c.Properties))
-	if err != nil {
+	props := memberProperties(c.Properties)
+	if err := driver.Refuse(ref.Client, clientconfig.Consumer, props); err != nil {
 		return memberProcess{}, err
 	}
 	spec := driver.MemberSpec{
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
-		Properties: props,
+		Properties: props, Access: driver.SecurityProperties(ref.Client, r.access),
 	}
 	var dm *driver.Member
 	if g.transform != nil {

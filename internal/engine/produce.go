@@ -81,9 +81,10 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	if viaDriver {
 		ds := driverSpec(t.name, seeds.Seeds, p)
-		if ds.Properties, err = driver.WithSecurity(ref.Client, clientconfig.Producer, r.access, ds.Properties); err != nil {
+		if err = driver.Refuse(ref.Client, clientconfig.Producer, ds.Properties); err != nil {
 			return err
 		}
+		ds.Access = driver.SecurityProperties(ref.Client, r.access)
 		if p.Transactional {
 			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
 		}

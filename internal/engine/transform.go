@@ -149,14 +149,15 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 // transaction timeout it runs with, and kafkabook's group timing.
 func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) (driver.TransformSpec, error) {
 	ts := r.transformSpec(g)
-	props, err := driver.WithSecurity(ref.Client, clientconfig.Consumer, r.access, memberProperties(nil))
-	if err != nil {
+	props := memberProperties(nil)
+	if err := driver.Refuse(ref.Client, clientconfig.Consumer, props); err != nil {
 		return driver.TransformSpec{}, err
 	}
 	spec := driver.TransformSpec{
 		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
 		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
 		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: props,
+		Access: driver.SecurityProperties(ref.Client, r.access),
 	}
 	if ts.EOS {
 		spec.TxnID, spec.TxnTimeout = ts.TxnID, kafka.TransactionTimeout

@@ -364,7 +364,8 @@ public final class KafkabookDriver {
         }
 
         // properties are the producer's properties: the spec's map by the
-        // client's own names, then acks and the delivery timeout when given.
+        // client's own names (Given), then acks and the delivery timeout
+        // when given, then the cluster's access.
         @SuppressWarnings("unchecked")
         Properties properties() {
             Properties p = new Properties();
@@ -372,10 +373,8 @@ public final class KafkabookDriver {
             p.put("bootstrap.servers", String.join(",", servers.stream().map(Object::toString).toList()));
             p.put("key.serializer", ByteArraySerializer.class.getName());
             p.put("value.serializer", ByteArraySerializer.class.getName());
-            Map<String, Object> given = (Map<String, Object>) raw.getOrDefault("properties", Map.of());
-            for (Map.Entry<String, Object> e : given.entrySet()) {
-                p.put(e.getKey(), String.valueOf(e.getValue()));
-            }
+            Map<String, String> given = Given.properties(raw);
+            p.putAll(given);
             if (raw.get("acks") != null) {
                 p.put("acks", raw.get("acks").toString());
             }
@@ -397,6 +396,7 @@ public final class KafkabookDriver {
                     p.put("request.timeout.ms", Long.toString(Math.max(1, ms - linger)));
                 }
             }
+            p.putAll(Given.access(raw));
             return p;
         }
 

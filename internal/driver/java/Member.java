@@ -294,7 +294,8 @@ public final class Member {
         final long autoCommitMs, workMs;
         final boolean handoff;
         final List<Object> servers;
-        final Map<String, Object> given;
+        final Map<String, String> given; // the runbook's properties (Given)
+        final Map<String, String> access; // the cluster's (Given), set last
 
         @SuppressWarnings("unchecked")
         MemberSpec(Map<String, Object> m) {
@@ -313,8 +314,8 @@ public final class Member {
             workMs = KafkabookDriver.Spec.num(m, "work_ms", 0);
             handoff = Boolean.TRUE.equals(m.get("handoff"));
             servers = (List<Object>) m.getOrDefault("bootstrap_servers", List.of());
-            Object p = m.get("properties");
-            given = p instanceof Map ? (Map<String, Object>) p : Map.of();
+            given = Given.properties(m);
+            access = Given.access(m);
             if (topic.isEmpty() || group.isEmpty() || store.isEmpty()) {
                 throw new IllegalArgumentException("member spec needs topic, group and store");
             }
@@ -326,8 +327,8 @@ public final class Member {
         }
 
         // consumerProperties are kafkabook's settings, then the spec's
-        // properties (which win); the interceptor that reports commits is
-        // added to any the properties name.
+        // properties (which win), the interceptor that reports commits and
+        // the cluster's access.
         Properties consumerProperties() {
             Properties p = new Properties();
             p.put("bootstrap.servers", String.join(",", servers.stream().map(Object::toString).toList()));
@@ -340,12 +341,9 @@ public final class Member {
             if (commit.equals("auto") && autoCommitMs > 0) {
                 p.put("auto.commit.interval.ms", Long.toString(autoCommitMs));
             }
-            for (Map.Entry<String, Object> e : given.entrySet()) {
-                p.put(e.getKey(), String.valueOf(e.getValue()));
-            }
-            String mine = Commits.class.getName();
-            String theirs = p.getProperty("interceptor.classes", "").trim();
-            p.put("interceptor.classes", theirs.isEmpty() ? mine : mine + "," + theirs);
+            p.putAll(given);
+            p.put("interceptor.classes", Commits.class.getName()); // a runbook may set none (Given)
+            p.putAll(access);
             return p;
         }
     }

@@ -324,7 +324,8 @@ public final class Transform {
         final long workMs, txnTimeoutMs;
         final boolean eos, effect;
         final List<Object> servers;
-        final Map<String, Object> given;
+        final Map<String, String> given; // the runbook's properties (Given)
+        final Map<String, String> access; // the cluster's (Given), set last
 
         @SuppressWarnings("unchecked")
         Spec(Map<String, Object> m) {
@@ -342,8 +343,8 @@ public final class Transform {
             eos = Boolean.TRUE.equals(m.get("eos"));
             effect = Boolean.TRUE.equals(m.get("effect"));
             servers = (List<Object>) m.getOrDefault("bootstrap_servers", List.of());
-            Object p = m.get("properties");
-            given = p instanceof Map ? (Map<String, Object>) p : Map.of();
+            given = Given.properties(m);
+            access = Given.access(m);
             if (in.isEmpty() || out.isEmpty() || group.isEmpty() || (eos && txnId.isEmpty()) || (effect && store.isEmpty())) {
                 throw new IllegalArgumentException("transform spec needs in, out, group, txn_id with eos and store with effect");
             }
@@ -354,7 +355,8 @@ public final class Transform {
         }
 
         // consumerProperties read read_committed with no auto-commit, then
-        // the spec's consumer properties (which win).
+        // the spec's consumer properties (which win), then the cluster's
+        // access.
         Properties consumerProperties() {
             Properties p = new Properties();
             p.put("bootstrap.servers", bootstrap());
@@ -366,14 +368,14 @@ public final class Transform {
             p.put("enable.auto.commit", "false");
             p.put("isolation.level", "read_committed");
             p.put("default.api.timeout.ms", Long.toString(RIDE_OUT.toMillis()));
-            for (Map.Entry<String, Object> e : given.entrySet()) {
-                p.put(e.getKey(), String.valueOf(e.getValue()));
-            }
+            p.putAll(given);
+            p.putAll(access);
             return p;
         }
 
         // producerProperties: acks=all, idempotent, and with eos the
-        // group's transactional.id and the transaction timeout.
+        // group's transactional.id and the transaction timeout; then the
+        // cluster's access.
         Properties producerProperties() {
             Properties p = new Properties();
             p.put("bootstrap.servers", bootstrap());
@@ -389,6 +391,7 @@ public final class Transform {
                     p.put("transaction.timeout.ms", Long.toString(txnTimeoutMs));
                 }
             }
+            p.putAll(access);
             return p;
         }
     }

@@ -99,14 +99,16 @@ final class MemberLinesTest {
 
     static void testMemberSpec() {
         Member.MemberSpec s = new Member.MemberSpec(memberSpec(",\"commit\":\"auto\",\"auto_commit_ms\":250,\"batch\":5,"
-                + "\"properties\":{\"interceptor.classes\":\"their.Interceptor\",\"session.timeout.ms\":\"6000\"}"));
+                + "\"properties\":{\"session.timeout.ms\":\"6000\"}"));
         Properties p = s.consumerProperties();
         Check.eq("10.0.0.1:9092", p.getProperty("bootstrap.servers"));
         Check.eq("true", p.getProperty("enable.auto.commit"));
         Check.eq("250", p.getProperty("auto.commit.interval.ms"));
         Check.eq("5", p.getProperty("max.poll.records"));
         Check.eq("6000", p.getProperty("session.timeout.ms"));
-        Check.eq("Member$Commits,their.Interceptor", p.getProperty("interceptor.classes"));
+        Check.eq("Member$Commits", p.getProperty("interceptor.classes"));
+        RuntimeException refused = Check.fails(() -> new Member.MemberSpec(memberSpec(",\"properties\":{\"interceptor.classes\":\"their.Interceptor\"}")));
+        Check.that(refused.getMessage().contains("interceptor.classes"), refused.getMessage());
         Member.MemberSpec d = new Member.MemberSpec(memberSpec(""));
         Check.eq(List.of("after", "none", 1, 10, false), List.of(d.commit, d.dedup, d.member, d.batch, d.handoff));
         Check.eq("false", d.consumerProperties().getProperty("enable.auto.commit"));

@@ -168,7 +168,7 @@ final class ProducerLinesTest {
     // secrets hidden, and the property names the client does not know.
     static void testStartupComplete() {
         Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"acks\":\"1\","
-                + "\"properties\":{\"bogus.x\":\"y\",\"ssl.key.password\":\"hunter2\",\"client.id\":\"kb\"}}").properties();
+                + "\"properties\":{\"bogus.x\":\"y\",\"client.id\":\"kb\"},\"access\":{\"ssl.key.password\":\"hunter2\"}}").properties();
         Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(p));
         Check.eq(List.of("name", "client", "library", "version", "runtime", "config", "unknown_properties"), List.copyOf(m.keySet()));
         Check.eq("startup_complete", m.get("name"));

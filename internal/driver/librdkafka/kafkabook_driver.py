@@ -86,15 +86,87 @@ def value_of(n, size):
 
 
 def properties(spec):
-    """properties are the producer's properties by librdkafka's own names."""
+    """properties are the producer's properties by librdkafka's own names:
+    the runbook's (given), acks and the delivery timeout when the spec sets
+    them, then the cluster's access."""
     conf = {"bootstrap.servers": ",".join(spec["bootstrap_servers"])}
-    for k, v in (spec.get("properties") or {}).items():
-        conf[k] = str(v)
+    conf.update(given(spec))
     if spec.get("acks") is not None:
         conf["acks"] = str(spec["acks"])
     if spec.get("delivery_timeout_ms") is not None:
         conf["delivery.timeout.ms"] = str(spec["delivery_timeout_ms"])
+    conf.update(access(spec))
     return conf
+
+
+# What a runbook may not set: kafkabook's rule (internal/clientconfig/
+# refuse.go) once more, at the driver's start. kafkabook refuses these
+# before a spec goes out; a driver handed a spec another way refuses them
+# too. A runbook is data: through a client it may load no code, run no
+# command, read no host file and reach no address outside its cluster.
+# tests/test_given.py holds this copy to kafkabook's over every property of
+# every catalogue.
+OWNED = {
+    "bootstrap.servers": "is where the client connects, which the cluster decides",
+    "metadata.broker.list": "is where the client connects, which the cluster decides",
+    "security.protocol": "is how the client connects, which the cluster's access decides",
+    "group.id": "is the group, which kafkabook sets",
+    "transactional.id": "is the transactional id, which kafkabook sets",
+    "config.providers": "loads config providers, which read host files and the environment",
+    "metric.reporters": "names classes to load",
+    "security.providers": "names classes to load",
+    "interceptors": "sets interceptor plugins, native code",
+    "plugin.library.paths": "loads native libraries into the client",
+}
+BUILTIN_CLASSES = {"key.serializer", "value.serializer", "key.deserializer", "value.deserializer",
+                   "partitioner.class", "partition.assignment.strategy"}
+API_ONLY = {"opaque", "default_topic_conf", "msg_order_cmp"}  # callbacks or objects not named *_cb
+WORDS = [
+    (("ssl", "sasl", "https", "oauthbearer", "kerberos", "jaas"),
+     "sets how the client authenticates or encrypts, which the cluster's access decides"),
+    (("cmd", "command", "exec"), "names a host command for the client to run"),
+]
+
+
+def refused(name, value):
+    """refused says why a runbook may not set name to value, or None."""
+    if name in OWNED:
+        return OWNED[name]
+    parts = [p for p in name.lower().replace("_", ".").split(".") if p]
+    if name.startswith("config.providers."):
+        return OWNED["config.providers"]
+    for words, why in WORDS:
+        if any(w in parts for w in words):
+            return why
+    if (parts and parts[-1] == "cb") or name in API_ONLY:
+        return "sets a callback or object only the client's own API can, which loads code"
+    if any(w in parts for w in ("class", "classes")) or (name in BUILTIN_CLASSES and "." in value):
+        if name in BUILTIN_CLASSES and all(c.strip().startswith("org.apache.kafka.") for c in value.split(",")):
+            return None
+        return "names classes to load (kafka-clients' own org.apache.kafka classes excepted)"
+    if any(w in parts for w in ("location", "path", "paths", "file", "files", "dir", "dirs", "keytab")):
+        return "names a host path"
+    if any(w in parts for w in ("url", "urls", "uri", "endpoint")):
+        return "names a place outside the cluster to reach"
+    return None
+
+
+def given(spec):
+    """given are the spec's runbook properties as strings; one a runbook
+    may not set fails the start, naming it and why."""
+    out = {}
+    for k, v in (spec.get("properties") or {}).items():
+        why = refused(k, str(v))
+        if why:
+            raise ValueError(f"a runbook may not set {k}: it {why}")
+        out[k] = str(v)
+    return out
+
+
+def access(spec):
+    """access are the properties that make the client reach the cluster as
+    its access says (security protocol, trust, SASL login), set last."""
+    return {k: str(v) for k, v in (spec.get("access") or {}).items()}
 
 
 def rdkafka_library():
@@ -516,7 +588,8 @@ class Events:
 
 def member_properties(spec):
     """member_properties is the consumer's configuration by librdkafka's
-    names: the spec's settings, then its properties, which win.
+    names: the spec's settings, then the runbook's properties (given), which
+    win, then the cluster's access.
 
     commit auto is librdkafka's own auto-commit: enable.auto.commit=true, every
     auto.commit.interval.ms (auto_commit_ms; 0 keeps librdkafka's 5000), made by
@@ -543,8 +616,8 @@ def member_properties(spec):
     }
     if auto and spec.get("auto_commit_ms"):
         conf["auto.commit.interval.ms"] = str(spec["auto_commit_ms"])
-    for k, v in (spec.get("properties") or {}).items():
-        conf[k] = str(v)
+    conf.update(given(spec))
+    conf.update(access(spec))
     return conf
 
 
