@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/kafkabook/kafkabook/internal/site"
 	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/spf13/pflag"
 )
@@ -25,9 +26,9 @@ func (c *cellFlags) apply(path string, f *runbookFlags) error {
 	if err != nil || c.id == "" {
 		return err
 	}
-	prefix, kafka, _, err := parseCellID(c.id)
+	prefix, kafka, _, err := site.ParseCellID(c.id)
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
 	client := runbook.FranzGo
 	if rest, ok := strings.CutPrefix(prefix, name+"."); ok {

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 	"io"
 	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
@@ -54,8 +55,8 @@ runs its logs command, status shows the state the last command left
 	c.PersistentFlags().StringVar(&t.name, "name", defaultCluster, "cluster name")
 	t.bf.register(c.PersistentFlags(), false)
 	c.AddCommand(clusterUpCmd(t), clusterStatusCmd(t), clusterListCmd(), clusterDownCmd(t), clusterLogsCmd(t))
-	for _, op := range cluster.Ops {
-		c.AddCommand(clusterOpCmd(t, op))
+	for _, f := range cluster.Faults {
+		c.AddCommand(clusterOpCmd(t, f))
 	}
 	return c
 }
@@ -289,10 +290,11 @@ func copyLines(w io.Writer, r io.Reader, re *regexp.Regexp) error {
 }
 
 // clusterOpCmd is the command of one fault: kill, stop, start, ...
-func clusterOpCmd(t *clusterTarget, op cluster.Op) *cobra.Command {
+func clusterOpCmd(t *clusterTarget, f cluster.Fault) *cobra.Command {
+	op := f.Op
 	return &cobra.Command{
 		Use:   string(op) + " NODE...",
-		Short: opHelp[op],
+		Short: f.Help,
 		Args:  minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := t.backend(cmd)
@@ -306,16 +308,6 @@ func clusterOpCmd(t *clusterTarget, op cluster.Op) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-var opHelp = map[cluster.Op]string{
-	cluster.Kill:    "SIGKILL the nodes' JVMs",
-	cluster.Stop:    "Shut the nodes down gracefully (SIGTERM) and wait",
-	cluster.Start:   "Restart stopped or killed nodes on their existing data",
-	cluster.Pause:   "Freeze the nodes' JVMs (SIGSTOP)",
-	cluster.Resume:  "Thaw paused nodes (SIGCONT)",
-	cluster.Isolate: "Cut the nodes off from every other node and from the host",
-	cluster.Rejoin:  "Put isolated nodes back on the network, same address",
 }
 
 // parseSets turns KEY=VALUE flags into a map.

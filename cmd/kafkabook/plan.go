@@ -2,97 +2,19 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/kafkabook/kafkabook/internal/safetext"
-	"github.com/kafkabook/kafkabook/report"
-	"github.com/kafkabook/kafkabook/runbook"
+	"github.com/kafkabook/kafkabook/internal/site"
 	"github.com/spf13/cobra"
 )
 
-// matrixPlan is what `kafkabook plan` prints: a CI matrix's include list
-// (GitHub Actions reads it as `matrix: include: ${{ fromJSON(plan).include }}`)
-// and the batch every cell belongs to.
-type matrixPlan struct {
-	Batch   string `json:"batch"`
-	Include []cell `json:"include"`
-}
-
-// cell is one job of a matrix: one run of one runbook on one Kafka
-// release with one client. Client is empty for franz-go, the default, so
-// that the ids of cells from before clients were a dimension stay the
-// same; another client's id has it between runbook and release.
-type cell struct {
-	ID      string `json:"id"`
-	Runbook string `json:"runbook"` // the path, as given to plan
-	Kafka   string `json:"kafka"`
-	Client  string `json:"client,omitempty"`
-	Repeat  int    `json:"repeat"` // which repeat of the cell's runbook and release, 1-based
-	Batch   string `json:"batch"`
-}
-
-// cellID is the stable id of a cell: producer-acks.kafka-4.3.1.r1,
-// producer-acks.java.kafka-4.3.1.r1.
-func cellID(runbook, client, kafka string, repeat int) string {
-	parts := []string{runbook}
-	if client != "" {
-		parts = append(parts, client)
-	}
-	return strings.Join(append(parts, "kafka-"+kafka, fmt.Sprintf("r%d", repeat)), ".")
-}
-
-// parseCellID splits a cell id into its runbook (with the client, when the
-// id has one), release and repeat, the inverse of cellID.
-func parseCellID(id string) (prefix, kafka string, repeat int, err error) {
-	bad := func() (string, string, int, error) {
-		return "", "", 0, usageErr("--cell %q: want RUNBOOK.kafka-VERSION.rN, as `kafkabook plan` prints, e.g. producer-acks.kafka-4.3.1.r1", id)
-	}
-	dot := strings.LastIndex(id, ".r")
-	if dot < 0 {
-		return bad()
-	}
-	repeat, err = strconv.Atoi(id[dot+2:])
-	if err != nil || repeat < 1 || strconv.Itoa(repeat) != id[dot+2:] {
-		return bad()
-	}
-	k := strings.LastIndex(id[:dot], ".kafka-")
-	if k <= 0 || k+len(".kafka-") == dot {
-		return bad()
-	}
-	return id[:k], id[k+len(".kafka-") : dot], repeat, nil
-}
-
-// runbookName is the directory name a runbook's evidence goes under: its
-// file name without the extension. A name that could climb out of the
-// output directory or hide in it (`..`, `.x`, empty) is refused.
+// runbookName is site.RunbookName as a usage error (exit 3).
 func runbookName(path string) (string, error) {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if why := siteNameProblem(name); why != "" {
-		return "", usageErr("%s: the runbook's name %q cannot name its evidence directory (%s): rename the file", path, name, why)
+	name, err := site.RunbookName(path)
+	if err != nil {
+		return "", usageErr("%v", err)
 	}
 	return name, nil
-}
-
-// reservedNames are the names a site uses beside its runbooks' directories.
-var reservedNames = []string{"assets", report.IndexFile, report.LatestLink, report.SummaryFile, "comparisons.json"}
-
-// siteNameProblem says why name cannot be a directory of a site (a
-// runbook's, under which its evidence goes), or "" when it can.
-func siteNameProblem(name string) string {
-	switch {
-	case name == "" || strings.HasPrefix(name, "."):
-		return "it is empty or starts with a dot"
-	case strings.ContainsAny(name, `/\`) || !safetext.IsLine(name):
-		return "it holds a path separator, a line break or another control character"
-	case slices.Contains(reservedNames, name):
-		return "the site uses that name itself"
-	}
-	return ""
 }
 
 func planCmd() *cobra.Command {
@@ -132,16 +54,15 @@ matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
 	return c
 }
 
-// makePlan checks the runbooks and lists their cells, in the order the
-// runbooks were given, then release, then client, then repeat; ov are the
-// command line's --kafka, --client and --repeat.
-func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (matrixPlan, error) {
-	p := matrixPlan{Batch: batch, Include: []cell{}}
+// makePlan checks the runbooks and lists their cells (site.Plan), in the
+// order the runbooks were given; ov are the command line's --kafka,
+// --client and --repeat.
+func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (*site.Plan, error) {
+	p := site.NewPlan(batch)
 	if ov.repeat < 0 {
 		return p, usageErr("--repeat %d: must be positive", ov.repeat)
 	}
 	seen := map[string]string{}
-	cells := map[string]bool{}
 	for _, path := range paths {
 		name, err := runbookName(path)
 		if err != nil {
@@ -156,21 +77,7 @@ func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (
 		if err != nil {
 			return p, err
 		}
-		for _, v := range doc.Meta.Kafka {
-			for _, client := range doc.Meta.Client {
-				if client == runbook.FranzGo {
-					client = ""
-				}
-				for r := 1; r <= doc.Meta.Repeat; r++ {
-					id := cellID(name, client, v, r)
-					if cells[id] { // a release or client given twice: one cell, one CI artifact
-						continue
-					}
-					cells[id] = true
-					p.Include = append(p.Include, cell{ID: id, Runbook: path, Kafka: v, Client: client, Repeat: r, Batch: batch})
-				}
-			}
-		}
+		p.Add(path, name, doc.Meta.Kafka, doc.Meta.Client, doc.Meta.Repeat)
 	}
 	return p, nil
 }

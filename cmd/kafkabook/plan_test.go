@@ -6,40 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// TestCellID: a cell id reads back as what made it, for release names with
-// dots and dashes, runbook names with dots, and with a client; anything
-// else is refused.
-func TestCellID(t *testing.T) {
-	for _, c := range []struct {
-		runbook, client, kafka string
-		repeat                 int
-		id                     string
-	}{
-		{"producer-acks", "", "4.3.1", 1, "producer-acks.kafka-4.3.1.r1"},
-		{"a.b", "", "4.0.0-rc1", 12, "a.b.kafka-4.0.0-rc1.r12"},
-		{"producer-acks", "java", "4.4.0", 3, "producer-acks.java.kafka-4.4.0.r3"},
-	} {
-		id := cellID(c.runbook, c.client, c.kafka, c.repeat)
-		if id != c.id {
-			t.Errorf("cellID = %q, want %q", id, c.id)
-		}
-		prefix, kafka, repeat, err := parseCellID(id)
-		want := c.runbook
-		if c.client != "" {
-			want += "." + c.client
-		}
-		if err != nil || prefix != want || kafka != c.kafka || repeat != c.repeat {
-			t.Errorf("parseCellID(%q) = %q %q %d %v", id, prefix, kafka, repeat, err)
-		}
-	}
-	for _, bad := range []string{"", "x", "x.kafka-4.3.1", "x.kafka-4.3.1.r", "x.kafka-4.3.1.r0", "x.kafka-4.3.1.r01", "x.kafka-.r1", "kafka-4.3.1.r1", ".kafka-4.3.1.r1", "x.kafka-4.3.1.r1x"} {
-		if _, _, _, err := parseCellID(bad); err == nil {
-			t.Errorf("parseCellID(%q) took it", bad)
-		}
-	}
-}
+	"github.com/kafkabook/kafkabook/internal/site"
+)
 
 // TestPlanDuplicatesAndLineBreaks: a release or client given twice makes
 // one cell (two would collide as CI artifacts), and a --client or --kafka
@@ -54,7 +23,7 @@ func TestPlanDuplicatesAndLineBreaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p matrixPlan
+	var p site.Plan
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}

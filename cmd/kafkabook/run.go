@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kafkabook/kafkabook/internal/kafka"
 	"io"
 	"iter"
 	"maps"
@@ -12,9 +11,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafka"
+	"github.com/kafkabook/kafkabook/internal/site"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
@@ -157,17 +158,6 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	return code, nil
 }
 
-// clientDir is the evidence directory of a release and client under a
-// runbook's: kafka-4.3.1 for franz-go, so that evidence published before
-// clients were a dimension stays where it is, else kafka-4.3.1-java,
-// kafka-4.3.1-librdkafka-2.15.1.
-func clientDir(version, client string) string {
-	if client == "" || client == runbook.FranzGo {
-		return "kafka-" + version
-	}
-	return "kafka-" + version + "-" + strings.ReplaceAll(client, "@", "-")
-}
-
 // runClient runs the runbook against one Kafka version with one client on
 // a cluster that is up, renders its report and returns the exit code it
 // earns; done is called once the engine is through with the cluster.
@@ -176,7 +166,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 	if err != nil {
 		return 0, err
 	}
-	dir, err := results.NewRunDir(filepath.Join(o.out, name, clientDir(version, client)), time.Now())
+	dir, err := results.NewRunDir(filepath.Join(o.out, name, site.SeriesDir(version, client)), time.Now())
 	if err != nil {
 		return 0, err
 	}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// BringBack repairs every node a fault left down: it starts killed,
-// stopped and exited nodes, resumes paused ones, rejoins isolated ones and
-// removes partitions and packet loss (NetFaults). say hears each repair
+// BringBack repairs every node a fault left down, each with the repair
+// Faults names for its state (starts killed, stopped and exited nodes,
+// resumes paused ones, rejoins isolated ones), and removes partitions and
+// packet loss (NetFaults). say hears each repair
 // before it is applied. It does not wait for the brokers: the engine waits
 // for a full ISR with its own client, and so do tests that share a
 // cluster; this is the part both need from the backend.
@@ -17,15 +18,8 @@ func BringBack(ctx context.Context, b Backend, progress Progress, say func(op Op
 		return err
 	}
 	for _, n := range st.Nodes {
-		var op Op
-		switch n.State {
-		case Paused:
-			op = Resume
-		case Isolated:
-			op = Rejoin
-		case Killed, Stopped, Exited:
-			op = Start
-		default:
+		op := RepairFor(n.State)
+		if op == "" {
 			continue
 		}
 		say(op, n.Name, n.State)

@@ -102,22 +102,6 @@ type Config struct {
 // SASL/SCRAM-SHA-512, and kafkabook's clients an admin user there.
 const SecuritySASLSSL = "sasl-ssl"
 
-// Op is a fault or repair applied to nodes.
-type Op string
-
-const (
-	Kill    Op = "kill"    // SIGKILL
-	Stop    Op = "stop"    // graceful shutdown, waits for exit
-	Start   Op = "start"   // restart a stopped or killed node on its data
-	Pause   Op = "pause"   // SIGSTOP
-	Resume  Op = "resume"  // SIGCONT
-	Isolate Op = "isolate" // cut off from the network
-	Rejoin  Op = "rejoin"  // back on the network, same address
-)
-
-// Ops lists every Op in the order the CLI shows them.
-var Ops = []Op{Kill, Stop, Start, Pause, Resume, Isolate, Rejoin}
-
 // Progress receives one-line progress messages while a backend waits; it
 // is the tool's one progress type (see poll.Printer).
 type Progress = poll.Progress

@@ -34,11 +34,12 @@ func fault(ctx context.Context, r *runner, s runbook.Step, f runbook.Fault, log 
 	}
 	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
 	r.mu.Lock()
+	row, _ := cluster.FaultOf(op)
 	for _, n := range nodes {
-		switch op {
-		case cluster.Kill, cluster.Stop:
+		switch {
+		case !row.Leaves.Up(): // the step that took it down, for waits that need it
 			r.downBy[n] = s
-		case cluster.Start:
+		case row.Leaves == cluster.Running:
 			delete(r.downBy, n)
 		}
 	}

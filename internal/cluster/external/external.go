@@ -172,13 +172,6 @@ func (b *Backend) statusFrom(states map[string]cluster.State) cluster.Status {
 	return s
 }
 
-// stateAfter is what a node is once op's command succeeded.
-var stateAfter = map[cluster.Op]cluster.State{
-	cluster.Kill: cluster.Killed, cluster.Stop: cluster.Stopped, cluster.Start: cluster.Running,
-	cluster.Pause: cluster.Paused, cluster.Resume: cluster.Running,
-	cluster.Isolate: cluster.Isolated, cluster.Rejoin: cluster.Running,
-}
-
 // Apply runs op's command for each node (by its name in the cluster file
 // or as k<ID>), in order, without a shell; every line it prints goes to
 // progress. A command that fails stops there.
@@ -210,7 +203,8 @@ func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, prog
 		if states == nil {
 			states = map[string]cluster.State{}
 		}
-		states[n.Name] = stateAfter[op]
+		f, _ := cluster.FaultOf(op)
+		states[n.Name] = f.Leaves // what a node is once op's command succeeded
 		if err := b.save(states); err != nil {
 			return err
 		}

@@ -206,13 +206,8 @@ func (f *File) path(p string) string {
 // run starts by bringing nodes back).
 func (f *File) Missing(op cluster.Op) string {
 	need := []cluster.Op{op}
-	switch op {
-	case cluster.Kill, cluster.Stop:
-		need = append(need, cluster.Start)
-	case cluster.Pause:
-		need = append(need, cluster.Resume)
-	case cluster.Isolate:
-		need = append(need, cluster.Rejoin)
+	if f, _ := cluster.FaultOf(op); f.Repair != "" {
+		need = append(need, f.Repair)
 	}
 	var missing []string
 	for _, o := range need {
