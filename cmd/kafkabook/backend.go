@@ -2,15 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/cluster/docker"
-	"github.com/kafkabook/kafkabook/internal/cluster/external"
-	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
-	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/internal/cluster/backends"
 	"github.com/spf13/pflag"
 )
 
@@ -47,75 +41,24 @@ func (f *backendFlags) registerExternal(fs *pflag.FlagSet) {
 	fs.StringVar(&f.clusterFile, "cluster-file", "", "external: the YAML `FILE` describing a cluster kafkabook did not start (addresses, TLS trust, SASL identity with its password from the environment or a file, a command per fault); implies --backend external")
 }
 
-// check rejects flags that do not fit the backend; it returns the backend
-// named, "" for automatic.
-func (f *backendFlags) check() (string, error) {
-	switch f.backend {
-	case "", local.Name, docker.Name, kubernetes.Name, external.Name:
-	default:
-		return "", usageErr("--backend %q: use local, docker, kubernetes or external", f.backend)
-	}
-	if f.clusterFile != "" && f.backend == "" {
-		f.backend = external.Name
-	}
-	switch {
-	case f.backend == external.Name && f.clusterFile == "":
-		return "", usageErr("the external backend needs --cluster-file FILE: the cluster's addresses, security and fault commands (see `kafkabook help cluster`)")
-	case f.backend != external.Name && f.clusterFile != "":
-		return "", usageErr("--cluster-file is for --backend external")
-	case f.backend == external.Name && (f.image != "" || f.compose != "" || f.kubeconfig != "" || f.namespace != ""):
-		return "", usageErr("--image, --compose, --kubeconfig and --namespace are not for --backend external")
-	case f.backend == external.Name:
-		return external.Name, nil
-	}
-	kube := f.kubeconfig != "" || f.namespace != ""
-	switch {
-	case (f.image != "" || f.compose != "") && f.backend == local.Name:
-		return "", usageErr("--image and --compose are for --backend docker (and --image for kubernetes)")
-	case f.compose != "" && (kube || f.backend == kubernetes.Name):
-		return "", usageErr("--compose is for --backend docker")
-	case kube && f.backend != "" && f.backend != kubernetes.Name:
-		return "", usageErr("--kubeconfig and --namespace are for --backend kubernetes")
-	case kube || f.backend == kubernetes.Name:
-		return kubernetes.Name, nil
-	case f.image != "" || f.compose != "":
-		return docker.Name, nil
-	}
-	return f.backend, nil
+// options are the flags as the backends read them.
+func (f *backendFlags) options() backends.Options {
+	return backends.Options{Image: f.image, Compose: f.compose, Kubeconfig: f.kubeconfig, Namespace: f.namespace, ClusterFile: f.clusterFile}
 }
 
-// localCanRun says why the local backend cannot run here ("" when it can).
-func localCanRun() string {
-	if os.Geteuid() != 0 {
-		return "the local backend needs root (network namespaces)"
+// check rejects flags that do not fit the backend (backends.Choose); it
+// returns the backend named, "" for automatic.
+func (f *backendFlags) check() (string, error) {
+	kind, err := backends.Choose(f.backend, f.options())
+	if err != nil {
+		return "", usageErr("%v", err)
 	}
-	return ""
+	return kind, nil
 }
 
 // newBackend returns backend kind's handle on cluster name.
 func (f *backendFlags) newBackend(kind, name string) (cluster.Backend, error) {
-	if kind == external.Name {
-		b, err := external.New(f.clusterFile)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		return b, nil
-	}
-	if kind == kubernetes.Name {
-		b, err := kubernetes.New(name, kubernetes.Options{Kubeconfig: f.kubeconfig, Namespace: f.namespace, Image: f.image})
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		return b, nil
-	}
-	if kind == docker.Name {
-		b, err := docker.New(name, docker.Options{Image: f.image, ComposeFile: f.compose})
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		return b, nil
-	}
-	b, err := local.New(name)
+	b, err := backends.Open(kind, name, f.options())
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -130,12 +73,11 @@ func (f *backendFlags) forNew(ctx context.Context, name string, progress cluster
 		return nil, err
 	}
 	if kind == "" {
-		kind = local.Name
-		if why := localCanRun(); why != "" {
-			kind = docker.Name
-			progress("backend: docker (%s; choose with --backend)", why)
+		var why string
+		if kind, why = backends.ForNew(); why != "" {
+			progress("backend: %s (%s; choose with --backend)", kind, why)
 		} else {
-			progress("backend: local (choose with --backend)")
+			progress("backend: %s (choose with --backend)", kind)
 		}
 	}
 	return f.newBackend(kind, name)
@@ -157,67 +99,9 @@ func (f *backendFlags) forExisting(ctx context.Context, name string) (cluster.Ba
 // find returns the backend that has a cluster called name (local first),
 // else the local one.
 func (f *backendFlags) find(ctx context.Context, name string) (cluster.Backend, error) {
-	lb, err := f.newBackend(local.Name, name)
+	b, err := backends.Find(ctx, name, f.options())
 	if err != nil {
-		return nil, err
+		return nil, usageErr("%v", err)
 	}
-	if _, err := lb.Status(ctx); !errors.Is(err, cluster.ErrNotFound) {
-		return lb, nil
-	}
-	if docker.DaemonRunning(ctx) {
-		db, err := f.newBackend(docker.Name, name)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := db.Status(ctx); err == nil {
-			return db, nil
-		}
-	}
-	return lb, nil
-}
-
-// backendName is a backend's name for provenance and messages.
-func backendName(b cluster.Backend) string {
-	switch b.(type) {
-	case *docker.Backend:
-		return docker.Name
-	case *kubernetes.Backend, *kubernetes.Attached:
-		return kubernetes.Name
-	case *external.Backend:
-		return external.Name
-	}
-	return local.Name
-}
-
-// listInfo is a cluster in `cluster list`: local's fields plus the backend.
-type listInfo struct {
-	local.Info
-	Backend string `json:"backend"`
-}
-
-// listAll lists the clusters of both backends: docker's only when a daemon
-// answers.
-func listAll(ctx context.Context) ([]listInfo, error) {
-	infos, err := local.List()
-	if err != nil {
-		return nil, err
-	}
-	out := []listInfo{}
-	for _, in := range infos {
-		out = append(out, listInfo{in, local.Name})
-	}
-	if !docker.DaemonRunning(ctx) {
-		return out, nil
-	}
-	dinfos, err := docker.List(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing Docker clusters: %w", err)
-	}
-	for _, d := range dinfos {
-		out = append(out, listInfo{local.Info{
-			Name: d.Name, State: d.State, Created: d.Created, Nodes: d.Nodes, NodesUp: d.NodesUp,
-			Kafka: d.Kafka, OwnerPID: d.OwnerPID, OwnerAlive: d.OwnerAlive, Kept: d.Kept, Remove: d.Remove,
-		}, docker.Name})
-	}
-	return out, nil
+	return b, nil
 }

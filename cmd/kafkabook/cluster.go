@@ -15,6 +15,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/backends"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
@@ -85,7 +86,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.Security != "" && backendName(b) != local.Name {
+			if cfg.Security != "" && backends.NameOf(b) != local.Name {
 				return usageErr("--security is for the local backend")
 			}
 			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, kafka.Ready
@@ -145,7 +146,7 @@ func clusterListCmd() *cobra.Command {
 		Short: "List every cluster on this host, also those a killed run left, and how to remove each",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			infos, err := listAll(cmd.Context())
+			infos, err := backends.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -221,7 +222,7 @@ func (t *clusterTarget) downTargets(cmd *cobra.Command, all bool) ([]downTarget,
 	}
 	switch {
 	case all:
-		infos, err := listAll(cmd.Context())
+		infos, err := backends.List(cmd.Context())
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +239,7 @@ func (t *clusterTarget) downTargets(cmd *cobra.Command, all bool) ([]downTarget,
 	case kind != "":
 		return []downTarget{{t.name, kind}}, nil
 	}
-	if b, err := t.bf.find(cmd.Context(), t.name); err == nil && backendName(b) == docker.Name {
+	if b, err := t.bf.find(cmd.Context(), t.name); err == nil && backends.NameOf(b) == docker.Name {
 		return []downTarget{{t.name, docker.Name}}, nil
 	}
 	return []downTarget{{t.name, local.Name}}, nil
@@ -345,7 +346,7 @@ func printStatus(out io.Writer, st cluster.Status) {
 }
 
 // printList prints `cluster list`.
-func printList(out io.Writer, infos []listInfo) {
+func printList(out io.Writer, infos []backends.Info) {
 	if len(infos) == 0 {
 		fmt.Fprintln(out, "no clusters")
 		return

@@ -18,6 +18,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/site"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/backends"
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/engine"
 	"github.com/kafkabook/kafkabook/report"
@@ -181,7 +182,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 	res, runErr := engine.Run(ctx, engine.Options{
 		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose, Client: client,
 		Provenance: results.Provenance{
-			Tool: toolV, Commit: commit, Kafka: version, Backend: backendName(backend.Backend),
+			Tool: toolV, Commit: commit, Kafka: version, Backend: backends.NameOf(backend.Backend),
 			FranzGo: kafka.FranzGoVersion(), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: backend.reused,
 			Cell: o.cell.id, Batch: o.cell.batch,
@@ -273,7 +274,7 @@ func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version stri
 		return runCluster{}, nil, err
 	}
 	if _, ok := b.(cluster.PowerLoss); powerloss && !ok {
-		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backendName(b))}
+		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backends.NameOf(b))}
 	}
 	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss, Ready: kafka.Ready}
 	// Up removes what it created when it fails or is interrupted.

@@ -1,0 +1,187 @@
+// Package backends is the one list of the cluster backends kafkabook runs
+// on and how one is chosen: which options each takes, which is the
+// default, which holds a cluster of a given name, and a backend's name
+// for provenance. The mains parse flags into Options and call here; each
+// backend's package knows nothing of the others.
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/docker"
+	"github.com/kafkabook/kafkabook/internal/cluster/external"
+	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
+	"github.com/kafkabook/kafkabook/internal/cluster/local"
+)
+
+// Options are the backend-specific settings the command line gives.
+type Options struct {
+	Image, Compose        string // docker (and Image for kubernetes)
+	Kubeconfig, Namespace string // kubernetes
+	ClusterFile           string // external
+}
+
+// A Kind is one backend: its name, how a handle on a cluster of it is
+// made, and how to tell its handles.
+type Kind struct {
+	Name string
+	Open func(name string, o Options) (cluster.Backend, error)
+	Owns func(cluster.Backend) bool
+}
+
+// Kinds are the backends, the default first.
+var Kinds = []Kind{
+	{local.Name, func(name string, _ Options) (cluster.Backend, error) { return local.New(name) },
+		func(b cluster.Backend) bool { _, ok := b.(*local.Backend); return ok }},
+	{docker.Name, func(name string, o Options) (cluster.Backend, error) {
+		return docker.New(name, docker.Options{Image: o.Image, ComposeFile: o.Compose})
+	}, func(b cluster.Backend) bool { _, ok := b.(*docker.Backend); return ok }},
+	{kubernetes.Name, func(name string, o Options) (cluster.Backend, error) {
+		return kubernetes.New(name, kubernetes.Options{Kubeconfig: o.Kubeconfig, Namespace: o.Namespace, Image: o.Image})
+	}, func(b cluster.Backend) bool {
+		switch b.(type) {
+		case *kubernetes.Backend, *kubernetes.Attached:
+			return true
+		}
+		return false
+	}},
+	{external.Name, func(_ string, o Options) (cluster.Backend, error) { return external.New(o.ClusterFile) },
+		func(b cluster.Backend) bool { _, ok := b.(*external.Backend); return ok }},
+}
+
+// Names lists the backends' names: local, docker, kubernetes, external.
+func Names() []string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// Open returns backend kind's handle on cluster name.
+func Open(kind, name string, o Options) (cluster.Backend, error) {
+	for _, k := range Kinds {
+		if k.Name == kind {
+			return k.Open(name, o)
+		}
+	}
+	return nil, fmt.Errorf("backend %q: use %s", kind, strings.Join(Names(), ", "))
+}
+
+// NameOf is a backend's name for provenance and messages.
+func NameOf(b cluster.Backend) string {
+	for _, k := range Kinds {
+		if k.Owns(b) {
+			return k.Name
+		}
+	}
+	return local.Name
+}
+
+// Choose checks that the options fit the backend named (kind, "" for
+// automatic) and returns the backend they name: external with a cluster
+// file, kubernetes with a kubeconfig or namespace, docker with an image
+// or compose file; "" when nothing names one.
+func Choose(kind string, o Options) (string, error) {
+	switch kind {
+	case "", local.Name, docker.Name, kubernetes.Name, external.Name:
+	default:
+		return "", fmt.Errorf("--backend %q: use local, docker, kubernetes or external", kind)
+	}
+	if o.ClusterFile != "" && kind == "" {
+		kind = external.Name
+	}
+	switch {
+	case kind == external.Name && o.ClusterFile == "":
+		return "", errors.New("the external backend needs --cluster-file FILE: the cluster's addresses, security and fault commands (see `kafkabook help cluster`)")
+	case kind != external.Name && o.ClusterFile != "":
+		return "", errors.New("--cluster-file is for --backend external")
+	case kind == external.Name && (o.Image != "" || o.Compose != "" || o.Kubeconfig != "" || o.Namespace != ""):
+		return "", errors.New("--image, --compose, --kubeconfig and --namespace are not for --backend external")
+	case kind == external.Name:
+		return external.Name, nil
+	}
+	kube := o.Kubeconfig != "" || o.Namespace != ""
+	switch {
+	case (o.Image != "" || o.Compose != "") && kind == local.Name:
+		return "", errors.New("--image and --compose are for --backend docker (and --image for kubernetes)")
+	case o.Compose != "" && (kube || kind == kubernetes.Name):
+		return "", errors.New("--compose is for --backend docker")
+	case kube && kind != "" && kind != kubernetes.Name:
+		return "", errors.New("--kubeconfig and --namespace are for --backend kubernetes")
+	case kube || kind == kubernetes.Name:
+		return kubernetes.Name, nil
+	case o.Image != "" || o.Compose != "":
+		return docker.Name, nil
+	}
+	return kind, nil
+}
+
+// ForNew is the backend that starts a new cluster when none is named:
+// local where it can run, else docker, with why when it is not local.
+func ForNew() (kind, why string) {
+	if os.Geteuid() != 0 {
+		return docker.Name, "the local backend needs root (network namespaces)"
+	}
+	return local.Name, ""
+}
+
+// Find returns the backend that has a cluster called name (local first,
+// then docker when a daemon answers), else the local one.
+func Find(ctx context.Context, name string, o Options) (cluster.Backend, error) {
+	lb, err := Open(local.Name, name, o)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := lb.Status(ctx); !errors.Is(err, cluster.ErrNotFound) {
+		return lb, nil
+	}
+	if docker.DaemonRunning(ctx) {
+		db, err := Open(docker.Name, name, o)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.Status(ctx); err == nil {
+			return db, nil
+		}
+	}
+	return lb, nil
+}
+
+// Info is a cluster in `cluster list`: local's fields plus the backend.
+type Info struct {
+	local.Info
+	Backend string `json:"backend"`
+}
+
+// List lists the clusters of the backends that keep them on this machine:
+// local's, and docker's when a daemon answers.
+func List(ctx context.Context) ([]Info, error) {
+	infos, err := local.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []Info{}
+	for _, in := range infos {
+		out = append(out, Info{in, local.Name})
+	}
+	if !docker.DaemonRunning(ctx) {
+		return out, nil
+	}
+	dinfos, err := docker.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing Docker clusters: %w", err)
+	}
+	for _, d := range dinfos {
+		out = append(out, Info{local.Info{
+			Name: d.Name, State: d.State, Created: d.Created, Nodes: d.Nodes, NodesUp: d.NodesUp,
+			Kafka: d.Kafka, OwnerPID: d.OwnerPID, OwnerAlive: d.OwnerAlive, Kept: d.Kept, Remove: d.Remove,
+		}, docker.Name})
+	}
+	return out, nil
+}
