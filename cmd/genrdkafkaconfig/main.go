@@ -16,9 +16,7 @@ package main
 import (
 	"context"
 	_ "embed"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
@@ -30,41 +28,24 @@ import (
 var showProperties []byte
 
 func main() {
-	out := flag.String("out", "internal/clientconfig/catalog", "directory of the catalogue files")
-	flag.Parse()
-	versions := flag.Args()
-	if len(versions) == 0 {
-		versions = clientconfig.Versions(clientconfig.Librdkafka)
-	}
-	if err := generate(context.Background(), *out, versions); err != nil {
-		fmt.Fprintln(os.Stderr, "genrdkafkaconfig:", err)
-		os.Exit(1)
-	}
-}
-
-// generate writes librdkafka-VERSION.txt into out for each version.
-func generate(ctx context.Context, out string, versions []string) error {
-	_, script, remove, err := gencat.Scratch("show_properties.py", showProperties)
-	if err != nil {
-		return err
-	}
-	defer remove()
-	for _, version := range versions {
-		d, err := driver.Install(ctx, driver.Ref{Client: "librdkafka", Version: version}, gencat.Progress)
-		if err != nil {
-			return err
-		}
-		table, err := gencat.Output(ctx, d.Argv[0], "-I", script)
-		if err != nil {
-			return fmt.Errorf("listing the properties of confluent-kafka %s: %w", version, err)
-		}
-		text, err := clientconfig.RdkafkaCatalog(table)
-		if err != nil {
-			return fmt.Errorf("confluent-kafka %s: %w", version, err)
-		}
-		if err := gencat.Write(filepath.Join(out, "librdkafka-"+version+".txt"), text, "properties"); err != nil {
-			return err
-		}
-	}
-	return nil
+	gencat.Main(gencat.Generator{
+		Name: "genrdkafkaconfig", Out: "internal/clientconfig/catalog", Program: "show_properties.py", Source: showProperties,
+		Versions: func() []string { return clientconfig.Versions(clientconfig.Librdkafka) },
+		// librdkafka-VERSION.txt
+		Each: func(ctx context.Context, _, script, version, out string) error {
+			d, err := driver.Install(ctx, driver.Ref{Client: "librdkafka", Version: version}, gencat.Progress)
+			if err != nil {
+				return err
+			}
+			table, err := gencat.Output(ctx, d.Argv[0], "-I", script)
+			if err != nil {
+				return fmt.Errorf("listing the properties of confluent-kafka %s: %w", version, err)
+			}
+			text, err := clientconfig.RdkafkaCatalog(table)
+			if err != nil {
+				return fmt.Errorf("confluent-kafka %s: %w", version, err)
+			}
+			return gencat.Write(filepath.Join(out, "librdkafka-"+version+".txt"), text, "properties")
+		},
+	})
 }
