@@ -23,28 +23,20 @@ import (
 
 var _ cluster.NetFaults = (*Backend)(nil)
 
+// net is the backend's network faults over its containers' namespaces.
+func (b *Backend) net() netfault.Faults { return netfault.Faults{Nodes: b.netNodes} }
+
 // Partition stops traffic from every node of from to every node of to,
 // and back unless cut.OneWay; with cut.KeepQuorum only the inter-broker
 // listener's traffic (see netfault.Partition).
 func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
-	nodes, port, err := b.netNodes(ctx, append(append([]string(nil), from...), to...), true)
-	if err != nil {
-		return err
-	}
-	if cut.KeepQuorum && port == 0 {
-		return fmt.Errorf("partition --keep-quorum: cannot tell the inter-broker listener's port from the containers' KAFKA_LISTENERS and KAFKA_INTER_BROKER_LISTENER_NAME")
-	}
-	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, port)
+	return b.net().Partition(ctx, from, to, cut)
 }
 
 // Loss drops percent of the packets on the node's links, both ways, and
 // replaces any loss set before; 0 removes it.
 func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
-	nodes, _, err := b.netNodes(ctx, []string{node}, true)
-	if err != nil {
-		return err
-	}
-	return netfault.Loss(ctx, nodes[node], percent)
+	return b.net().Loss(ctx, node, percent)
 }
 
 // HealNetwork removes every partition and loss of every running node.
@@ -53,21 +45,12 @@ func (b *Backend) HealNetwork(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	nodes, _, err := b.netNodes(ctx, nil, false)
-	if err != nil {
-		return err
-	}
-	var list []netfault.Node
-	for _, n := range nodes {
-		list = append(list, n)
-	}
-	return netfault.Heal(ctx, list)
+	return b.net().HealNetwork(ctx)
 }
 
 // netNodes finds the named containers (all running ones when names is
-// empty) and, with prepare, makes kafkabook's chains in them; it also
-// returns the port of the inter-broker listener.
-func (b *Backend) netNodes(ctx context.Context, names []string, prepare bool) (map[string]netfault.Node, int, error) {
+// empty) and the port of the inter-broker listener (netfault.Nodes).
+func (b *Backend) netNodes(ctx context.Context, names []string) (map[string]netfault.Node, int, error) {
 	if os.Geteuid() != 0 {
 		return nil, 0, errors.New("network faults need root: iptables runs inside each container's network namespace")
 	}
@@ -110,11 +93,6 @@ func (b *Backend) netNodes(ctx context.Context, names []string, prepare bool) (m
 				}
 				return string(out), nil
 			}}
-		if prepare {
-			if err := netfault.Prepare(ctx, n); err != nil {
-				return nil, 0, err
-			}
-		}
 		nodes[name] = n
 		if p := interBrokerPort(in); p > 0 {
 			port = p
