@@ -161,28 +161,49 @@ public final class KafkabookDriver {
         double interval = interval(spec.rate);
         long sent = 0, maxLag = 0;
         for (int i = 0; i < spec.count && !stopped.get(); i++) {
-            long n = spec.from + i;
-            long intended = intendedNs(i, interval);
-            if (!waitDue(intended, t0)) {
+            long lag = sendOne(producer, spec, i, interval, t0, null);
+            if (lag == NOT_DUE) {
                 break;
             }
-            String key = spec.keyOf(n);
-            ProducerRecord<byte[], byte[]> rec = record(spec, n, key);
-            Report r = new Report(spec.topic, n, key, intended, t0);
-            r.inSend = true;
-            try {
-                producer.send(rec, r);
-            } catch (Exception e) {
-                r.onCompletion(null, e);
-            }
-            r.inSend = false;
             sent++;
-            long lag = System.nanoTime() - t0 - intended;
-            if (lag > maxLag) {
-                maxLag = lag;
-            }
+            maxLag = Math.max(maxLag, lag);
         }
         return new long[] {sent, maxLag};
+    }
+
+    // NOT_DUE is what sendOne returns when the run stopped before the
+    // message was due.
+    static final long NOT_DUE = Long.MIN_VALUE;
+
+    // sendOne sends message i of the spec once it is due (waitDue), its
+    // outcome reported by a Report, and failed, when given, hearing a
+    // send's error too; it returns how late the hand-off was, or NOT_DUE.
+    static long sendOne(KafkaProducer<byte[], byte[]> producer, Spec spec, long i, double interval, long t0,
+            java.util.function.Consumer<Exception> failed) {
+        long n = spec.from + i;
+        long intended = intendedNs(i, interval);
+        if (!waitDue(intended, t0)) {
+            return NOT_DUE;
+        }
+        String key = spec.keyOf(n);
+        ProducerRecord<byte[], byte[]> rec = record(spec, n, key);
+        Report r = new Report(spec.topic, n, key, intended, t0);
+        r.inSend = true;
+        try {
+            producer.send(rec, failed == null ? r : (md, e) -> {
+                if (e != null) {
+                    failed.accept(e);
+                }
+                r.onCompletion(md, e);
+            });
+        } catch (Exception e) {
+            if (failed != null) {
+                failed.accept(e);
+            }
+            r.onCompletion(null, e);
+        }
+        r.inSend = false;
+        return System.nanoTime() - t0 - intended;
     }
 
     // watchStdin stops the run when stdin ends (kafkabook stopped it or
@@ -476,30 +497,13 @@ public final class KafkabookDriver {
                 java.util.concurrent.atomic.AtomicReference<Exception> firstErr = new java.util.concurrent.atomic.AtomicReference<>();
                 long count = 0;
                 for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
-                    long n1 = spec.from + i;
-                    long intended = intendedNs(i, interval);
-                    if (!waitDue(intended, t0)) {
+                    long lag = sendOne(producer, spec, i, interval, t0, e -> firstErr.compareAndSet(null, e));
+                    if (lag == NOT_DUE) {
                         break;
                     }
-                    String key = spec.keyOf(n1);
-                    ProducerRecord<byte[], byte[]> rec = record(spec, n1, key);
-                    Report r = new Report(spec.topic, n1, key, intended, t0);
-                    r.inSend = true;
-                    try {
-                        producer.send(rec, (md, e) -> {
-                            if (e != null) {
-                                firstErr.compareAndSet(null, e);
-                            }
-                            r.onCompletion(md, e);
-                        });
-                    } catch (Exception e) {
-                        firstErr.compareAndSet(null, e);
-                        r.onCompletion(null, e);
-                    }
-                    r.inSend = false;
                     sent++;
                     count++;
-                    maxLag = Math.max(maxLag, System.nanoTime() - t0 - intended);
+                    maxLag = Math.max(maxLag, lag);
                 }
                 boolean onPurpose = abortEvery > 0 && n % abortEvery == 0;
                 String outcome, err = "";

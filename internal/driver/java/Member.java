@@ -111,27 +111,12 @@ public final class Member {
     // safe: the poll loop makes the commits, of what it handed over
     // (before) or what the worker reports done (after), before each poll.
     static void handOff(KafkaConsumer<byte[], byte[]> consumer, Handler h) throws Exception {
-        BlockingQueue<ConsumerRecord<byte[], byte[]>> queue = new ArrayBlockingQueue<>(Math.max(1, spec.batch));
         ConcurrentLinkedQueue<ConsumerRecord<byte[], byte[]>> done = new ConcurrentLinkedQueue<>();
-        AtomicInteger pending = new AtomicInteger(); // handed over, not yet handled
         Committer noCommit = (rec) -> { };
-        Thread worker = new Thread(() -> {
-            try {
-                while (true) {
-                    ConsumerRecord<byte[], byte[]> r = queue.take();
-                    h.handle(r, noCommit);
-                    done.add(r);
-                    pending.decrementAndGet();
-                }
-            } catch (InterruptedException e) {
-                // stopped
-            } catch (Exception e) {
-                e.printStackTrace();
-                Runtime.getRuntime().halt(1);
-            }
-        }, "kafkabook-worker");
-        worker.setDaemon(true);
-        worker.start();
+        Worker<ConsumerRecord<byte[], byte[]>> worker = new Worker<>(spec.batch, r -> {
+            h.handle(r, noCommit);
+            done.add(r);
+        });
         Map<TopicPartition, Long> handed = new HashMap<>();
         while (!stopping.get()) {
             ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(100));
@@ -139,18 +124,65 @@ public final class Member {
                 h.deliver(r);
             }
             for (ConsumerRecord<byte[], byte[]> r : recs) {
-                pending.incrementAndGet();
-                queue.put(r);
+                worker.put(r);
                 handed.merge(new TopicPartition(r.topic(), r.partition()), r.offset() + 1, Math::max);
             }
             commitHandedOver(consumer, handed, done);
         }
         // A clean stop finishes what the worker was given.
-        while (pending.get() > 0) {
-            Thread.sleep(10);
-        }
+        worker.drain();
         commitHandedOver(consumer, handed, done);
-        worker.interrupt();
+        worker.stop();
+    }
+
+    // Worker is the one worker thread of --handoff, for the plain member
+    // and Spring's: jobs handed over through a queue of at most batch
+    // (put waits while it is full), run in order by work. A job that
+    // throws halts the member, as an application's dead worker would
+    // leave it.
+    static final class Worker<J> {
+        interface Work<J> {
+            void run(J job) throws Exception;
+        }
+
+        final BlockingQueue<J> queue;
+        final AtomicInteger pending = new AtomicInteger(); // handed over, not yet done
+        final Thread thread;
+
+        Worker(int batch, Work<J> work) {
+            queue = new ArrayBlockingQueue<>(Math.max(1, batch));
+            thread = new Thread(() -> {
+                try {
+                    while (true) {
+                        work.run(queue.take());
+                        pending.decrementAndGet();
+                    }
+                } catch (InterruptedException e) {
+                    // stopped
+                } catch (Exception e) {
+                    e.printStackTrace();
+                    Runtime.getRuntime().halt(1);
+                }
+            }, "kafkabook-worker");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        void put(J job) throws InterruptedException {
+            pending.incrementAndGet();
+            queue.put(job);
+        }
+
+        // drain waits until the worker has done every job it was given.
+        void drain() throws InterruptedException {
+            while (pending.get() > 0) {
+                Thread.sleep(10);
+            }
+        }
+
+        void stop() {
+            thread.interrupt();
+        }
     }
 
     // commitHandedOver makes the poll loop's commits with handoff: before,

@@ -14,10 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -149,40 +146,22 @@ public final class SpringMember {
         record Job(ConsumerRecord<byte[], byte[]> rec, Acknowledgment ack) {
         }
 
-        final BlockingQueue<Job> queue;
-        final AtomicInteger pending = new AtomicInteger(); // handed over, not yet handled
+        final Member.Worker<Job> worker;
 
         HandOff(Member.MemberSpec spec, Member.Handler h, boolean ackWhenDone) {
-            queue = new ArrayBlockingQueue<>(Math.max(1, spec.batch));
-            Thread worker = new Thread(() -> {
-                try {
-                    while (true) {
-                        Job j = queue.take();
-                        h.handle(j.rec(), rec -> {
-                            // handle commits at the start with before
-                            // (acknowledged by the listener already) and at
-                            // the end with after: only the latter here.
-                            if (ackWhenDone && j.ack() != null) {
-                                j.ack().acknowledge();
-                            }
-                        });
-                        pending.decrementAndGet();
-                    }
-                } catch (InterruptedException e) {
-                    // stopped
-                } catch (Exception e) {
-                    e.printStackTrace();
-                    Runtime.getRuntime().halt(1);
+            worker = new Member.Worker<>(spec.batch, j -> h.handle(j.rec(), rec -> {
+                // handle commits at the start with before (acknowledged by
+                // the listener already) and at the end with after: only
+                // the latter here.
+                if (ackWhenDone && j.ack() != null) {
+                    j.ack().acknowledge();
                 }
-            }, "kafkabook-worker");
-            worker.setDaemon(true);
-            worker.start();
+            }));
         }
 
         void put(ConsumerRecord<byte[], byte[]> r, Acknowledgment ack) {
-            pending.incrementAndGet();
             try {
-                queue.put(new Job(r, ack));
+                worker.put(new Job(r, ack));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted handing a record over", e);
@@ -191,9 +170,7 @@ public final class SpringMember {
 
         // drain waits until the worker has handled every record it was given.
         void drain() throws InterruptedException {
-            while (pending.get() > 0) {
-                Thread.sleep(10);
-            }
+            worker.drain();
         }
     }
 }
