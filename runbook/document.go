@@ -42,3 +42,15 @@ func (d *Doc) Expand(run int) ([]Block, error) {
 	}
 	return blocks, nil
 }
+
+// Uses reports whether any step of the runbook is the directive op.
+func (d *Doc) Uses(op Op) bool {
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if s.Op == op {
+				return true
+			}
+		}
+	}
+	return false
+}

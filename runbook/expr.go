@@ -2,11 +2,12 @@ package runbook
 
 import (
 	"fmt"
-	"github.com/kafkabook/kafkabook/results"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // Expr is the assertion of an expect step: FUNC(TOPIC) OP VALUE, such as

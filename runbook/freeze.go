@@ -24,11 +24,18 @@ func (ResumeConsumer) action() {}
 func (PauseProducer) action()  {}
 func (ResumeProducer) action() {}
 
-var pauseConsumerDirective = groupDirective(OpPauseConsumer, "pause consumer",
+const (
+	OpPauseConsumer  Op = "pause consumer"
+	OpResumeConsumer Op = "resume consumer"
+	OpPauseProducer  Op = "pause producer"
+	OpResumeProducer Op = "resume producer"
+)
+
+var pauseConsumerDirective = groupDirective(OpPauseConsumer, "pause consumer x\nstart consumer x",
 	"Freeze the group's running member with SIGSTOP (a long GC pause, a stopped VM): it sends nothing, its session expires and the group moves on without it. start consumer G starts its successor while it is frozen: for a transform group with --eos, the zombie case, where the successor's transactional id fences it. Undone by resume consumer G.",
 	func(st *Step) Action { return PauseConsumer{Group: st.arg(0).Text} })
 
-var resumeConsumerDirective = groupDirective(OpResumeConsumer, "resume consumer",
+var resumeConsumerDirective = groupDirective(OpResumeConsumer, "resume consumer x",
 	"Let the group's frozen member go on (SIGCONT) where it stopped: a fenced transform member's next send or commit fails, and it reports the error as a fenced event and exits.",
 	func(st *Step) Action { return ResumeConsumer{Group: st.arg(0).Text} })
 
@@ -37,6 +44,7 @@ var pauseProducerDirective = &Directive{
 	build:   func(st *Step) Action { return PauseProducer{Topic: st.arg(0).Text} },
 	check:   checkProducerFreeze,
 	Name:    "pause producer",
+	Example: "produce t --acks all --from 4 --count 10 --rate 1/s --client java &\nsleep 5s\npause producer t",
 	Summary: "Freeze the driver process of the background produce step to TOPIC (produce TOPIC --client java ... &) with SIGSTOP: a transactional producer frozen past transaction.timeout.ms has its open transaction aborted by the coordinator, and its commit fails once resumed. franz-go's producer runs in kafkabook's process and cannot be frozen, except on the kubernetes backend, where it runs as a process in the clients' pod.",
 	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 }
@@ -46,6 +54,7 @@ var resumeProducerDirective = &Directive{
 	build:   func(st *Step) Action { return ResumeProducer{Topic: st.arg(0).Text} },
 	check:   checkProducerFreeze,
 	Name:    "resume producer",
+	Example: "resume producer t\nwait producers --timeout 60s\nwait consumer x --timeout 60s",
 	Summary: "Let the frozen producer of TOPIC go on (SIGCONT) where it stopped.",
 	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 }

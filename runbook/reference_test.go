@@ -63,3 +63,38 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("produce usage = %q", got)
 	}
 }
+
+// TestDirectiveExamples: every directive has an example that uses it, and
+// the examples in registry order make a runbook that checks cleanly
+// (EveryDirective, which the engine's tests run on a cluster).
+func TestDirectiveExamples(t *testing.T) {
+	src := EveryDirective()
+	doc, err := Load("every-directive.md", []byte(src), Overrides{})
+	if err != nil {
+		t.Fatalf("EveryDirective does not check:\n%v\n%s", err, src)
+	}
+	used := map[Op]bool{}
+	for _, b := range doc.Blocks {
+		for _, s := range b.Steps {
+			used[s.Op] = true
+		}
+	}
+	for _, d := range Directives {
+		if d.Example == "" {
+			t.Errorf("directive %q has no example", d.Name)
+			continue
+		}
+		uses := false
+		for _, line := range strings.Split(d.Example, "\n") {
+			if strings.HasPrefix(line, d.Name+" ") || line == d.Name {
+				uses = true
+			}
+		}
+		if !uses {
+			t.Errorf("directive %q: its example does not use it:\n%s", d.Name, d.Example)
+		}
+		if d.Alone == "" && !used[d.Op] {
+			t.Errorf("directive %q is not in EveryDirective", d.Name)
+		}
+	}
+}

@@ -73,3 +73,12 @@ func parseTarget(s string) (Target, bool) {
 	}
 	return Target{}, false
 }
+
+// targets is every argument of a step as a node target.
+func (st *Step) targets() []Target {
+	var out []Target
+	for _, a := range st.Args {
+		out = append(out, a.Target())
+	}
+	return out
+}

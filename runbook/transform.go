@@ -27,12 +27,16 @@ type Transform struct {
 
 func (Transform) action() {}
 
+// OpTransform is transform's Op.
+const OpTransform Op = "transform"
+
 // transformDirective is the registry entry of transform.
 var transformDirective = &Directive{
 	Op:         OpTransform,
 	build:      buildTransform,
 	check:      checkTransform,
 	Name:       "transform",
+	Example:    "topic create t2 --replicas 1:2:3\ntransform t --to t2 --group x --eos --batch 5 &",
 	Summary:    "Start a consume-transform-produce member as a process of its own: it reads IN (read_committed) in the group, writes for each record a derived record to OUT whose value starts with the input's id, and commits the input offsets: with --eos in the same transaction as the derived records (franz-go's GroupTransactSession, or with --client java a KafkaProducer's sendOffsetsToTransaction; transactional.id fixed per group), without it after the writes (at least once). The group takes the consumer verbs: crash consumer, start consumer (the successor; with --eos it fences the old member), stop consumer, wait consumer, offsets. After the run a read_committed read of OUT checks that every input has its derived record exactly once (eos_duplicates, eos_missing).",
 	Background: true,
 	Args:       []ArgSpec{{Name: "IN", Kind: KindTopic}},

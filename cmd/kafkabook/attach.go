@@ -24,12 +24,6 @@ func (a *attachFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.allowFaults, "allow-faults", "", "with --attach: let the runbook's faults hurt the attached cluster `NAME` (must name it again)")
 }
 
-// faultOps are the directives that hurt a cluster.
-var faultOps = []runbook.Op{
-	runbook.OpKill, runbook.OpStop, runbook.OpStart, runbook.OpPause, runbook.OpResume, runbook.OpIsolate,
-	runbook.OpRejoin, runbook.OpPartition, runbook.OpHeal, runbook.OpLoss, runbook.OpPowerloss,
-}
-
 // cluster is the attached cluster for a run, and the teardown that removes
 // kafkabook's client pod next to it; nil without --attach.
 func (a *attachFlags) cluster(ctx context.Context, bf *backendFlags, doc *runbook.Doc, keep bool, progress cluster.Progress) (cluster.Backend, func(), error) {
@@ -48,9 +42,9 @@ func (a *attachFlags) cluster(ctx context.Context, bf *backendFlags, doc *runboo
 		return nil, nil, usageErr("--allow-faults %s does not name the attached cluster %s", a.allowFaults, a.name)
 	}
 	if a.allowFaults == "" {
-		for _, op := range faultOps {
-			if doc.Uses(op) {
-				return nil, nil, usageErr("%s hurts its cluster (%s) and --attach %s names a cluster kafkabook did not start: add --allow-faults %s to let it", doc.Path, runbook.Directives[op-1].Name, a.name, a.name)
+		for _, d := range runbook.Directives {
+			if d.Hurts && doc.Uses(d.Op) {
+				return nil, nil, usageErr("%s hurts its cluster (%s) and --attach %s names a cluster kafkabook did not start: add --allow-faults %s to let it", doc.Path, d.Name, a.name, a.name)
 			}
 		}
 	}

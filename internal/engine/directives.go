@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
@@ -28,11 +27,11 @@ func typed[A runbook.Action](run func(ctx context.Context, r *runner, s runbook.
 	}
 }
 
-// runners holds the runner of every directive, indexed by the Op the
-// parser resolved. The syntax, usage, defaults, checks and the typed
+// runners holds the runner of every directive, by the Op the parser
+// resolved. The syntax, usage, defaults, checks and the typed
 // Action live in runbook.Directives; a test checks that every Op has a
 // runner that takes its Action.
-var runners = [runbook.NumOps]binder{
+var runners = map[runbook.Op]binder{
 	runbook.OpTopicCreate:    typed(topicCreate),
 	runbook.OpProduce:        typed(produce),
 	runbook.OpISR:            typed(isr),
@@ -66,17 +65,4 @@ var runners = [runbook.NumOps]binder{
 	runbook.OpResumeConsumer: typed(resumeConsumer),
 	runbook.OpPauseProducer:  typed(pauseProducer),
 	runbook.OpResumeProducer: typed(resumeProducer),
-}
-
-// faultOps names the backend operation of each fault directive: the one
-// place where the runbook's spelling meets the backend's API. A test checks
-// it against the registry and against cluster.Ops.
-var faultOps = map[runbook.Op]cluster.Op{
-	runbook.OpKill:    cluster.Kill,
-	runbook.OpStop:    cluster.Stop,
-	runbook.OpStart:   cluster.Start,
-	runbook.OpPause:   cluster.Pause,
-	runbook.OpResume:  cluster.Resume,
-	runbook.OpIsolate: cluster.Isolate,
-	runbook.OpRejoin:  cluster.Rejoin,
 }

@@ -1,15 +1,14 @@
 package engine_test
 
 import (
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// TestEveryDirectiveOnCluster runs testdata/every-directive.md, one step
-// of every directive but powerloss, on the shared three-node cluster, so
+// TestEveryDirectiveOnCluster runs runbook.EveryDirective, every
+// directive's example but powerloss's, on the shared three-node cluster, so
 // that the fast tier runs every directive at least once whatever examples
 // it leaves to the full tier: the run must complete, every step must have
 // run without an error, and both expectations must hold. What each
@@ -18,11 +17,8 @@ import (
 func TestEveryDirectiveOnCluster(t *testing.T) {
 	installDriver(t, runbook.Java) // produce --client java, pause producer
 	backend, _ := sharedThree(t)
-	const path = "testdata/every-directive.md"
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const path = "every-directive.md"
+	src := []byte(runbook.EveryDirective())
 	res, _, _, err := runRunbook(t, backend, t.TempDir(), path, string(src))
 	if err != nil {
 		t.Fatalf("run: %v", err)

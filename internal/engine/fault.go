@@ -16,8 +16,8 @@ import (
 // Targets are resolved when the step runs: leader(T) is partition 0's
 // leader at that moment.
 func fault(ctx context.Context, r *runner, s runbook.Step, f runbook.Fault, log *stepLog) error {
-	op, ok := faultOps[f.Op]
-	if !ok {
+	op := cluster.Op(f.Op) // a fault directive is named as the backend's operation
+	if _, ok := cluster.FaultOf(op); !ok {
 		return fmt.Errorf("%s is not a fault of the cluster backend", s.Name)
 	}
 	var nodes []string

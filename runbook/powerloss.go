@@ -1,5 +1,29 @@
 package runbook
 
+// powerloss: a node's power cut, its unsynced writes thrown away.
+
+const OpPowerloss Op = "powerloss"
+
+// Powerloss cuts the nodes' power: powerloss NODE...
+type Powerloss struct{ Targets []Target }
+
+func (Powerloss) action() {}
+
+var powerlossDirective = &Directive{
+	Op:      OpPowerloss,
+	build:   buildPowerloss,
+	Name:    "powerloss",
+	Summary: "Kill the nodes with SIGKILL and throw away every write they had not fsynced, as losing power would; start brings them back on what was durable. Needs the local backend with FUSE and root.",
+	Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
+	check:   checkPowerloss,
+	Example: `powerloss k1
+start k1`,
+	Hurts: true,
+	Alone: "it needs a cluster on the power-loss layer; the local backend's TestPowerLoss and examples/power-loss.md run it",
+}
+
+func buildPowerloss(st *Step) Action { return Powerloss{Targets: st.targets()} }
+
 // checkPowerloss refuses a power loss that the machine (as the caller's
 // Capabilities say) or the backend the runbook asks for cannot inject
 // truthfully: it needs the local backend, root and FUSE, and is never
@@ -32,18 +56,6 @@ func (c *checker) said(msg string) bool {
 	for _, e := range c.errs {
 		if e.Msg == msg {
 			return true
-		}
-	}
-	return false
-}
-
-// Uses reports whether any step of the runbook is the directive op.
-func (d *Doc) Uses(op Op) bool {
-	for _, b := range d.Blocks {
-		for _, s := range b.Steps {
-			if s.Op == op {
-				return true
-			}
 		}
 	}
 	return false

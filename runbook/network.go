@@ -1,0 +1,100 @@
+package runbook
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The network faults finer than isolate: partition, heal, loss.
+
+const (
+	OpPartition Op = "partition"
+	OpHeal      Op = "heal"
+	OpLoss      Op = "loss"
+)
+
+// Partition cuts the network between two sides: partition A | B.
+type Partition struct {
+	Left, Right []string // node names
+	OneWay      bool
+	KeepQuorum  bool
+}
+
+// Heal removes every partition and packet loss: heal.
+type Heal struct{}
+
+// Loss drops a share of a node's packets: loss NODE PERCENT.
+type Loss struct {
+	Node    Target
+	Percent int // 0..100
+}
+
+func (Partition) action() {}
+
+func (Heal) action() {}
+
+func (Loss) action() {}
+
+var partitionDirective = &Directive{
+	Op:      OpPartition,
+	build:   buildPartition,
+	check:   checkPartition,
+	Name:    "partition",
+	Summary: "Cut the network between two groups of nodes, written NODE... | NODE...; clients still reach every node. Undone by heal.",
+	Args:    []ArgSpec{{Name: "NODE... | NODE...", Kind: KindSide, Many: true}},
+	Flags: []FlagSpec{
+		{Name: "one-way", Kind: KindBool,
+			Help: "Drop only the traffic from the left side to the right side (TCP needs both ways, so connections still fail; datagrams the other way pass)."},
+		{Name: "keep-quorum", Kind: KindBool,
+			Help: "Cut only the broker listeners (replication fetches and other broker-to-broker requests) and let the controller quorum talk across the cut: followers fall out of the ISR while the leader can still shrink it."},
+	},
+	Example: `partition k1 | k2 k3 --keep-quorum`,
+	Hurts:   true,
+}
+
+var healDirective = &Directive{
+	Op:      OpHeal,
+	build:   buildHeal,
+	Name:    "heal",
+	Summary: "Remove every partition and packet loss (not isolation: that is rejoin).",
+	Example: `heal`,
+	Hurts:   true,
+}
+
+var lossDirective = &Directive{
+	Op:      OpLoss,
+	build:   buildLoss,
+	Name:    "loss",
+	Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
+	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
+	Example: `loss k2 30%
+heal`,
+	Hurts: true,
+}
+
+func buildPartition(st *Step) Action {
+	left, right, _ := st.sides()
+	return Partition{Left: left, Right: right, OneWay: st.flagBool("one-way"), KeepQuorum: st.flagBool("keep-quorum")}
+}
+
+func buildHeal(st *Step) Action { return Heal{} }
+
+func buildLoss(st *Step) Action {
+	n, _ := strconv.Atoi(strings.TrimSuffix(st.arg(1).Text, "%"))
+	return Loss{Node: st.arg(0).Target(), Percent: n}
+}
+
+// checkPartition: one | with nodes on both sides, and no node on both.
+func checkPartition(c *checker, st *Step, topic string, tp Pos) {
+	left, right, ok := st.sides()
+	if !ok {
+		c.errorf(st.Pos, "partition needs two sides: NODE... | NODE..., like partition k1 | k2 k3")
+		return
+	}
+	for _, l := range left {
+		if slices.Contains(right, l) {
+			c.errorf(st.Pos, "partition: %s is on both sides", l)
+		}
+	}
+}
