@@ -72,14 +72,12 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 // notRunning says which nodes are not running, and for those the runbook
 // took down, which line did it and what would bring them back.
 func (r *runner) notRunning(running []int32) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []string
 	for _, n := range r.status.Nodes {
 		if slices.Contains(running, int32(n.ID)) {
 			continue
 		}
-		if s, ok := r.downBy[n.Name]; ok {
+		if s, ok := r.nem.tookDown(n.Name); ok {
 			out = append(out, fmt.Sprintf("%s is down since line %d (%s): add \"start %s\" before this wait", n.Name, s.Pos.Line, s.Text, n.Name))
 		} else {
 			out = append(out, n.Name+" is not running")

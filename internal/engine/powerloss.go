@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,34 +15,22 @@ import (
 // moment: its broker is killed and what it had not fsynced is gone. The
 // step says how much that was, node by node. Like kill, it leaves the
 // nodes down until a start, and shades the report's timeline.
-func powerloss(ctx context.Context, r *runner, s runbook.Step, p runbook.Powerloss, log *stepLog) error {
-	pl, ok := r.opts.Backend.(cluster.PowerLoss)
+func powerloss(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Powerloss, log *stepLog) error {
+	pl, ok := n.backend.(cluster.PowerLoss)
 	if !ok {
 		return fmt.Errorf("this cluster backend cannot cut a node's power: powerloss needs the local backend")
 	}
-	var nodes []string
-	for _, t := range p.Targets {
-		ns, err := r.nodes(ctx, t)
-		if err != nil {
-			return err
-		}
-		for _, n := range ns {
-			if !slices.Contains(nodes, n) {
-				nodes = append(nodes, n)
-			}
-		}
+	nodes, err := n.targets(ctx, p.Targets)
+	if err != nil {
+		return err
 	}
 	at := time.Now().UTC()
 	dropped, err := pl.PowerLoss(ctx, nodes, log.progress)
 	if err != nil {
 		return err
 	}
-	r.ev.Emit(results.KindFault, r.num, results.Fault{At: at, Op: "powerloss", Nodes: nodes, Pos: s.Pos.String()})
-	r.mu.Lock()
-	for _, n := range nodes {
-		r.downBy[n] = s
-	}
-	r.mu.Unlock()
+	n.record(results.Fault{At: at, Op: "powerloss", Nodes: nodes, Pos: s.Pos.String()})
+	n.left(nodes, cluster.Killed, s)
 	var lost []string
 	for _, d := range dropped {
 		lost = append(lost, fmt.Sprintf("%s %s in %d file(s) and %d metadata change(s)", d.Node, bytesText(d.Bytes), d.Files, d.Metadata))

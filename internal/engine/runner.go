@@ -44,7 +44,7 @@ type runner struct {
 	snapshots map[string][]snapshot    // by label: the `read` steps' tallies
 	finals    map[string]results.Tally // by label: the final read's tallies
 	expects   []expectation            // checked after the final read
-	downBy    map[string]runbook.Step  // nodes the runbook killed or stopped, by the step that did it
+	nem       *nemesis                 // faults and repairs
 	bg        []*background
 	flushMu   sync.Mutex      // serialises flushes
 	bgCtx     context.Context // background steps run under it; cancelled when the run fails
@@ -94,8 +94,9 @@ func (r *runner) run(ctx context.Context) (err error) {
 	r.seen = map[string]*results.Seen{}
 	r.snapshots = map[string][]snapshot{}
 	r.finals = map[string]results.Tally{}
-	r.downBy = map[string]runbook.Step{}
 	r.groups = map[string]*group{}
+	r.nem = &nemesis{backend: r.opts.Backend, resolve: r.nodes, downBy: map[string]runbook.Step{},
+		record: func(f results.Fault) { r.ev.Emit(results.KindFault, r.num, f) }}
 	r.con.printf("\n=== run %d of %d ===\n", r.num, r.opts.Doc.Meta.Repeat)
 	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
 		return err

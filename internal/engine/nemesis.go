@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
+)
+
+// The nemesis is the part of a run that hurts the cluster and repairs it,
+// as Jepsen's nemesis and etcd's functional tester's failure cases do:
+// node faults, network faults and power loss through the backend, each
+// recorded in the evidence as it lands. It knows nothing of clients or
+// reads; a node target (leader(T)) is resolved through resolve, which
+// asks the cluster at that moment.
+type nemesis struct {
+	backend cluster.Backend
+	resolve func(ctx context.Context, t runbook.Target) ([]string, error)
+	record  func(results.Fault) // a fault event of the run
+
+	mu     sync.Mutex
+	downBy map[string]runbook.Step // nodes the runbook took down, by the step that did it
+}
+
+// onNemesis binds a step function of the nemesis: the runner hands it the
+// nemesis and nothing else.
+func onNemesis[A runbook.Action](run func(ctx context.Context, n *nemesis, s runbook.Step, a A, log *stepLog) error) binder {
+	return typed(func(ctx context.Context, r *runner, s runbook.Step, a A, log *stepLog) error {
+		return run(ctx, r.nem, s, a, log)
+	})
+}
+
+// targets resolves the targets now, each node once, in order.
+func (n *nemesis) targets(ctx context.Context, ts []runbook.Target) ([]string, error) {
+	var nodes []string
+	for _, t := range ts {
+		ns, err := n.resolve(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range ns {
+			if !slices.Contains(nodes, name) {
+				nodes = append(nodes, name)
+			}
+		}
+	}
+	return nodes, nil
+}
+
+// left notes the state a step left nodes in: down (by s, for waits that
+// need them back) or running again.
+func (n *nemesis) left(nodes []string, st cluster.State, s runbook.Step) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, name := range nodes {
+		switch {
+		case !st.Up():
+			n.downBy[name] = s
+		case st == cluster.Running:
+			delete(n.downBy, name)
+		}
+	}
+}
+
+// tookDown is the step that took node down, if the runbook did.
+func (n *nemesis) tookDown(node string) (runbook.Step, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s, ok := n.downBy[node]
+	return s, ok
+}
+
+// net is the backend's finer network faults, or an error naming the
+// backend that cannot inject them.
+func (n *nemesis) net() (cluster.NetFaults, error) {
+	nf, ok := n.backend.(cluster.NetFaults)
+	if !ok {
+		return nil, fmt.Errorf("this cluster backend cannot partition the network or drop packets")
+	}
+	return nf, nil
+}
+
+// fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
+// Targets are resolved when the step runs: leader(T) is partition 0's
+// leader at that moment.
+func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log *stepLog) error {
+	op := cluster.Op(f.Op) // a fault directive is named as the backend's operation
+	row, ok := cluster.FaultOf(op)
+	if !ok {
+		return fmt.Errorf("%s is not a fault of the cluster backend", s.Name)
+	}
+	nodes, err := n.targets(ctx, f.Targets)
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	if err := n.backend.Apply(ctx, op, nodes, log.progress); err != nil {
+		return err
+	}
+	n.record(results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
+	n.left(nodes, row.Leaves, s)
+	log.line("%s %s", op, strings.Join(nodes, " "))
+	return nil
+}
+
+// partition: partition NODE... | NODE... [--one-way] [--keep-quorum]
+//
+// The fault event names the partition as written, flags included
+// ("k1 | k2 k3 --keep-quorum"), so that the report's shading says which
+// traffic was cut.
+func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partition, log *stepLog) error {
+	nf, err := n.net()
+	if err != nil {
+		return err
+	}
+	left, right := p.Left, p.Right
+	cut := cluster.Cut{OneWay: p.OneWay, KeepQuorum: p.KeepQuorum}
+	at := time.Now().UTC()
+	if err := nf.Partition(ctx, left, right, cut); err != nil {
+		return err
+	}
+	nodes := append(append(slices.Clone(left), "|"), right...)
+	written := slices.Clone(nodes)
+	how := "both ways"
+	if cut.OneWay {
+		how = "from the left side to the right only"
+		written = append(written, "--one-way")
+	}
+	if cut.KeepQuorum {
+		how += ", broker listeners only: the controller quorum still talks across it"
+		written = append(written, "--keep-quorum")
+	}
+	n.record(results.Fault{At: at, Op: "partition", Nodes: written, Pos: s.Pos.String()})
+	log.line("partition %s (%s; clients still reach every node)", strings.Join(nodes, " "), how)
+	return nil
+}
+
+// heal: heal — removes every partition and packet loss.
+func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *stepLog) error {
+	nf, err := n.net()
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	if err := nf.HealNetwork(ctx); err != nil {
+		return err
+	}
+	n.record(results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
+	log.line("network healed: no partition, no loss")
+	return nil
+}
+
+// loss: loss NODE PERCENT
+func loss(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Loss, log *stepLog) error {
+	nf, err := n.net()
+	if err != nil {
+		return err
+	}
+	nodes, err := n.resolve(ctx, l.Node)
+	if err != nil {
+		return err
+	}
+	pct := l.Percent
+	at := time.Now().UTC()
+	if err := nf.Loss(ctx, nodes[0], pct); err != nil {
+		return err
+	}
+	n.record(results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], fmt.Sprintf("%d%%", pct)}, Pos: s.Pos.String()})
+	log.line("loss %s %d%%", nodes[0], pct)
+	return nil
+}
