@@ -254,14 +254,5 @@ func checkConsume(c *checker, st *Step, topic string, tp Pos) {
 		c.errorf(st.flagPos("crash-point"), "--crash-point needs --crash-at N: the message to crash at")
 	}
 	checkConsumeClient(c, st)
-	g := st.flagStr("group")
-	if g == "" || topicError(g) != "" {
-		return
-	}
-	if p, dup := c.groups[g]; dup {
-		c.errorf(st.flagPos("group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
-		return
-	}
-	c.groups[g] = st.flagPos("group")
-	c.consumed[g] = topic
+	c.declareGroup(st, topic)
 }

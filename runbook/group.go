@@ -107,3 +107,19 @@ func (c *checker) useGroup(g string, p Pos) bool {
 	c.errorf(p, "group %q is used before any \"consume TOPIC --group %s\"%s", g, g, didYouMean(g, names))
 	return false
 }
+
+// declareGroup records the group a consume or transform step starts
+// (--group) as reading topic; a group started twice is an error, since
+// start consumer starts another member.
+func (c *checker) declareGroup(st *Step, topic string) {
+	g := st.flagStr("group")
+	if g == "" || topicError(g) != "" {
+		return
+	}
+	if p, dup := c.groups[g]; dup {
+		c.errorf(st.flagPos("group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
+		return
+	}
+	c.groups[g] = st.flagPos("group")
+	c.consumed[g] = topic
+}

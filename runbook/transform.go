@@ -106,14 +106,5 @@ func checkTransform(c *checker, st *Step, topic string, tp Pos) {
 	if out := st.flagStr("to"); out != "" && out == topic {
 		c.errorf(st.flagPos("to"), "transform reads and writes %s: give --to another topic", topic)
 	}
-	g := st.flagStr("group")
-	if g == "" || topicError(g) != "" {
-		return
-	}
-	if p, dup := c.groups[g]; dup {
-		c.errorf(st.flagPos("group"), "group %q is already consumed on line %d: start consumer %s starts another member", g, p.Line, g)
-		return
-	}
-	c.groups[g] = st.flagPos("group")
-	c.consumed[g] = topic
+	c.declareGroup(st, topic)
 }
