@@ -290,8 +290,7 @@ func (c *checker) checkFault(st *Step) {
 	if c.caps.FaultMissing == nil {
 		return
 	}
-	switch st.Op {
-	case OpKill, OpStop, OpStart, OpPause, OpResume, OpIsolate, OpRejoin, OpPartition, OpHeal, OpLoss, OpPowerloss:
+	if st.dir.Hurts {
 		if msg := c.caps.FaultMissing(st.dir.Name); msg != "" {
 			c.errorf(st.Pos, "%s", msg)
 		}

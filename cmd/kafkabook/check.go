@@ -80,14 +80,17 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 }
 
 // externalFaultMissing says which faults an external cluster cannot
-// apply: those its cluster file has no command for (or none for the
-// repair a run needs afterwards), and the network and power faults only
-// kafkabook's own clusters can inject.
+// apply: the node faults (cluster.Faults) its cluster file has no command
+// for (or none for the repair a run needs afterwards), and the network and
+// power faults only kafkabook's own clusters can inject.
 func externalFaultMissing(cf *external.File) func(string) string {
 	return func(fault string) string {
-		switch fault {
-		case "partition", "heal", "loss", "powerloss":
-			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the faults of its cluster file (kill, stop, start, pause, resume, isolate, rejoin)", fault)
+		if _, node := cluster.FaultOf(cluster.Op(fault)); !node {
+			var ops []string
+			for _, op := range cluster.Ops {
+				ops = append(ops, string(op))
+			}
+			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the node faults of its cluster file (%s)", fault, strings.Join(ops, ", "))
 		}
 		return cf.Missing(cluster.Op(fault))
 	}

@@ -302,7 +302,7 @@ func clusterOpCmd(t *clusterTarget, f cluster.Fault) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := b.Apply(cmd.Context(), op, args, progress(cmd)); err != nil {
+			if err := cluster.Apply(cmd.Context(), b, op, args, progress(cmd), nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", op, strings.Join(args, " "))

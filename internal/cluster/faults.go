@@ -1,5 +1,11 @@
 package cluster
 
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
 // Op is a fault or repair applied to nodes.
 type Op string
 
@@ -25,17 +31,21 @@ type Fault struct {
 	Leaves State  // a node's state once the op succeeded
 	Repair Op     // the op that undoes it; "" for a repair
 	Help   string // what it does, for the CLI (cluster OP)
+	// Steps are the ops a compound fault is made of, applied node by node
+	// in order (restart: stop, then start). Backends implement the simple
+	// ops only; Apply expands a compound one.
+	Steps []Op
 }
 
 // Faults lists every Op in the order the CLI shows them.
 var Faults = []Fault{
-	{Kill, Killed, Start, "SIGKILL the nodes' JVMs"},
-	{Stop, Stopped, Start, "Shut the nodes down gracefully (SIGTERM) and wait"},
-	{Start, Running, "", "Restart stopped or killed nodes on their existing data"},
-	{Pause, Paused, Resume, "Freeze the nodes' JVMs (SIGSTOP)"},
-	{Resume, Running, "", "Thaw paused nodes (SIGCONT)"},
-	{Isolate, Isolated, Rejoin, "Cut the nodes off from every other node and from the host"},
-	{Rejoin, Running, "", "Put isolated nodes back on the network, same address"},
+	{Kill, Killed, Start, "SIGKILL the nodes' JVMs", nil},
+	{Stop, Stopped, Start, "Shut the nodes down gracefully (SIGTERM) and wait", nil},
+	{Start, Running, "", "Restart stopped or killed nodes on their existing data", nil},
+	{Pause, Paused, Resume, "Freeze the nodes' JVMs (SIGSTOP)", nil},
+	{Resume, Running, "", "Thaw paused nodes (SIGCONT)", nil},
+	{Isolate, Isolated, Rejoin, "Cut the nodes off from every other node and from the host", nil},
+	{Rejoin, Running, "", "Put isolated nodes back on the network, same address", nil},
 }
 
 // Ops lists every Op in the order the CLI shows them.
@@ -70,4 +80,43 @@ func RepairFor(s State) Op {
 		}
 	}
 	return ""
+}
+
+// Simple says whether a backend applies op itself (an op of Faults
+// without Steps).
+func Simple(op Op) bool {
+	f, ok := FaultOf(op)
+	return ok && len(f.Steps) == 0
+}
+
+// Apply performs op on nodes through b: a simple op in one call, a
+// compound one node by node, step by step, as an operator would. landed
+// (nil: none) hears each simple op as it lands, with the time it was
+// begun, so that the evidence has a stop and a start for a restart.
+func Apply(ctx context.Context, b Backend, op Op, nodes []string, progress Progress, landed func(op Op, nodes []string, at time.Time)) error {
+	f, ok := FaultOf(op)
+	if !ok {
+		return fmt.Errorf("unknown operation %q", op)
+	}
+	do := func(op Op, nodes []string) error {
+		at := time.Now().UTC()
+		if err := b.Apply(ctx, op, nodes, progress); err != nil {
+			return err
+		}
+		if landed != nil {
+			landed(op, nodes, at)
+		}
+		return nil
+	}
+	if len(f.Steps) == 0 {
+		return do(op, nodes)
+	}
+	for _, n := range nodes {
+		for _, step := range f.Steps {
+			if err := do(step, []string{n}); err != nil {
+				return fmt.Errorf("%s %s: %w", op, n, err)
+			}
+		}
+	}
+	return nil
 }

@@ -86,25 +86,28 @@ func (n *nemesis) net() (cluster.NetFaults, error) {
 	return nf, nil
 }
 
-// fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
+// fault: kill|stop|start|pause|resume|isolate|rejoin|restart NODE...
 // Targets are resolved when the step runs: leader(T) is partition 0's
 // leader at that moment.
 func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log *stepLog) error {
 	op := cluster.Op(f.Op) // a fault directive is named as the backend's operation
-	row, ok := cluster.FaultOf(op)
-	if !ok {
+	if _, ok := cluster.FaultOf(op); !ok {
 		return fmt.Errorf("%s is not a fault of the cluster backend", s.Name)
 	}
 	nodes, err := n.targets(ctx, f.Targets)
 	if err != nil {
 		return err
 	}
-	at := time.Now().UTC()
-	if err := n.backend.Apply(ctx, op, nodes, log.progress); err != nil {
+	// A compound fault (restart) lands as its simple ops, each recorded
+	// as it lands, so the evidence shows each node's stop and start.
+	err = cluster.Apply(ctx, n.backend, op, nodes, log.progress, func(op cluster.Op, nodes []string, at time.Time) {
+		n.record(results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
+		row, _ := cluster.FaultOf(op)
+		n.left(nodes, row.Leaves, s)
+	})
+	if err != nil {
 		return err
 	}
-	n.record(results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
-	n.left(nodes, row.Leaves, s)
 	log.line("%s %s", op, strings.Join(nodes, " "))
 	return nil
 }

@@ -155,8 +155,8 @@ func (f *File) check() error {
 		}
 	}
 	for op, argv := range f.Faults {
-		if !slices.Contains(cluster.Ops, cluster.Op(op)) {
-			return fmt.Errorf("faults: %q is not a fault: use %s", op, opList())
+		if !cluster.Simple(cluster.Op(op)) {
+			return fmt.Errorf("faults: %q is not a fault with a command of its own: use %s", op, opList())
 		}
 		if err := checkArgv(argv); err != nil {
 			return fmt.Errorf("faults: %s: %w", op, err)
@@ -188,7 +188,9 @@ func checkArgv(argv []string) error {
 func opList() string {
 	var s []string
 	for _, op := range cluster.Ops {
-		s = append(s, string(op))
+		if cluster.Simple(op) {
+			s = append(s, string(op))
+		}
 	}
 	return strings.Join(s, ", ")
 }
@@ -205,9 +207,13 @@ func (f *File) path(p string) string {
 // no command for it, or none for the repair a run needs afterwards (every
 // run starts by bringing nodes back).
 func (f *File) Missing(op cluster.Op) string {
+	row, _ := cluster.FaultOf(op)
 	need := []cluster.Op{op}
-	if f, _ := cluster.FaultOf(op); f.Repair != "" {
-		need = append(need, f.Repair)
+	if len(row.Steps) > 0 {
+		need = row.Steps // a compound fault runs its steps' commands
+	}
+	if row.Repair != "" {
+		need = append(need, row.Repair)
 	}
 	var missing []string
 	for _, o := range need {

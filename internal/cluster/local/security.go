@@ -235,6 +235,9 @@ func (b *Backend) writeClusterFile(st state) (string, error) {
 	f.SASL.Mechanism, f.SASL.User, f.SASL.PasswordFile = scramMechanism, AdminUser, passwordFile
 	f.Faults = map[string][]string{}
 	for _, op := range cluster.Ops {
+		if !cluster.Simple(op) {
+			continue // a compound fault is its steps' commands
+		}
 		f.Faults[string(op)] = []string{exe, "cluster", string(op), "--backend", Name, "--name", st.Name, "{node}"}
 	}
 	f.Logs = []string{exe, "cluster", "logs", "--backend", Name, "--name", st.Name, "{node}"}
