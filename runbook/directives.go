@@ -147,6 +147,7 @@ var Directives = []*Directive{
 	resumeDirective,
 	isolateDirective,
 	rejoinDirective,
+	restartDirective,
 	sleepDirective,
 	logsDirective,
 	partitionDirective,

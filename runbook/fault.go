@@ -1,7 +1,7 @@
 package runbook
 
 // The node faults and their repairs: kill, stop, start, pause, resume,
-// isolate, rejoin. Each is the backend's operation of the same name
+// isolate, rejoin, and restart (a clean stop, then a start, node by node). Each is the backend's operation of the same name
 // (cluster.Faults, which says what each leaves and what undoes it).
 
 const (
@@ -12,10 +12,11 @@ const (
 	OpResume  Op = "resume"
 	OpIsolate Op = "isolate"
 	OpRejoin  Op = "rejoin"
+	OpRestart Op = "restart"
 )
 
 // Fault applies a node fault or repair of the cluster backend: kill, stop,
-// start, pause, resume, isolate, rejoin. Op is the directive, whose name
+// start, pause, resume, isolate, rejoin, restart. Op is the directive, whose name
 // is the backend's operation.
 type Fault struct {
 	Op      Op
@@ -54,5 +55,8 @@ var isolateDirective = faultDirective(OpIsolate, `isolate k3`, "Cut the nodes of
 
 var rejoinDirective = faultDirective(OpRejoin, `rejoin k3
 wait healthy --timeout 2m`, "Connect isolated nodes to the network again.")
+
+var restartDirective = faultDirective(OpRestart, `restart k2
+wait healthy --timeout 2m`, "Restart the nodes one after the other, as an operator does to change a setting: each is stopped cleanly (SIGTERM: controlled shutdown moves its leaderships away first) and started again on its data before the next; the evidence records each stop and start. It does not wait for the ISR between nodes: add wait isr or wait healthy after it, or restart one node a step.")
 
 func buildFault(st *Step) Action { return Fault{Op: st.Op, Targets: st.targets()} }

@@ -17,6 +17,7 @@ const (
 	Resume  Op = "resume"  // SIGCONT
 	Isolate Op = "isolate" // cut off from the network
 	Rejoin  Op = "rejoin"  // back on the network, same address
+	Restart Op = "restart" // stop, then start, node by node
 )
 
 // A Fault is one row of the node operations: the op, the state it leaves
@@ -46,6 +47,7 @@ var Faults = []Fault{
 	{Resume, Running, "", "Thaw paused nodes (SIGCONT)", nil},
 	{Isolate, Isolated, Rejoin, "Cut the nodes off from every other node and from the host", nil},
 	{Rejoin, Running, "", "Put isolated nodes back on the network, same address", nil},
+	{Restart, Running, "", "Restart the nodes one after the other: a clean stop (SIGTERM, controlled shutdown), then a start on the same data", []Op{Stop, Start}},
 }
 
 // Ops lists every Op in the order the CLI shows them.

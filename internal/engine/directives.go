@@ -48,6 +48,7 @@ var runners = map[runbook.Op]binder{
 	runbook.OpResume:         onNemesis(fault),
 	runbook.OpIsolate:        onNemesis(fault),
 	runbook.OpRejoin:         onNemesis(fault),
+	runbook.OpRestart:        onNemesis(fault),
 	runbook.OpSleep:          typed(sleep),
 	runbook.OpExpect:         typed(expect),
 	runbook.OpPartition:      onNemesis(partition),

@@ -21,7 +21,8 @@ import (
 // logs "Shrinking ISR"; killing
 // k1 and rejoining k2 and k3 moves the leader to one of them; starting k1
 // brings the ISR back to 3; a paused k3 leaves the ISR and catches up
-// after resume; stop shows as stopped. Every node's log lines start with
+// after resume; restart k3 is a stop and a start, after which the ISR is
+// whole again; stop shows as stopped. Every node's log lines start with
 // the ISO UTC time the engine reads.
 func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	ctx := context.Background()
@@ -128,6 +129,21 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	if read.Records.Len() != 20 || read.HW[0] != 20 {
 		t.Errorf("after resume: read %d records, high watermark %d; want 20, 20", read.Records.Len(), read.HW[0])
 	}
+
+	// Restart is a stop, then a start, each landing as itself; the node
+	// runs again on its data and the ISR comes back to three.
+	var landed []string
+	err = cluster.Apply(ctx, b, cluster.Restart, []string{"k3"}, t.Logf, func(op cluster.Op, nodes []string, _ time.Time) {
+		landed = append(landed, string(op)+" "+strings.Join(nodes, " "))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(landed, []string{"stop k3", "start k3"}) {
+		t.Errorf("restart k3 landed as %q, want a stop and a start of k3", landed)
+	}
+	WantState(t, b, map[string]cluster.State{"k3": cluster.Running})
+	WaitPartition(t, other, topic, "an ISR of 3 after the restart", func(p kafka.Partition) bool { return len(p.ISR) == 3 })
 
 	// Stop is graceful and shows as stopped.
 	Apply(t, b, cluster.Stop, "k2")
