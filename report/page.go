@@ -395,8 +395,9 @@ func featuresFact(fs map[string]int16) string {
 	return strings.Join(parts, " ")
 }
 
-// clientFact is a client driver's library, version and the whole
-// configuration it ran with, as it said at start-up.
+// clientFact is a client's library, version and the whole configuration
+// it ran with, as it said at start-up (or, for franz-go, as the client
+// read it back), and which of it kafkabook set itself.
 func clientFact(c results.ClientInfo) string {
 	lib := c.Library + " " + c.Version
 	if c.Librdkafka != "" {
@@ -406,7 +407,11 @@ func clientFact(c results.ClientInfo) string {
 	for _, kv := range sortedFacts(c.Config) {
 		conf = append(conf, kv.Key+"="+kv.Value)
 	}
-	return lib + " on " + c.Runtime + "; " + strings.Join(conf, " ")
+	out := lib + " on " + c.Runtime + "; " + strings.Join(conf, " ")
+	if len(c.SetByKafkabook) > 0 {
+		out += "; set by kafkabook, not by the runbook or the library's defaults: " + strings.Join(c.SetByKafkabook, " ")
+	}
+	return out
 }
 
 func stamp(t time.Time) string {

@@ -65,9 +65,10 @@ type Provenance struct {
 	// from before clients were a dimension reads the same. Added in
 	// schema version 4.
 	Client string `json:"client,omitempty"`
-	// Clients are the client drivers the runs started, each once per
+	// Clients are the clients under test the runs started, each once per
 	// distinct version and configuration: the exact version and the
-	// configuration in force, as the driver's startup_complete said.
+	// configuration in force, as a driver's startup_complete said or, for
+	// the in-process franz-go producer, as the client reads it back.
 	// Added in schema version 4.
 	Clients []ClientInfo `json:"clients,omitempty"`
 	// Features are the cluster's finalized feature levels by name, as the
@@ -103,6 +104,11 @@ type ClientInfo struct {
 	Librdkafka string            `json:"librdkafka_version,omitempty"` // rd_kafka_version_str
 	Runtime    string            `json:"runtime,omitempty"`            // java 17.0.2, python 3.11.7
 	Config     map[string]string `json:"config"`                       // the configuration in force
+	// SetByKafkabook names the entries of Config that kafkabook set on
+	// the client itself, neither the runbook nor the library's defaults
+	// deciding them (the in-process franz-go producer's tuning). Added
+	// in schema version 4; nil in evidence from before.
+	SetByKafkabook []string `json:"set_by_kafkabook,omitempty"`
 }
 
 // Run is one pass through the whole runbook. All times inside a run are

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/engine"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // conformanceRow is one row of the table every client passes: the steps
@@ -305,9 +307,13 @@ func notInLog(t *testing.T, c conformanceCase, msgs []results.Message) {
 }
 
 // checkClientProvenance checks what the evidence says of the client:
-// the drivers' exact version, runtime and the configuration in force for
-// their first produce step, the healthy row's (their defaults); nothing
-// of franz-go, kafkabook's own, which starts no driver.
+// the exact version, runtime and the configuration in force for its first
+// produce step, the healthy row's (the client's defaults but for what the
+// step sets). For franz-go, which runs in kafkabook's process, that is
+// what the client reads back: acks as the step set it, idempotence as
+// kafkabook turned it off, a setting left at franz-go's own default
+// (batch.size, compared with a client franz-go builds with nothing set),
+// and kafkabook's own tuning named as such.
 func checkClientProvenance(t *testing.T, p results.Provenance, row conformance) {
 	t.Helper()
 	var c *results.ClientInfo
@@ -317,10 +323,27 @@ func checkClientProvenance(t *testing.T, p results.Provenance, row conformance) 
 			break
 		}
 	}
+	if c == nil {
+		t.Fatalf("provenance clients %+v; want %s with its configuration", p.Clients, row.client)
+	}
 	if row.client == runbook.FranzGo {
-		if c != nil {
-			t.Errorf("franz-go: provenance client %+v; want none", *c)
+		bare, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		defaultBatch := fmt.Sprint(bare.OptValue(kgo.ProducerBatchMaxBytes))
+		bare.Close()
+		switch {
+		case c.Library != "franz-go" || c.Version == "" || c.Runtime == "":
+			t.Errorf("franz-go: client %+v: want franz-go with its version and runtime", *c)
+		case c.Config["acks"] != "all" || c.Config["enable.idempotence"] != "false":
+			t.Errorf("franz-go: acks=%q enable.idempotence=%q in force; want all (the step's), false (kafkabook's without --idempotent)", c.Config["acks"], c.Config["enable.idempotence"])
+		case c.Config["batch.size"] != defaultBatch:
+			t.Errorf("franz-go: batch.size=%q in force; want franz-go's default %s", c.Config["batch.size"], defaultBatch)
+		case c.Config["kgo.MetadataMinAge"] != "100" || !slices.Contains(c.SetByKafkabook, "kgo.MetadataMinAge"):
+			t.Errorf("franz-go: kgo.MetadataMinAge=%q, set by kafkabook %q; want 100 ms, named as kafkabook's", c.Config["kgo.MetadataMinAge"], c.SetByKafkabook)
+		}
+		t.Logf("franz-go %s: %v (set by kafkabook: %v)", c.Version, c.Config, c.SetByKafkabook)
 		return
 	}
 	if c == nil {

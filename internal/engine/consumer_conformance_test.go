@@ -225,7 +225,7 @@ func testConsumerRow(t *testing.T, backend cluster.Backend, row consumerRow) {
 		checkConsumerCase(t, backend, dir, label, g, c)
 	}
 	if row.client != runbook.FranzGo {
-		if len(res.Provenance.Clients) == 0 || res.Provenance.Clients[0].Client != name {
+		if !slices.ContainsFunc(res.Provenance.Clients, func(c results.ClientInfo) bool { return c.Client == name }) {
 			t.Errorf("provenance clients %+v; want the %s client's startup", res.Provenance.Clients, name)
 		}
 	}

@@ -135,6 +135,11 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	stopProgress()
 	r.flush()
+	if stats.Client.Client != "" {
+		// The in-process franz-go producer's configuration in force, as
+		// a driver's startup_complete gives its own.
+		r.ev.Emit(results.KindClient, r.num, stats.Client)
+	}
 	if err != nil {
 		return err
 	}

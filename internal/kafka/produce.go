@@ -113,6 +113,10 @@ type ProduceStats struct {
 	// every message (a transaction that did not begin, or ended without a
 	// definite answer); "" otherwise.
 	Stopped string
+	// Client is the in-process franz-go producer's configuration in force
+	// (producerInfo), for the evidence; zero for a driver's producer,
+	// which reports its own.
+	Client results.ClientInfo
 }
 
 // lagLimit is how far behind its schedule a rate-driven producer may hand
@@ -145,6 +149,7 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 		return stats, err
 	}
 	defer cl.Close()
+	stats.Client = producerInfo(cl, spec)
 
 	pace := newPacer(spec.Rate, &stats)
 	var pending sync.WaitGroup
