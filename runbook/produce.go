@@ -66,7 +66,7 @@ var produceDirective = &Directive{
 	Args:       []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 	Flags: []FlagSpec{
 		{Name: "acks", Kind: KindAcks, Meta: "0|1|all",
-			Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Without it the client applies its own default and the evidence records the value in force: franz-go and Java 3.0 and later: all, with idempotence unless enable.idempotence=false is given; librdkafka: all, without idempotence."},
+			Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Without it the client applies its own default and the evidence records the value in force: franz-go and the Java client (kafka-clients 4.x, the releases kafkabook's runs used): all, with idempotence unless enable.idempotence=false is given; librdkafka: all, without idempotence."},
 		{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
 			Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
 		{Name: "property", Short: "X", Kind: KindProperty, Meta: "NAME=VALUE", Many: true,
