@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,20 +37,47 @@ var (
 	ledgerType = reflect.TypeFor[Ledger]()
 )
 
-// checkInts walks v, path naming it as a JSON path (runs[0].isr[3].leader).
-func checkInts(v reflect.Value, path string) error {
+// badInt is a number validate refuses. Its path is built on the way out
+// of the walk, only for the number refused: segments innermost first.
+type badInt struct {
+	path []string
+	msg  string // " is -7, want -1 or more"
+}
+
+func (e *badInt) Error() string {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		if b.Len() > 0 && !strings.HasPrefix(e.path[i], "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.path[i])
+	}
+	return b.String() + e.msg
+}
+
+// within puts err, a badInt from inside seg, under seg.
+func within(err error, seg string) error {
+	if b, ok := err.(*badInt); ok {
+		b.path = append(b.path, seg)
+	}
+	return err
+}
+
+// checkInts walks v; field is the JSON name of the field v is (or is an
+// element of), which says whether it is a count.
+func checkInts(v reflect.Value, field string) error {
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		min := int64(-1)
-		if counts[lastName(path)] {
+		if counts[field] {
 			min = 0
 		}
 		if v.Int() < min {
-			return fmt.Errorf("%s is %d, want %d or more", path, v.Int(), min)
+			return &badInt{msg: fmt.Sprintf(" is %d, want %d or more", v.Int(), min)}
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			return checkInts(v.Elem(), path)
+			return checkInts(v.Elem(), field)
 		}
 	case reflect.Struct:
 		if v.Type() == timeType || v.Type() == ledgerType {
@@ -68,14 +96,14 @@ func checkInts(v reflect.Value, path string) error {
 			if name == "" {
 				name = strings.ToLower(f.Name)
 			}
-			p := name
-			if path != "" && !f.Anonymous {
-				p = path + "." + name
-			} else if f.Anonymous {
-				p = path
+			if f.Anonymous {
+				if err := checkInts(v.Field(i), field); err != nil {
+					return err
+				}
+				continue
 			}
-			if err := checkInts(v.Field(i), p); err != nil {
-				return err
+			if err := checkInts(v.Field(i), name); err != nil {
+				return within(err, name)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -83,33 +111,20 @@ func checkInts(v reflect.Value, path string) error {
 			return nil
 		}
 		for i := range v.Len() {
-			if err := checkInts(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
+			if err := checkInts(v.Index(i), field); err != nil {
+				return within(err, "["+strconv.Itoa(i)+"]")
 			}
 		}
 	case reflect.Map:
 		iter := v.MapRange()
 		for iter.Next() {
-			p := fmt.Sprintf("%s[%v]", path, iter.Key())
 			if iter.Key().CanInt() && iter.Key().Int() < 0 { // a partition
-				return fmt.Errorf("%s: a key is %d, want 0 or more", path, iter.Key().Int())
+				return &badInt{msg: fmt.Sprintf(": a key is %d, want 0 or more", iter.Key().Int())}
 			}
-			if err := checkInts(iter.Value(), p); err != nil {
-				return err
+			if err := checkInts(iter.Value(), field); err != nil {
+				return within(err, fmt.Sprintf("[%v]", iter.Key()))
 			}
 		}
 	}
 	return nil
-}
-
-// lastName is the last field name of a path: "leader" of runs[0].isr[3].leader,
-// "high_watermarks" of runs[0].tallies[0].high_watermarks[0].
-func lastName(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		path = path[i+1:]
-	}
-	if i := strings.IndexByte(path, '['); i >= 0 {
-		path = path[:i]
-	}
-	return path
 }

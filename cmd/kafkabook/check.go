@@ -86,11 +86,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 func externalFaultMissing(cf *external.File) func(string) string {
 	return func(fault string) string {
 		if _, node := cluster.FaultOf(cluster.Op(fault)); !node {
-			var ops []string
-			for _, op := range cluster.Ops {
-				ops = append(ops, string(op))
-			}
-			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the node faults of its cluster file (%s)", fault, strings.Join(ops, ", "))
+			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the node faults of its cluster file (%s)", fault, external.OpList())
 		}
 		return cf.Missing(cluster.Op(fault))
 	}

@@ -49,8 +49,9 @@ func TestPythonDriverChecks(t *testing.T) {
 	}
 	// ruff finds its configuration in pyproject.toml; --no-cache and -B
 	// keep both from writing into the source tree.
-	runPythonCheck(ctx, t, dir, "ruff", filepath.Join(venv, "bin", "ruff"), "check", "--no-cache", ".")
-	runPythonCheck(ctx, t, dir, "unit tests", filepath.Join(venv, "bin", "python"), "-I", "-B", "-m", "unittest", "discover", "-s", "tests", "-t", "tests")
+	runPythonCheck(ctx, t, dir, nil, "ruff", filepath.Join(venv, "bin", "ruff"), "check", "--no-cache", ".")
+	runPythonCheck(ctx, t, dir, []string{"KAFKABOOK_REFUSAL_CASES=" + refusalCases(t)},
+		"unit tests", filepath.Join(venv, "bin", "python"), "-I", "-B", "-m", "unittest", "discover", "-s", "tests", "-t", "tests")
 }
 
 // readPyprojectPins returns pyproject.toml's pinned confluent-kafka and ruff.
@@ -107,16 +108,17 @@ func pythonCheckVenv(ctx context.Context, t *testing.T, python string, pins map[
 	return venv
 }
 
-// runPythonCheck runs one check in dir and fails the test with its output
-// when it fails; otherwise logs its summary, its last lines. A check that
+// runPythonCheck runs one check in dir, with env added to the environment,
+// and fails the test with its output when it fails; otherwise logs its
+// summary, its last lines. A check that
 // takes minutes hangs: it is killed, and its output says where.
-func runPythonCheck(ctx context.Context, t *testing.T, dir, what, name string, args ...string) {
+func runPythonCheck(ctx context.Context, t *testing.T, dir string, env []string, what, name string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KAFKABOOK_REFUSAL_CASES="+refusalCases(t))
+	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second // a driver the tests started may hold the output open
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
@@ -88,10 +89,9 @@ func NameOf(b cluster.Backend) string {
 // file, kubernetes with a kubeconfig or namespace, docker with an image
 // or compose file; "" when nothing names one.
 func Choose(kind string, o Options) (string, error) {
-	switch kind {
-	case "", local.Name, docker.Name, kubernetes.Name, external.Name:
-	default:
-		return "", fmt.Errorf("--backend %q: use local, docker, kubernetes or external", kind)
+	if kind != "" && !slices.Contains(Names(), kind) {
+		names := Names()
+		return "", fmt.Errorf("--backend %q: use %s or %s", kind, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 	if o.ClusterFile != "" && kind == "" {
 		kind = external.Name

@@ -156,7 +156,7 @@ func (f *File) check() error {
 	}
 	for op, argv := range f.Faults {
 		if !cluster.Simple(cluster.Op(op)) {
-			return fmt.Errorf("faults: %q is not a fault with a command of its own: use %s", op, opList())
+			return fmt.Errorf("faults: %q is not a fault with a command of its own: use %s", op, OpList())
 		}
 		if err := checkArgv(argv); err != nil {
 			return fmt.Errorf("faults: %s: %w", op, err)
@@ -185,7 +185,9 @@ func checkArgv(argv []string) error {
 	return nil
 }
 
-func opList() string {
+// OpList names the faults a cluster file may give a command for: the
+// simple ops of cluster.Faults (a compound one runs its steps' commands).
+func OpList() string {
 	var s []string
 	for _, op := range cluster.Ops {
 		if cluster.Simple(op) {
