@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -261,6 +262,33 @@ func (w *EventWriter) Ledger(n int, topic string) Topic {
 		}
 	}
 	return Topic{Name: topic, Ledger: &Ledger{}}
+}
+
+// Run returns run n as far as it was emitted, as Replay would rebuild it
+// from the file so far: the stored history that a checker judges, so that
+// what a run checks while it runs and what a re-check of its file finds
+// cannot differ. Ledgers are snapshots and slices are cut at their
+// length; later events do not change the value. The timelines are not
+// folded in (results does that when the run ends).
+func (w *EventWriter) Run(n int) Run {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.fold.runs[n]
+	if !ok {
+		return Run{Number: n}
+	}
+	c := *r
+	c.Topics = make([]Topic, len(r.Topics))
+	for i, t := range r.Topics {
+		t.Messages = t.Messages[:len(t.Messages):len(t.Messages)]
+		t.Ledger = t.Ledger.Snapshot()
+		c.Topics[i] = t
+	}
+	c.Tallies = r.Tallies[:len(r.Tallies):len(r.Tallies)]
+	c.Final = r.Final[:len(r.Final):len(r.Final)]
+	c.Transactions = r.Transactions[:len(r.Transactions):len(r.Transactions)]
+	c.Consumers = slices.Clone(r.Consumers)
+	return c
 }
 
 // Reserve makes room in the ledger of a topic of run n for n more entries,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/backends"
@@ -50,58 +51,43 @@ func (f *backendFlags) options() backends.Options {
 // returns the backend named, "" for automatic.
 func (f *backendFlags) check() (string, error) {
 	kind, err := backends.Choose(f.backend, f.options())
-	if err != nil {
-		return "", usageErr("%v", err)
-	}
-	return kind, nil
+	return kind, backendErr(err)
 }
 
 // newBackend returns backend kind's handle on cluster name.
 func (f *backendFlags) newBackend(kind, name string) (cluster.Backend, error) {
 	b, err := backends.Open(kind, name, f.options())
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return b, nil
+	return b, backendErr(err)
 }
 
 // forNew returns the backend that starts a new cluster: the one named, else
 // local where it can run, else docker; it says which it chose.
-func (f *backendFlags) forNew(ctx context.Context, name string, progress cluster.Progress) (cluster.Backend, error) {
-	kind, err := f.check()
-	if err != nil {
-		return nil, err
-	}
-	if kind == "" {
-		var why string
-		if kind, why = backends.ForNew(); why != "" {
-			progress("backend: %s (%s; choose with --backend)", kind, why)
-		} else {
-			progress("backend: %s (choose with --backend)", kind)
-		}
-	}
-	return f.newBackend(kind, name)
+func (f *backendFlags) forNew(name string, progress cluster.Progress) (cluster.Backend, error) {
+	b, err := backends.OpenNew(f.backend, name, f.options(), progress)
+	return b, backendErr(err)
 }
 
 // forExisting returns the backend of an existing cluster: the one named,
 // else the one that has a cluster of that name (local first), else local.
 func (f *backendFlags) forExisting(ctx context.Context, name string) (cluster.Backend, error) {
-	kind, err := f.check()
-	if err != nil {
-		return nil, err
-	}
-	if kind != "" {
-		return f.newBackend(kind, name)
-	}
-	return f.find(ctx, name)
+	b, err := backends.OpenExisting(ctx, f.backend, name, f.options())
+	return b, backendErr(err)
 }
 
 // find returns the backend that has a cluster called name (local first),
 // else the local one.
 func (f *backendFlags) find(ctx context.Context, name string) (cluster.Backend, error) {
 	b, err := backends.Find(ctx, name, f.options())
-	if err != nil {
-		return nil, usageErr("%v", err)
+	return b, backendErr(err)
+}
+
+// backendErr gives the backends' errors their exit codes: the user's
+// (backends.UsageError) mean nothing ran; the rest that the run could not
+// complete.
+func backendErr(err error) error {
+	var ue *backends.UsageError
+	if errors.As(err, &ue) {
+		return &exitError{exitUsage, err}
 	}
-	return b, nil
+	return err
 }

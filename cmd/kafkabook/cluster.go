@@ -82,7 +82,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 		Short: "Start N combined broker+controller nodes k1..kN, wait until every broker is ready; it stays up until down",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := t.bf.forNew(cmd.Context(), t.name, progress(cmd))
+			b, err := t.bf.forNew(t.name, progress(cmd))
 			if err != nil {
 				return err
 			}

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/backends"
-	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/engine"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
@@ -133,19 +130,19 @@ type runOpts struct {
 // runVersion runs the runbook against one Kafka version, once per client
 // on one cluster, and returns the worst exit code they earn.
 func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version string) (int, error) {
-	backend, teardown, err := o.clusterFor(ctx, doc, version)
+	lease, err := backends.ForRun(ctx, o.runRequest(doc, version), o.progress)
 	if err != nil {
-		return 0, err
+		return 0, backendErr(err)
 	}
-	// Every way out of here (error, panic, Ctrl-C) takes the cluster down;
-	// teardown runs once.
-	defer teardown()
+	// Every way out of here (error, panic, Ctrl-C) lets go of the cluster;
+	// Release acts once.
+	defer lease.Release()
 	code := exitOK
 	for i, client := range doc.Meta.Client {
 		last := i == len(doc.Meta.Client)-1
-		c, err := o.runClient(ctx, doc, version, client, backend, func() {
+		c, err := o.runClient(ctx, doc, version, client, lease, func() {
 			if last {
-				teardown() // down before rendering: the report needs no cluster
+				lease.Release() // down before rendering: the report needs no cluster
 			}
 		})
 		if err != nil {
@@ -162,7 +159,7 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 // runClient runs the runbook against one Kafka version with one client on
 // a cluster that is up, renders its report and returns the exit code it
 // earns; done is called once the engine is through with the cluster.
-func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, client string, backend runCluster, done func()) (int, error) {
+func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, client string, lease *backends.Lease, done func()) (int, error) {
 	name, err := runbookName(doc.Path)
 	if err != nil {
 		return 0, err
@@ -180,11 +177,11 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 		host, _ = os.Hostname()
 	}
 	res, runErr := engine.Run(ctx, engine.Options{
-		Doc: doc, Dir: dir, Backend: backend.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose, Client: client,
+		Doc: doc, Dir: dir, Backend: lease.Backend, AllowShell: o.allowShell, Out: o.stdout, Verbose: o.verbose, Client: client,
 		Provenance: results.Provenance{
-			Tool: toolV, Commit: commit, Kafka: version, Backend: backends.NameOf(backend.Backend),
+			Tool: toolV, Commit: commit, Kafka: version, Backend: backends.NameOf(lease.Backend),
 			FranzGo: kafka.FranzGoVersion(), Host: host,
-			GoVersion: runtime.Version(), ClusterReused: backend.reused,
+			GoVersion: runtime.Version(), ClusterReused: lease.Reused,
 			Cell: o.cell.id, Batch: o.cell.batch,
 		},
 	})
@@ -230,99 +227,21 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 	return exitOK, nil
 }
 
-// runCluster is the cluster a run uses; reused when it was up before.
-type runCluster struct {
-	cluster.Backend
-	reused bool
-}
-
-// clusterFor finds or starts the cluster for a run. teardown removes a
-// cluster the run started for itself, once, however often it is called; it
-// does nothing for a cluster that outlives the run.
-func (o *runOpts) clusterFor(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
-	nothing := func() {}
-	if b, teardown, err := o.attach.cluster(ctx, &o.bf, doc, o.keep, o.progress); err != nil || b != nil {
-		return runCluster{b, true}, teardown, err
-	}
-	// A runbook that cuts power needs every node's data on the power-loss
-	// layer, which costs throughput: only its own cluster has it.
-	powerloss := doc.Uses(runbook.OpPowerloss)
-	if kind, err := o.bf.check(); err != nil {
-		return runCluster{}, nil, err
-	} else if kind == external.Name {
-		return o.externalCluster(ctx, doc, version)
-	}
-	def, err := o.bf.forExisting(ctx, defaultCluster)
-	if err != nil {
-		return runCluster{}, nil, err
-	}
-	if st, err := def.Status(ctx); err == nil {
-		if matches(st, doc, version) && !powerloss {
-			o.progress("using the default cluster (Kafka %s, %d nodes); it stays up", version, len(st.Nodes))
-			return runCluster{def, true}, nothing, nil
-		}
-		if o.keep {
-			return runCluster{}, nil, &exitError{exitRun, fmt.Errorf("the default cluster is up with other settings (Kafka %s, %d nodes, %v); --keep-cluster would replace it: take it down with `kafkabook cluster down` first", st.Kafka, len(st.Nodes), st.Broker)}
+// runRequest is what the run's flags and the runbook ask of a cluster for
+// one Kafka version; package backends decides which cluster that is.
+func (o *runOpts) runRequest(doc *runbook.Doc, version string) backends.RunRequest {
+	var hurts []string
+	for _, d := range runbook.Directives {
+		if d.Hurts && doc.Uses(d.Op) {
+			hurts = append(hurts, d.Name)
 		}
 	}
-	name := defaultCluster
-	if !o.keep {
-		name = fmt.Sprintf("run%d", os.Getpid())
+	return backends.RunRequest{
+		Kind: o.bf.backend, Options: o.bf.options(), Attach: o.attach.name, AllowFaults: o.attach.allowFaults,
+		Keep: o.keep, Default: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker,
+		PowerLoss: doc.Uses(runbook.OpPowerloss), Hurts: hurts, Ready: kafka.Ready, Runbook: doc.Path,
+		Warn: func(err error) { fmt.Fprintf(o.stderr, "kafkabook: %v\n", err) },
 	}
-	b, err := o.bf.forNew(ctx, name, o.progress)
-	if err != nil {
-		return runCluster{}, nil, err
-	}
-	if _, ok := b.(cluster.PowerLoss); powerloss && !ok {
-		return runCluster{}, nil, &exitError{exitUsage, fmt.Errorf("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", doc.Path, backends.NameOf(b))}
-	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: o.keep, PowerLoss: powerloss, Ready: kafka.Ready}
-	// Up removes what it created when it fails or is interrupted.
-	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
-		return runCluster{}, nil, err
-	}
-	if o.keep {
-		return runCluster{b, false}, nothing, nil
-	}
-	var once sync.Once
-	return runCluster{b, false}, func() {
-		once.Do(func() {
-			o.progress("taking the cluster down")
-			if err := b.Down(context.WithoutCancel(ctx), o.progress); err != nil {
-				fmt.Fprintf(o.stderr, "kafkabook: taking the cluster down: %v\n", err)
-			}
-		})
-	}, nil
-}
-
-// externalCluster checks that the cluster of --cluster-file answers with
-// the runbook's node count; it is never taken down (it is not kafkabook's).
-func (o *runOpts) externalCluster(ctx context.Context, doc *runbook.Doc, version string) (runCluster, func(), error) {
-	b, err := o.bf.newBackend(external.Name, "")
-	if err != nil {
-		return runCluster{}, nil, err
-	}
-	cfg := cluster.Config{Name: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker, Keep: true, Ready: kafka.Ready}
-	if _, err := b.Up(ctx, cfg, o.progress); err != nil {
-		return runCluster{}, nil, err
-	}
-	if !b.(*external.Backend).HasLogs() {
-		o.progress("the cluster file has no logs command: the evidence will have no broker log lines")
-	}
-	return runCluster{b, true}, func() {}, nil
-}
-
-// matches reports whether a running cluster is the one the runbook asks for.
-func matches(st cluster.Status, doc *runbook.Doc, version string) bool {
-	if st.Kafka != version || len(st.Nodes) != doc.Meta.Nodes {
-		return false
-	}
-	for _, n := range st.Nodes {
-		if !n.State.Up() {
-			return false
-		}
-	}
-	return maps.Equal(st.Broker, doc.Meta.Broker) || len(st.Broker) == 0 && len(doc.Meta.Broker) == 0
 }
 
 // summarize prints the headline numbers of a run set.

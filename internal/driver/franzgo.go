@@ -22,6 +22,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -208,21 +209,5 @@ func (e *eventWriter) flush() {
 // flushEvery flushes the lines written so far every d, so that kafkabook
 // shows progress, without a write per message; the returned func stops it.
 func (e *eventWriter) flushEvery(d time.Duration) func() {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				e.flush()
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait(); e.flush() }
+	return poll.Every(d, e.flush)
 }

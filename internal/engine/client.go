@@ -62,8 +62,8 @@ func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (drive
 // --client, else the run's; ok is false for franz-go, which runs in
 // kafkabook's process. java without a version is kafka-clients at the
 // cluster's Kafka release, so that the client matches the brokers.
-func (r *runner) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err error) {
-	ref, ok, err = r.refOf(p.Client)
+func (w *workload) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err error) {
+	ref, ok, err = w.refOf(p.Client)
 	if err == nil && ref.Client == runbook.Spring {
 		err = fmt.Errorf("spring runs consumer group members only: produce through java, librdkafka or franz-go")
 	}
@@ -72,14 +72,14 @@ func (r *runner) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err erro
 
 // consumerRef is the driver a consume step's members run through, as
 // clientRef; ok is false for franz-go, whose member is kafkabook's own.
-func (r *runner) consumerRef(c runbook.Consume) (driver.Ref, bool, error) {
-	return r.refOf(c.Client)
+func (w *workload) consumerRef(c runbook.Consume) (driver.Ref, bool, error) {
+	return w.refOf(c.Client)
 }
 
 // refOf is the driver of a step's --client, else of the run's client.
-func (r *runner) refOf(client string) (ref driver.Ref, ok bool, err error) {
+func (w *workload) refOf(client string) (ref driver.Ref, ok bool, err error) {
 	if client == "" {
-		client = r.opts.Client
+		client = w.opts.Client
 	}
 	if client == "" || client == runbook.FranzGo {
 		return ref, false, nil
@@ -88,7 +88,7 @@ func (r *runner) refOf(client string) (ref driver.Ref, ok bool, err error) {
 		return ref, false, err
 	}
 	if ref.Client == runbook.Java && ref.Version == "" {
-		ref.Version = r.opts.Provenance.Kafka
+		ref.Version = w.opts.Provenance.Kafka
 	}
 	return ref, true, nil
 }
@@ -98,8 +98,8 @@ func (r *runner) refOf(client string) (ref driver.Ref, ok bool, err error) {
 // says the settings in force that decide durability. A property the
 // client does not know is an error: the Java client only warns of one,
 // and a setting silently ignored is the mistake evidence must not carry.
-func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Spec, log *stepLog) (*driver.Producer, error) {
-	d, err := r.drivers.get(ctx, ref, r.con)
+func (w *workload) startDriver(ctx context.Context, ref driver.Ref, spec driver.Spec, log *stepLog) (*driver.Producer, error) {
+	d, err := w.drivers.get(ctx, ref, w.con)
 	if err != nil {
 		return nil, err
 	}
@@ -107,29 +107,29 @@ func (r *runner) startDriver(ctx context.Context, ref driver.Ref, spec driver.Sp
 	if err != nil {
 		return nil, err
 	}
-	st := r.redactStartup(p.Startup())
+	st := w.redactStartup(p.Startup())
 	if len(st.Unknown) > 0 {
 		p.Close()
 		return nil, fmt.Errorf("the %s client does not know the properties %s: it would ignore them; fix their names (kafkabook check lists the client's)",
 			ref, strings.Join(st.Unknown, ", "))
 	}
-	r.ev.Emit(results.KindClient, r.num, st.Info())
+	w.ev.Emit(results.KindClient, w.num, st.Info())
 	log.line("client %s: %s", ref, st.Describe())
 	return p, nil
 }
 
 // startFranzGo starts franz-go's driver where the cluster's clients run,
 // with the producer the step asks for, and says which franz-go runs.
-func (r *runner) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec kafka.ProduceSpec, p runbook.Produce, id string, log *stepLog) (*driver.Producer, error) {
-	exe, err := r.memberCommand()
+func (w *workload) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec kafka.ProduceSpec, p runbook.Produce, id string, log *stepLog) (*driver.Producer, error) {
+	exe, err := w.memberCommand()
 	if err != nil {
 		return nil, err
 	}
-	fs := driver.FranzGoSpec{Brokers: seeds.Seeds, Access: r.access, Produce: spec}
+	fs := driver.FranzGoSpec{Brokers: seeds.Seeds, Access: w.access, Produce: spec}
 	if p.Transactional {
 		fs.Txn = &kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}
 	}
-	dp, err := driver.FranzGo(exe, r.launcher, r.access).StartFranzGo(ctx, fs)
+	dp, err := driver.FranzGo(exe, w.launcher, w.access).StartFranzGo(ctx, fs)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +141,10 @@ func (r *runner) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec kaf
 // get it: secret properties hidden (the SASL password in a JAAS
 // configuration), and machine paths (a CA file's) and secrets elsewhere
 // in its values replaced as in every other captured text.
-func (r *runner) redactStartup(st driver.Startup) driver.Startup {
+func (w *workload) redactStartup(st driver.Startup) driver.Startup {
 	st = st.Redacted()
 	for k, v := range st.Config {
-		st.Config[k] = r.con.red.String(v)
+		st.Config[k] = w.con.red.String(v)
 	}
 	return st
 }
@@ -176,8 +176,8 @@ func franzGoTakes(p runbook.Produce) error {
 // steps name: a first install resolves and compiles for a minute, which
 // inside a timed experiment would shift every step after it (a `pause
 // producer` three seconds after its producer started found no driver yet).
-func (r *runner) installDrivers(ctx context.Context) error {
-	for _, b := range r.opts.Doc.Blocks {
+func (w *workload) installDrivers(ctx context.Context) error {
+	for _, b := range w.opts.Doc.Blocks {
 		for _, s := range b.Steps {
 			var client string
 			switch a := s.Action.(type) {
@@ -190,11 +190,11 @@ func (r *runner) installDrivers(ctx context.Context) error {
 			default:
 				continue
 			}
-			ref, ok, err := r.refOf(client)
+			ref, ok, err := w.refOf(client)
 			if err != nil || !ok {
 				continue // the step reports its own error when it runs
 			}
-			if _, err := r.drivers.get(ctx, ref, r.con); err != nil {
+			if _, err := w.drivers.get(ctx, ref, w.con); err != nil {
 				return err
 			}
 		}

@@ -49,23 +49,23 @@ type recordKey struct {
 // The member runs as a process of its own (kafkabook consumer-member),
 // so that crash consumer is a real SIGKILL. The step returns once the
 // process runs; the & says that the member goes on.
-func consume(ctx context.Context, r *runner, s runbook.Step, c runbook.Consume, log *stepLog) error {
-	t := r.topic(c.Topic)
+func consume(ctx context.Context, w *workload, s runbook.Step, c runbook.Consume, log *stepLog) error {
+	t := w.topic(c.Topic)
 	g := &group{
-		label: c.Group, name: r.realName(c.Group), topic: t, spec: c,
-		store:  r.storePath(c.Group),
+		label: c.Group, name: w.realName(c.Group), topic: t, spec: c,
+		store:  w.storePath(c.Group),
 		inHand: map[recordKey]bool{},
 	}
-	r.mu.Lock()
-	r.groups[g.label] = g
-	r.groupOrder = append(r.groupOrder, g.label)
-	r.mu.Unlock()
-	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
+	w.mu.Lock()
+	w.groups[g.label] = g
+	w.groupOrder = append(w.groupOrder, g.label)
+	w.mu.Unlock()
+	w.ev.Emit(results.KindConsumer, w.num, results.Consumer{
 		Group: g.name, Label: g.label, Topic: t.label, Commit: c.Commit, Dedup: c.Dedup,
 		Store: filepath.Base(g.store), Pos: s.Pos.String(), Settings: maps.Clone(c.Settings),
 		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
 	})
-	m, err := r.startMember(ctx, g, true)
+	m, err := w.startMember(ctx, g, true)
 	if err != nil {
 		return err
 	}
@@ -96,9 +96,9 @@ func workText(c runbook.Consume) string {
 // openStore opens a group's store once it is back on this machine from
 // where its members ran, with its write-ahead log: a member killed with
 // SIGKILL leaves its last transactions there.
-func (r *runner) openStore(ctx context.Context, path string) (*consumer.Store, error) {
+func (w *workload) openStore(ctx context.Context, path string) (*consumer.Store, error) {
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if err := launch.Retrieve(ctx, r.launcher, p); err != nil {
+		if err := launch.Retrieve(ctx, w.launcher, p); err != nil {
 			return nil, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(p), err)
 		}
 	}
@@ -108,8 +108,8 @@ func (r *runner) openStore(ctx context.Context, path string) (*consumer.Store, e
 // storePath is where a group's store is kept: in the run's evidence
 // directory, as an absolute path, which names the same place wherever the
 // members run.
-func (r *runner) storePath(group string) string {
-	p := filepath.Join(r.opts.Dir, storeFile(group, r.num))
+func (w *workload) storePath(group string) string {
+	p := filepath.Join(w.opts.Dir, storeFile(group, w.num))
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
@@ -172,10 +172,10 @@ func (g *group) running() *member {
 }
 
 // group returns the run's group by its label.
-func (r *runner) group(label string) (*group, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	g := r.groups[label]
+func (w *workload) group(label string) (*group, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g := w.groups[label]
 	if g == nil {
 		return nil, fmt.Errorf("no consumer group %s in this run", label) // runbook.Load rejects it first
 	}
@@ -183,34 +183,34 @@ func (r *runner) group(label string) (*group, error) {
 }
 
 // groupList is the run's groups in the order of their consume steps.
-func (r *runner) groupList() []*group {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]*group, 0, len(r.groupOrder))
-	for _, l := range r.groupOrder {
-		out = append(out, r.groups[l])
+func (w *workload) groupList() []*group {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]*group, 0, len(w.groupOrder))
+	for _, l := range w.groupOrder {
+		out = append(out, w.groups[l])
 	}
 	return out
 }
 
 // flushGroups writes the members' pending reports, one event per group.
-func (r *runner) flushGroups() {
-	groups := r.groupList()
+func (w *workload) flushGroups() {
+	groups := w.groupList()
 	for _, g := range groups {
 		g.mu.Lock()
 		evs := g.pending
 		g.pending = nil
 		g.mu.Unlock()
 		if len(evs) > 0 {
-			r.ev.Emit(results.KindConsumerEvents, r.num, results.ConsumerEventsEvent{Group: g.name, Events: evs})
+			w.ev.Emit(results.KindConsumerEvents, w.num, results.ConsumerEventsEvent{Group: g.name, Events: evs})
 		}
 	}
 }
 
 // crashConsumer: crash consumer G — SIGKILL, then a check that the
 // process is gone.
-func crashConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.CrashConsumer, log *stepLog) error {
-	g, err := r.group(a.Group)
+func crashConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.CrashConsumer, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -240,13 +240,13 @@ func crashConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Cra
 
 // startConsumer: start consumer G — a new member that resumes from the
 // committed offsets.
-func startConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.StartConsumer, log *stepLog) error {
-	g, err := r.group(a.Group)
+func startConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.StartConsumer, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
-	committed, _ := r.admin.Committed(ctx, g.name, g.topic.name)
-	m, err := r.startMember(ctx, g, false)
+	committed, _ := w.admin.Committed(ctx, g.name, g.topic.name)
+	m, err := w.startMember(ctx, g, false)
 	if err != nil {
 		return err
 	}
@@ -259,12 +259,12 @@ func startConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Sta
 
 // stopConsumer: stop consumer G — SIGTERM: the member finishes its batch,
 // commits as its mode does, and leaves the group.
-func stopConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.StopConsumer, log *stepLog) error {
-	g, err := r.group(a.Group)
+func stopConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.StopConsumer, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
-	m, err := r.stopMember(g, "stop consumer at "+s.Pos.String(), false)
+	m, err := w.stopMember(g, "stop consumer at "+s.Pos.String(), false)
 	if err != nil {
 		return err
 	}
@@ -279,12 +279,12 @@ func stopConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Stop
 // (nothing unhandled in hand, committed offsets at the end of every
 // partition), or has crashed: a member started with --crash-at is waited
 // for until it crashes.
-func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitConsumer, log *stepLog) error {
-	g, err := r.group(w.Group)
+func waitConsumer(ctx context.Context, w *workload, s runbook.Step, wc runbook.WaitConsumer, log *stepLog) error {
+	g, err := w.group(wc.Group)
 	if err != nil {
 		return err
 	}
-	return poll.Until(ctx, 200*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
+	return poll.Until(ctx, 200*time.Millisecond, wc.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
 		g.mu.Lock()
 		m, inHand := g.running(), len(g.inHand)
 		var last *member
@@ -307,11 +307,11 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.Wait
 			}
 			return false, "", fmt.Errorf("group %s has no running member (member %d %s: %s): it would never catch up", g.label, last.n, how, why)
 		}
-		end, err := r.consumedEnd(ctx, g)
+		end, err := w.consumedEnd(ctx, g)
 		if err != nil {
 			return false, err.Error(), nil
 		}
-		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+		committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
 		if err != nil {
 			return false, err.Error(), nil
 		}
@@ -328,16 +328,16 @@ func waitConsumer(ctx context.Context, r *runner, s runbook.Step, w runbook.Wait
 }
 
 // offsets: offsets G — the committed offsets, asked of the cluster.
-func offsets(ctx context.Context, r *runner, s runbook.Step, a runbook.Offsets, log *stepLog) error {
-	g, err := r.group(a.Group)
+func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
-	committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
 	if err != nil {
 		return err
 	}
-	end, err := r.admin.EndOffsets(ctx, g.topic.name)
+	end, err := w.admin.EndOffsets(ctx, g.topic.name)
 	if err != nil {
 		return err
 	}
@@ -355,70 +355,41 @@ func offsets(ctx context.Context, r *runner, s runbook.Step, a runbook.Offsets, 
 		}
 		log.line("%s partition %d: committed %s, end %d", g.label, p, shown, end[p])
 	}
-	r.ev.Emit(results.KindOffsets, r.num, results.OffsetsEvent{Group: g.name, Samples: samples})
+	w.ev.Emit(results.KindOffsets, w.num, results.OffsetsEvent{Group: g.name, Samples: samples})
 	return nil
 }
 
-// showOffsets formats committed offsets by partition: "p0=10 p1=4", or
-// "none".
-func showOffsets(o map[int32]int64) string {
-	if len(o) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, p := range slices.Sorted(maps.Keys(o)) {
-		parts = append(parts, fmt.Sprintf("p%d=%d", p, o[p]))
-	}
-	return strings.Join(parts, " ")
-}
-
-// offsetsEvery is how often the committed offsets of every group with a
-// running member are asked of the cluster; every sample is emitted, and
-// results.json keeps the changes.
-const offsetsEvery = 250 * time.Millisecond
-
-// sampleOffsets records the committed offsets of every group whose member
-// runs.
-func (r *runner) sampleOffsets(ctx context.Context) {
-	groups := r.groupList()
-	for _, g := range groups {
+// liveGroups maps each group whose member runs to its topic, by their
+// names in the cluster: the groups whose committed offsets the
+// observation samples.
+func (w *workload) liveGroups() map[string]string {
+	live := map[string]string{}
+	for _, g := range w.groupList() {
 		g.mu.Lock()
-		live := g.running() != nil
+		if g.running() != nil {
+			live[g.name] = g.topic.name
+		}
 		g.mu.Unlock()
-		if !live {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
-		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
-		cancel()
-		if err != nil {
-			continue
-		}
-		at := time.Now().UTC()
-		var samples []results.OffsetSample
-		for _, p := range slices.Sorted(maps.Keys(committed)) {
-			samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: committed[p]})
-		}
-		r.ev.Emit(results.KindOffsets, r.num, results.OffsetsEvent{Group: g.name, Samples: samples})
 	}
+	return live
 }
 
 // tallyGroups tallies every group once its members have stopped: their
 // reports, the store and the committed offsets, asked of the cluster.
-func (r *runner) tallyGroups(ctx context.Context) error {
-	for _, g := range r.groupList() {
+func (w *workload) tallyGroups(ctx context.Context) error {
+	for _, g := range w.groupList() {
 		if g.transform != nil {
-			if err := r.tallyTransform(ctx, g); err != nil {
+			if err := w.tallyTransform(ctx, g); err != nil {
 				return err
 			}
 			continue
 		}
 		label := g.label
-		committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+		committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
 		if err != nil {
 			return err
 		}
-		store, err := r.openStore(ctx, g.store)
+		store, err := w.openStore(ctx, g.store)
 		if err != nil {
 			return err
 		}
@@ -431,16 +402,16 @@ func (r *runner) tallyGroups(ctx context.Context) error {
 		evs := slices.Clone(g.events)
 		g.mu.Unlock()
 		t := results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
-		r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+		w.ev.Emit(results.KindConsumerTally, w.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
 		g.tally = &t
-		r.con.printf("  group %s: delivered %d, applied %d, applied twice %d, skipped %d, unapplied %d, pending %d; committed %s\n",
+		w.con.printf("  group %s: delivered %d, applied %d, applied twice %d, skipped %d, unapplied %d, pending %d; committed %s\n",
 			label, t.Delivered, t.Applied, len(t.AppliedTwice), len(t.Skipped), len(t.Unapplied), len(t.Pending), showOffsets(t.Committed))
 		if len(t.Unapplied) > 0 {
-			r.con.printf("    never applied although committed: %s\n", strings.Join(t.Unapplied, " "))
+			w.con.printf("    never applied although committed: %s\n", strings.Join(t.Unapplied, " "))
 		}
 		if t.StoreTotal != int64(t.Effects) {
-			r.con.printf("    the store counts %d effects, the members reported %d: a member died between an effect and its report\n", t.StoreTotal, t.Effects)
+			w.con.printf("    the store counts %d effects, the members reported %d: a member died between an effect and its report\n", t.StoreTotal, t.Effects)
 		}
 	}
-	return r.evidenceErr()
+	return w.evidenceErr()
 }

@@ -19,18 +19,18 @@ const coordinatorWait = 30 * time.Second
 // asked of the nodes that run: a paused coordinator would hold the
 // question past the broker session timeout, and the answer would then be
 // the node the coordinator moved to, not the one paused.
-func (r *runner) coordinatorNode(ctx context.Context, c runbook.Coordinator) (string, error) {
-	kind, key := kafka.CoordinatorGroup, r.realName(c.Name)
+func (w *workload) coordinatorNode(ctx context.Context, c runbook.Coordinator) (string, error) {
+	kind, key := kafka.CoordinatorGroup, w.realName(c.Name)
 	if c.Kind == runbook.CoordTxn {
 		kind = kafka.CoordinatorTxn
-		id, err := r.txnIDOf(c.Name)
+		id, err := w.txnIDOf(c.Name)
 		if err != nil {
 			return "", err
 		}
 		key = id
 	}
-	_, running := r.running(ctx)
-	id, err := r.admin.Coordinator(ctx, running, kind, key, coordinatorWait)
+	_, running := w.running(ctx)
+	id, err := w.admin.Coordinator(ctx, running, kind, key, coordinatorWait)
 	if err != nil {
 		return "", err
 	}
@@ -40,20 +40,20 @@ func (r *runner) coordinatorNode(ctx context.Context, c runbook.Coordinator) (st
 // txnIDOf is the transactional id coordinator(txn:NAME) means: the
 // members' of transform group NAME, or that of the first produce NAME
 // --transactional step.
-func (r *runner) txnIDOf(name string) (string, error) {
-	r.mu.Lock()
-	g := r.groups[name]
-	r.mu.Unlock()
+func (w *workload) txnIDOf(name string) (string, error) {
+	w.mu.Lock()
+	g := w.groups[name]
+	w.mu.Unlock()
 	if g != nil && g.transform != nil {
 		if !g.transform.EOS {
 			return "", fmt.Errorf("coordinator(txn:%s): transform group %s runs without --eos: it has no transactional id", name, name)
 		}
 		return transformTxnID(g), nil
 	}
-	for _, b := range r.opts.Doc.Blocks {
+	for _, b := range w.opts.Doc.Blocks {
 		for _, s := range b.Steps {
 			if p, ok := s.Action.(runbook.Produce); ok && p.Topic == name && p.Transactional {
-				return transactionalID(r.topic(name), s), nil
+				return transactionalID(w.topic(name), s), nil
 			}
 		}
 	}

@@ -9,61 +9,71 @@ import (
 // stepFunc performs one step. It prints through log; an error ends the run.
 type stepFunc func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error
 
-// binder hands a step's Action to its runner: it returns the step function
-// when the action is of the type the runner takes, else nil.
+// binder hands a step's Action to its step function: it returns the
+// stepFunc when the action is of the type the function takes, else nil.
 type binder func(a runbook.Action) stepFunc
 
-// typed makes the binder of a runner that takes the concrete Action type
-// A, so that a runner reads typed fields and never a flag by name.
-func typed[A runbook.Action](run func(ctx context.Context, r *runner, s runbook.Step, a A, log *stepLog) error) binder {
+// on makes the binder of a step function of one part of the run (part
+// picks it out of the runner) that takes the concrete Action type A: a
+// step function sees only its part, and reads typed fields, never a flag
+// by name.
+func on[P any, A runbook.Action](part func(*runner) P, run func(ctx context.Context, p P, s runbook.Step, a A, log *stepLog) error) binder {
 	return func(a runbook.Action) stepFunc {
 		t, ok := a.(A)
 		if !ok {
 			return nil
 		}
 		return func(ctx context.Context, r *runner, s runbook.Step, log *stepLog) error {
-			return run(ctx, r, s, t, log)
+			return run(ctx, part(r), s, t, log)
 		}
 	}
 }
 
-// runners holds the runner of every directive, by the Op the parser
-// resolved. The syntax, usage, defaults, checks and the typed
-// Action live in runbook.Directives; a test checks that every Op has a
-// runner that takes its Action.
+// The parts a step function may be given.
+func workloadOf(r *runner) *workload       { return r.work }
+func nemesisOf(r *runner) *nemesis         { return r.nem }
+func observationOf(r *runner) *observation { return r.obs }
+func checkerOf(r *runner) *checker         { return &r.check }
+func backgroundsOf(r *runner) *backgrounds { return &r.bg }
+func nothing(*runner) struct{}             { return struct{}{} }
+
+// runners holds the step function of every directive, with the part of
+// the run it is given, by the Op the parser resolved. The syntax, usage,
+// defaults, checks and the typed Action live in runbook.Directives; a test
+// checks that every Op has a step function that takes its Action.
 var runners = map[runbook.Op]binder{
-	runbook.OpTopicCreate:    typed(topicCreate),
-	runbook.OpProduce:        typed(produce),
-	runbook.OpISR:            typed(isr),
-	runbook.OpRead:           typed(read),
-	runbook.OpLogs:           typed(logs),
-	runbook.OpWaitLeader:     typed(waitLeader),
-	runbook.OpWaitISR:        typed(waitISR),
-	runbook.OpWaitProducers:  typed(waitProducers),
-	runbook.OpWaitHealthy:    typed(waitHealthy),
-	runbook.OpKill:           onNemesis(fault),
-	runbook.OpStop:           onNemesis(fault),
-	runbook.OpStart:          onNemesis(fault),
-	runbook.OpPause:          onNemesis(fault),
-	runbook.OpResume:         onNemesis(fault),
-	runbook.OpIsolate:        onNemesis(fault),
-	runbook.OpRejoin:         onNemesis(fault),
-	runbook.OpRestart:        onNemesis(fault),
-	runbook.OpSleep:          typed(sleep),
-	runbook.OpExpect:         typed(expect),
-	runbook.OpPartition:      onNemesis(partition),
-	runbook.OpHeal:           onNemesis(heal),
-	runbook.OpLoss:           onNemesis(loss),
-	runbook.OpConsume:        typed(consume),
-	runbook.OpCrashConsumer:  typed(crashConsumer),
-	runbook.OpStartConsumer:  typed(startConsumer),
-	runbook.OpStopConsumer:   typed(stopConsumer),
-	runbook.OpWaitConsumer:   typed(waitConsumer),
-	runbook.OpOffsets:        typed(offsets),
-	runbook.OpPowerloss:      onNemesis(powerloss),
-	runbook.OpTransform:      typed(transform),
-	runbook.OpPauseConsumer:  typed(pauseConsumer),
-	runbook.OpResumeConsumer: typed(resumeConsumer),
-	runbook.OpPauseProducer:  typed(pauseProducer),
-	runbook.OpResumeProducer: typed(resumeProducer),
+	runbook.OpTopicCreate:    on(workloadOf, topicCreate),
+	runbook.OpProduce:        on(workloadOf, produce),
+	runbook.OpISR:            on(observationOf, isr),
+	runbook.OpRead:           on(observationOf, read),
+	runbook.OpLogs:           on(observationOf, logs),
+	runbook.OpWaitLeader:     on(observationOf, waitLeader),
+	runbook.OpWaitISR:        on(observationOf, waitISR),
+	runbook.OpWaitProducers:  on(backgroundsOf, waitProducers),
+	runbook.OpWaitHealthy:    on(nemesisOf, waitHealthy),
+	runbook.OpKill:           on(nemesisOf, fault),
+	runbook.OpStop:           on(nemesisOf, fault),
+	runbook.OpStart:          on(nemesisOf, fault),
+	runbook.OpPause:          on(nemesisOf, fault),
+	runbook.OpResume:         on(nemesisOf, fault),
+	runbook.OpIsolate:        on(nemesisOf, fault),
+	runbook.OpRejoin:         on(nemesisOf, fault),
+	runbook.OpRestart:        on(nemesisOf, fault),
+	runbook.OpSleep:          on(nothing, sleep),
+	runbook.OpExpect:         on(checkerOf, expect),
+	runbook.OpPartition:      on(nemesisOf, partition),
+	runbook.OpHeal:           on(nemesisOf, heal),
+	runbook.OpLoss:           on(nemesisOf, loss),
+	runbook.OpConsume:        on(workloadOf, consume),
+	runbook.OpCrashConsumer:  on(workloadOf, crashConsumer),
+	runbook.OpStartConsumer:  on(workloadOf, startConsumer),
+	runbook.OpStopConsumer:   on(workloadOf, stopConsumer),
+	runbook.OpWaitConsumer:   on(workloadOf, waitConsumer),
+	runbook.OpOffsets:        on(workloadOf, offsets),
+	runbook.OpPowerloss:      on(nemesisOf, powerloss),
+	runbook.OpTransform:      on(workloadOf, transform),
+	runbook.OpPauseConsumer:  on(workloadOf, pauseConsumer),
+	runbook.OpResumeConsumer: on(workloadOf, resumeConsumer),
+	runbook.OpPauseProducer:  on(workloadOf, pauseProducer),
+	runbook.OpResumeProducer: on(workloadOf, resumeProducer),
 }

@@ -26,8 +26,8 @@ import (
 // startDriverMember starts member n of g through the driver ref names,
 // records the client's startup in the provenance, and reads its reports.
 // A property the client does not know fails the start, as for producers.
-func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (memberProcess, error) {
-	d, err := r.drivers.get(ctx, ref, r.con)
+func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.Ref, n, crashAt int, crashPoint string) (memberProcess, error) {
+	d, err := w.drivers.get(ctx, ref, w.con)
 	if err != nil {
 		return memberProcess{}, err
 	}
@@ -37,15 +37,15 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 		return memberProcess{}, err
 	}
 	spec := driver.MemberSpec{
-		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
+		Client: ref.Client, Bootstrap: w.reachable(ctx).Seeds, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, AutoCommit: c.AutoCommit, Batch: c.Batch, Work: c.Work, Dedup: c.Dedup,
 		CrashAt: crashAt, CrashPoint: crashPoint, Store: g.store, Handoff: c.Handoff, AckMode: c.AckMode,
-		Properties: props, Access: driver.SecurityProperties(ref.Client, r.access),
+		Properties: props, Access: driver.SecurityProperties(ref.Client, w.access),
 	}
 	var dm *driver.Member
 	if g.transform != nil {
 		var ts driver.TransformSpec
-		if ts, err = r.driverTransformSpec(ctx, g, ref, n, crashAt); err == nil {
+		if ts, err = w.driverTransformSpec(ctx, g, ref, n, crashAt); err == nil {
 			dm, err = d.StartTransform(ctx, ts)
 		}
 	} else {
@@ -54,15 +54,15 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
-	st := r.redactStartup(dm.Startup())
+	st := w.redactStartup(dm.Startup())
 	letThrough, refused := splitUnknown(st.Unknown, c.AllowUnknown)
 	if len(refused) > 0 {
 		dm.Close()
 		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's), or let them through with --allow-unknown NAME to record what the client does with them",
 			ref, strings.Join(refused, ", "))
 	}
-	r.ev.Emit(results.KindClient, r.num, st.Info())
-	r.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
+	w.ev.Emit(results.KindClient, w.num, st.Info())
+	w.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
 	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
 	m.logged = dm.StderrLines
 	if len(c.AllowUnknown) > 0 {
@@ -81,7 +81,7 @@ func (r *runner) startDriverMember(ctx context.Context, g *group, ref driver.Ref
 			ev, err := dm.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
-					r.con.printf("  group %s member %d: reading its reports: %v\n", g.label, n, err)
+					w.con.printf("  group %s member %d: reading its reports: %v\n", g.label, n, err)
 				}
 				return
 			}

@@ -10,39 +10,15 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
-	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
-
-// Options is one invocation of the engine: one runbook against one Kafka
-// version on one cluster that is already up.
-type Options struct {
-	Doc        *runbook.Doc
-	Dir        string          // evidence directory, empty: made by results.NewRunDir, so two runs never share one
-	Backend    cluster.Backend // the cluster, up and reachable
-	AllowShell bool            // run sh blocks
-	Out        io.Writer       // console: steps and their output as they run
-	Verbose    bool            // print (and record) every message's result, not only a summary
-	Provenance results.Provenance
-	// MemberCommand runs consumer group members: a program that takes
-	// consumer.Subcommand and a spec as its arguments. Empty: this very
-	// binary (os.Executable), which is kafkabook; tests give their own
-	// test binary, whose TestMain forwards the subcommand.
-	MemberCommand string
-	// Client is the client produce steps send through unless a step names
-	// its own: franz-go ("" too), java[@V] or librdkafka[@V] (one entry
-	// of the front matter's client: list or of --client). The caller
-	// runs the runbook once per client, as once per Kafka release.
-	Client string
-}
 
 // Run executes every run of the runbook and writes the evidence into
 // opts.Dir: events.jsonl as it goes, then results.json and a copy of the
@@ -93,11 +69,10 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	runErr := func() error {
 		for n := 1; n <= doc.Meta.Repeat; n++ {
 			r := &runner{
-				opts: opts, ev: ev, num: n, drivers: clients,
-				suffix: fmt.Sprintf("-r%d-%x", n, id),
-				out:    opts.Out,
+				env: &env{opts: opts, ev: ev, num: n, suffix: fmt.Sprintf("-r%d-%x", n, id)},
+				out: opts.Out,
 			}
-			if err := r.run(ctx); err != nil {
+			if err := r.run(ctx, clients); err != nil {
 				return fmt.Errorf("run %d: %w", n, err)
 			}
 		}

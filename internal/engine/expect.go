@@ -4,19 +4,29 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+// checker holds the run's expectations and judges them once the final
+// read is in. It judges the run's stored history (what events.jsonl holds,
+// as results.EventWriter.Run folds it), not the engine's memory, so that
+// a re-check of the file cannot come to another verdict.
+type checker struct {
+	mu      sync.Mutex
+	expects []expectation // in the order written
+}
+
 // expect: expect EXPR. An expectation speaks of the run's outcome, and
 // lost() is only a proof after the final read on the healed cluster; so
 // every expectation is checked then, in the order written, and recorded.
 // A failed expectation fails the run's verdict, not the run.
-func expect(ctx context.Context, r *runner, s runbook.Step, e runbook.Expect, log *stepLog) error {
-	r.mu.Lock()
-	r.expects = append(r.expects, expectation{s, e.Expr})
-	r.mu.Unlock()
+func expect(ctx context.Context, c *checker, s runbook.Step, e runbook.Expect, log *stepLog) error {
+	c.mu.Lock()
+	c.expects = append(c.expects, expectation{s, e.Expr})
+	c.mu.Unlock()
 	log.line("checked after the final read")
 	return nil
 }
@@ -27,13 +37,17 @@ type expectation struct {
 	expr *runbook.Expr
 }
 
-// checkExpectations checks the run's expectations against its evidence.
-func (r *runner) checkExpectations() error {
-	run := r.evidence()
-	if len(r.expects) > 0 {
-		r.con.printf("--- expectations ---\n")
+// check checks the run's expectations against its evidence as written so
+// far (the workload flushed first), records each verdict and prints it.
+func (c *checker) check(env *env) error {
+	run := env.ev.Run(env.num)
+	c.mu.Lock()
+	expects := slices.Clone(c.expects)
+	c.mu.Unlock()
+	if len(expects) > 0 {
+		env.con.printf("--- expectations ---\n")
 	}
-	for _, x := range r.expects {
+	for _, x := range expects {
 		s, e := x.step, x.expr
 		m := results.FindMeasure(e.Func)
 		if m == nil {
@@ -57,39 +71,12 @@ func (r *runner) checkExpectations() error {
 			}
 			held, shown = e.Holds(got), m.Show(got)
 		}
-		r.ev.Emit(results.KindExpect, r.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held})
+		env.ev.Emit(results.KindExpect, env.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held})
 		verdict := "held"
 		if !held {
 			verdict = "FAILED"
 		}
-		r.con.printf("  line %d: %s: %s(%s) is %s — %s\n", s.Pos.Line, e, e.Func, e.Topic, shown, verdict)
+		env.con.printf("  line %d: %s: %s(%s) is %s — %s\n", s.Pos.Line, e, e.Func, e.Topic, shown, verdict)
 	}
-	return r.evidenceErr()
-}
-
-// evidence is the run so far as the results model sees it: ledgers and
-// transactions, the reads' tallies and the final tallies.
-func (r *runner) evidence() results.Run {
-	var run results.Run
-	for _, label := range r.order {
-		run.Topics = append(run.Topics, r.ledger(label))
-		run.Transactions = append(run.Transactions, r.topic(label).transactions()...)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, label := range r.order {
-		for _, s := range r.snapshots[label] {
-			run.Tallies = append(run.Tallies, s.t)
-		}
-		if t, ok := r.finals[label]; ok {
-			run.Final = append(run.Final, t)
-		}
-	}
-	slices.SortStableFunc(run.Tallies, func(a, b results.Tally) int { return a.At.Compare(b.At) })
-	for _, label := range r.groupOrder {
-		if g := r.groups[label]; g.tally != nil {
-			run.Consumers = append(run.Consumers, results.Consumer{Label: label, Group: g.name, Tally: g.tally})
-		}
-	}
-	return run
+	return env.evidenceErr()
 }

@@ -18,14 +18,14 @@ import (
 // run's verdict on transactions depends on it. A cluster that cannot say
 // is noted on the console and leaves the features unrecorded; the run goes
 // on, since the features explain evidence and are not evidence of loss.
-func (r *runner) recordFeatures(ctx context.Context) {
-	fs, err := r.admin.FinalizedFeatures(ctx)
+func (o *observation) recordFeatures(ctx context.Context) {
+	fs, err := o.admin.FinalizedFeatures(ctx)
 	if err != nil {
-		r.con.printf("the cluster's features are not recorded: %v\n", err)
+		o.con.printf("the cluster's features are not recorded: %v\n", err)
 		return
 	}
-	r.ev.Emit(results.KindFeatures, r.num, results.FeaturesEvent{Finalized: fs})
-	r.con.printf("%s\n", featuresLine(fs))
+	o.ev.Emit(results.KindFeatures, o.num, results.FeaturesEvent{Finalized: fs})
+	o.con.printf("%s\n", featuresLine(fs))
 }
 
 // featuresLine is the console's line of a cluster's finalized features,

@@ -11,26 +11,24 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// final is the run's last word on every message: it heals the cluster
-// (every node started, resumed and rejoined, every ISR full), appends
-// sentinel records to every partition of every topic the run produced to
-// until its log has moved past every offset acknowledged before, then
-// reads each topic to its high watermark and classifies every message. A
-// message acknowledged and not found there is lost, with the proof in the
-// tally; `read` steps before it were snapshots.
-func (r *runner) final(ctx context.Context) (err error) {
-	r.con.printf("--- final read on the healed cluster ---\n")
+// final is the run's last word on every message. On the cluster the
+// nemesis healed (every node started, resumed and rejoined, every ISR
+// full), it appends sentinel records to every partition of every topic
+// the run produced to until its log has moved past every offset
+// acknowledged before, then reads each topic to its high watermark and
+// classifies every message. A message acknowledged and not found there is
+// lost, with the proof in the tally; `read` steps before it were
+// snapshots.
+func (o *observation) final(ctx context.Context) (err error) {
+	o.con.printf("--- final read on the healed cluster ---\n")
 	// Recorded like a step, without a position: the notebook shows it
 	// after the runbook's last block.
-	log := newStepLog(r.con, runbook.Step{Text: "final read on the healed cluster"}, -1)
-	defer func() { r.ev.Emit(results.KindStep, r.num, log.done(err)) }()
-	if err := r.heal(ctx); err != nil {
-		return fmt.Errorf("healing the cluster for the final read: %w", err)
-	}
-	sentinel := results.SentinelPrefix + strings.TrimPrefix(r.suffix, "-")
-	for _, label := range r.producedTo() {
-		name := r.realName(label)
-		parts, err := r.partitions(ctx, name)
+	log := newStepLog(o.con, runbook.Step{Text: "final read on the healed cluster"}, -1)
+	defer func() { o.ev.Emit(results.KindStep, o.num, log.done(err)) }()
+	sentinel := results.SentinelPrefix + strings.TrimPrefix(o.suffix, "-")
+	for _, label := range o.history.producedTo() {
+		name := o.realName(label)
+		parts, err := o.partitions(ctx, name)
 		if err != nil {
 			return fmt.Errorf("partitions of %s: %w", label, err)
 		}
@@ -40,15 +38,15 @@ func (r *runner) final(ctx context.Context) (err error) {
 		for _, p := range parts {
 			past[p.ID] = -1
 		}
-		for p, off := range r.ledger(label).HighestAcked() {
+		for p, off := range o.history.ledger(label).HighestAcked() {
 			past[p] = max(past[p], off)
 		}
-		seeds := r.reachable(ctx)
+		seeds := o.reachable(ctx)
 		at, err := kafka.AppendSentinels(ctx, seeds, name, past, sentinel)
 		if err != nil {
 			return err
 		}
-		tally, err := r.finalTally(ctx, label, seeds, at, log)
+		tally, err := o.finalTally(ctx, label, seeds, at, log)
 		if err != nil {
 			return err
 		}
@@ -57,11 +55,11 @@ func (r *runner) final(ctx context.Context) (err error) {
 				return fmt.Errorf("final read of %s: partition %d's high watermark %d is not past its sentinel at offset %d", label, p, tally.HighWatermarks[p], off)
 			}
 		}
-		r.mu.Lock()
-		r.finals[label] = tally
-		snaps := slices.Clone(r.snapshots[label])
-		r.mu.Unlock()
-		r.ev.Emit(results.KindTally, r.num, tally)
+		o.mu.Lock()
+		o.finals[label] = tally
+		snaps := slices.Clone(o.snapshots[label])
+		o.mu.Unlock()
+		o.ev.Emit(results.KindTally, o.num, tally)
 		log.line("%s:", label)
 		for _, l := range tallyLines(tally) {
 			log.line("  %s", l)
@@ -83,22 +81,22 @@ func (r *runner) final(ctx context.Context) (err error) {
 // committed data sees no others), once the last stable offset has passed
 // the sentinels at; the read_uncommitted view adds its transaction check,
 // so the evidence shows what each reader would see.
-func (r *runner) finalTally(ctx context.Context, label string, seeds kafka.Brokers, at map[int32]int64, log *stepLog) (results.Tally, error) {
-	if len(r.topic(label).transactions()) == 0 {
-		t, err := r.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted)
+func (o *observation) finalTally(ctx context.Context, label string, seeds kafka.Brokers, at map[int32]int64, log *stepLog) (results.Tally, error) {
+	if len(o.history.transactions(label)) == 0 {
+		t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted)
 		if err != nil {
 			return t, fmt.Errorf("final read of %s: %w", label, err)
 		}
 		return t, nil
 	}
-	if _, err := kafka.WaitStable(ctx, seeds, r.realName(label), at, stableWait, log.progress); err != nil {
+	if _, err := kafka.WaitStable(ctx, seeds, o.realName(label), at, stableWait, log.progress); err != nil {
 		return results.Tally{}, fmt.Errorf("final read of %s: %w", label, err)
 	}
-	t, err := r.readTopic(ctx, label, seeds, log, true, results.ReadCommitted)
+	t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadCommitted)
 	if err != nil {
 		return t, fmt.Errorf("final read_committed read of %s: %w", label, err)
 	}
-	view, err := r.finalTxnView(ctx, label, seeds, r.ledger(label), log)
+	view, err := o.finalTxnView(ctx, label, seeds, o.history.ledger(label), log)
 	if err != nil {
 		return t, err
 	}
@@ -106,16 +104,15 @@ func (r *runner) finalTally(ctx context.Context, label string, seeds kafka.Broke
 	return t, nil
 }
 
-// producedTo lists the labels of the topics the run produced to, in order
-// of first use.
-func (r *runner) producedTo() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, label := range r.order {
-		if r.topics[label].recorded() > 0 {
-			out = append(out, label)
-		}
+// finalTxnView reads a transactional topic the other way than the final
+// tally did (read_uncommitted), so the evidence shows what each reader
+// sees, and checks it.
+func (o *observation) finalTxnView(ctx context.Context, label string, seeds kafka.Brokers, ledger results.Topic, log *stepLog) (results.TxnCheck, error) {
+	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
+		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: results.ReadUncommitted,
+	})
+	if err != nil {
+		return results.TxnCheck{}, fmt.Errorf("final read_uncommitted read of %s: %w", label, err)
 	}
-	return out
+	return checkTxns(o.history.transactions(label), ledger, results.ReadUncommitted, rd)[0], nil
 }

@@ -19,8 +19,8 @@ import (
 )
 
 // pauseConsumer: pause consumer G — SIGSTOP of the running member.
-func pauseConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseConsumer, log *stepLog) error {
-	g, err := r.group(a.Group)
+func pauseConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.PauseConsumer, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -41,8 +41,8 @@ func pauseConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.Pau
 }
 
 // resumeConsumer: resume consumer G — SIGCONT of the newest frozen member.
-func resumeConsumer(ctx context.Context, r *runner, s runbook.Step, a runbook.ResumeConsumer, log *stepLog) error {
-	g, err := r.group(a.Group)
+func resumeConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.ResumeConsumer, log *stepLog) error {
+	g, err := w.group(a.Group)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (g *group) frozen() *member {
 
 // stopFrozen stops every member still frozen at the end of the run: it
 // goes on (SIGCONT), then stops as the running member does.
-func (r *runner) stopFrozen(g *group, why string, kill bool) error {
+func (w *workload) stopFrozen(g *group, why string, kill bool) error {
 	var errs []error
 	for {
 		g.mu.Lock()
@@ -124,8 +124,8 @@ func (t *topicState) driving(p *driver.Producer) {
 }
 
 // producerOf is the driver process producing to the step's topic now.
-func (r *runner) producerOf(label string) (*driver.Producer, error) {
-	t := r.topic(label)
+func (w *workload) producerOf(label string) (*driver.Producer, error) {
+	t := w.topic(label)
 	t.mu.Lock()
 	p := t.producer
 	t.mu.Unlock()
@@ -136,8 +136,8 @@ func (r *runner) producerOf(label string) (*driver.Producer, error) {
 }
 
 // pauseProducer: pause producer T — SIGSTOP of the driver producing to T.
-func pauseProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.PauseProducer, log *stepLog) error {
-	p, err := r.producerOf(a.Topic)
+func pauseProducer(ctx context.Context, w *workload, s runbook.Step, a runbook.PauseProducer, log *stepLog) error {
+	p, err := w.producerOf(a.Topic)
 	if err != nil {
 		return err
 	}
@@ -149,8 +149,8 @@ func pauseProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.Pau
 }
 
 // resumeProducer: resume producer T — SIGCONT of the driver producing to T.
-func resumeProducer(ctx context.Context, r *runner, s runbook.Step, a runbook.ResumeProducer, log *stepLog) error {
-	p, err := r.producerOf(a.Topic)
+func resumeProducer(ctx context.Context, w *workload, s runbook.Step, a runbook.ResumeProducer, log *stepLog) error {
+	p, err := w.producerOf(a.Topic)
 	if err != nil {
 		return err
 	}

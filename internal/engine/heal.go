@@ -9,6 +9,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // healTimeout bounds how long a cluster may take to become healthy.
@@ -16,31 +17,31 @@ const healTimeout = 3 * time.Minute
 
 // heal brings every node back (start, resume, rejoin) and waits until the
 // cluster is healthy, so each run starts from the same place.
-func (r *runner) heal(ctx context.Context) error {
-	progress := poll.Printer(r.con, "  ")
+func (n *nemesis) heal(ctx context.Context) error {
+	progress := poll.Printer(n.con, "  ")
 	say := func(op cluster.Op, node string, was cluster.State) {
-		r.con.printf("  heal: %s %s (was %s)\n", op, node, was)
+		n.con.printf("  heal: %s %s (was %s)\n", op, node, was)
 	}
-	if err := cluster.BringBack(ctx, r.opts.Backend, progress, say); err != nil {
+	if err := cluster.BringBack(ctx, n.opts.Backend, progress, say); err != nil {
 		return err
 	}
-	return r.waitHealthy(ctx, healTimeout, progress)
+	return n.waitHealthy(ctx, healTimeout, progress)
 }
 
 // waitHealthy waits until every node is a registered broker and every
 // partition's ISR holds all its replicas.
-func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
-	want := len(r.status.Nodes)
+func (n *nemesis) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
+	want := len(n.status.Nodes)
 	return poll.Until(ctx, 100*time.Millisecond, timeout, progress, func(ctx context.Context) (bool, string, error) {
 		// Every node must answer for itself and see every broker: a
 		// node killed a moment ago is still listed by the others until
 		// its session expires.
-		_, ids := r.running(ctx)
+		_, ids := n.running(ctx)
 		if len(ids) < want {
-			return false, r.notRunning(ids), nil
+			return false, n.notRunning(ids), nil
 		}
 		for _, id := range ids {
-			brokers, err := r.admin.BrokersAt(ctx, id)
+			brokers, err := n.admin.BrokersAt(ctx, id)
 			if err != nil {
 				return false, fmt.Sprintf("k%d does not answer yet (%v)", id, err), nil
 			}
@@ -48,7 +49,7 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 				return false, fmt.Sprintf("k%d sees %d of %d brokers %v", id, len(brokers), want, brokers), nil
 			}
 		}
-		parts, err := r.partitions(ctx) // every topic
+		parts, err := n.partitions(ctx) // every topic
 		if err != nil {
 			return false, "metadata: " + err.Error(), nil
 		}
@@ -71,17 +72,27 @@ func (r *runner) waitHealthy(ctx context.Context, timeout time.Duration, progres
 
 // notRunning says which nodes are not running, and for those the runbook
 // took down, which line did it and what would bring them back.
-func (r *runner) notRunning(running []int32) string {
+func (n *nemesis) notRunning(running []int32) string {
 	var out []string
-	for _, n := range r.status.Nodes {
-		if slices.Contains(running, int32(n.ID)) {
+	for _, node := range n.status.Nodes {
+		if slices.Contains(running, int32(node.ID)) {
 			continue
 		}
-		if s, ok := r.nem.tookDown(n.Name); ok {
-			out = append(out, fmt.Sprintf("%s is down since line %d (%s): add \"start %s\" before this wait", n.Name, s.Pos.Line, s.Text, n.Name))
+		if s, ok := n.tookDown(node.Name); ok {
+			out = append(out, fmt.Sprintf("%s is down since line %d (%s): add \"start %s\" before this wait", node.Name, s.Pos.Line, s.Text, node.Name))
 		} else {
-			out = append(out, n.Name+" is not running")
+			out = append(out, node.Name+" is not running")
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// waitHealthy: wait healthy [--timeout DUR]
+func waitHealthy(ctx context.Context, n *nemesis, s runbook.Step, w runbook.WaitHealthy, log *stepLog) error {
+	start := time.Now()
+	if err := n.waitHealthy(ctx, w.Timeout, log.progress); err != nil {
+		return err
+	}
+	log.line("healthy after %.1fs", time.Since(start).Seconds())
+	return nil
 }

@@ -26,15 +26,15 @@ func logTime(line string) (time.Time, bool) {
 }
 
 // nodeLines returns a node's log lines from since on that match re.
-func (r *runner) nodeLines(ctx context.Context, node string, since time.Time, re *regexp.Regexp) ([]results.LogLine, error) {
-	rc, err := r.opts.Backend.Logs(ctx, node)
+func (o *observation) nodeLines(ctx context.Context, node string, since time.Time, re *regexp.Regexp) ([]results.LogLine, error) {
+	rc, err := o.opts.Backend.Logs(ctx, node)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
 	lines, err := scanLog(rc, node, since, re)
 	for i := range lines {
-		lines[i].Text = r.con.red.String(lines[i].Text)
+		lines[i].Text = o.con.red.String(lines[i].Text)
 	}
 	return lines, err
 }
@@ -55,15 +55,15 @@ func scanLog(rd io.Reader, node string, since time.Time, re *regexp.Regexp) ([]r
 }
 
 // collectLogs records every node's notable lines of this run.
-func (r *runner) collectLogs(ctx context.Context) {
+func (o *observation) collectLogs(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
-	for _, n := range r.status.Nodes {
-		lines, err := r.nodeLines(ctx, n.Name, r.start, notable)
+	for _, n := range o.status.Nodes {
+		lines, err := o.nodeLines(ctx, n.Name, o.start, notable)
 		if err != nil {
 			continue
 		}
 		for _, l := range lines {
-			r.ev.Emit(results.KindLog, r.num, l)
+			o.ev.Emit(results.KindLog, o.num, l)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func memberStopWait(c runbook.Consume) time.Duration {
 
 // startMember launches the next member of g; the consume step's member
 // carries the crash flags, members started later do not.
-func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member, error) {
+func (w *workload) startMember(ctx context.Context, g *group, first bool) (*member, error) {
 	g.mu.Lock()
 	if m := g.running(); m != nil {
 		g.mu.Unlock()
@@ -62,7 +62,7 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	g.mu.Unlock()
 
 	c := g.spec
-	ref, viaDriver, err := r.consumerRef(c)
+	ref, viaDriver, err := w.consumerRef(c)
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +72,9 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	}
 	var p memberProcess
 	if viaDriver {
-		p, err = r.startDriverMember(ctx, g, ref, n, crashAt, crashPoint)
+		p, err = w.startDriverMember(ctx, g, ref, n, crashAt, crashPoint)
 	} else {
-		p, err = r.startOwnMember(ctx, g, n, crashAt, crashPoint)
+		p, err = w.startOwnMember(ctx, g, n, crashAt, crashPoint)
 	}
 	if err != nil {
 		return nil, err
@@ -83,8 +83,8 @@ func (r *runner) startMember(ctx context.Context, g *group, first bool) (*member
 	g.mu.Lock()
 	g.members = append(g.members, m)
 	g.mu.Unlock()
-	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
-	go r.watchMember(g, m, p.read, p.wait)
+	w.ev.Emit(results.KindMember, w.num, results.MemberEvent{Group: g.name, Member: results.Member{N: n, PID: m.pid, Start: m.start}})
+	go w.watchMember(g, m, p.read, p.wait)
 	return m, nil
 }
 
@@ -98,16 +98,16 @@ type memberProcess struct {
 
 // startOwnMember starts kafkabook's own member (franz-go): this binary's
 // consumer-member subcommand.
-func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
+func (w *workload) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
 	c := g.spec
 	spec := consumer.Spec{
-		Brokers: r.reachable(ctx).Seeds, Access: r.access, Topic: g.topic.name, Group: g.name, Member: n,
+		Brokers: w.reachable(ctx).Seeds, Access: w.access, Topic: g.topic.name, Group: g.name, Member: n,
 		Commit: c.Commit, Batch: c.Batch, Work: c.Work, AutoCommit: c.AutoCommit,
 		Dedup: c.Dedup, Store: g.store, CrashAt: crashAt, CrashPoint: crashPoint,
-		Handoff: c.Handoff, Transform: r.transformSpec(g),
+		Handoff: c.Handoff, Transform: w.transformSpec(g),
 	}
 	js, _ := json.Marshal(spec) // plain data: cannot fail
-	exe, err := r.memberCommand()
+	exe, err := w.memberCommand()
 	if err != nil {
 		return memberProcess{}, err
 	}
@@ -119,7 +119,7 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 	if spec.Access.SASL != nil {
 		cmd.Env = cluster.Environ(spec.Access) // the SASL password, which the JSON leaves out
 	}
-	proc, err := r.launcher.Start(ctx, cmd)
+	proc, err := w.launcher.Start(ctx, cmd)
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
@@ -146,9 +146,9 @@ func (r *runner) startOwnMember(ctx context.Context, g *group, n, crashAt int, c
 
 // memberCommand is the program that runs a member: this kafkabook binary
 // (or a test binary that forwards the subcommand: see Options).
-func (r *runner) memberCommand() (string, error) {
-	if r.opts.MemberCommand != "" {
-		return r.opts.MemberCommand, nil
+func (w *workload) memberCommand() (string, error) {
+	if w.opts.MemberCommand != "" {
+		return w.opts.MemberCommand, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -159,11 +159,11 @@ func (r *runner) memberCommand() (string, error) {
 
 // watchMember reads a member's reports until its output ends, then reaps
 // it and records how it ended.
-func (r *runner) watchMember(g *group, m *member, read func(yield func(results.ConsumerEvent)), wait func() (launch.Exit, error)) {
+func (w *workload) watchMember(g *group, m *member, read func(yield func(results.ConsumerEvent)), wait func() (launch.Exit, error)) {
 	read(g.add)
 	m.state, m.exitErr = wait()
 	m.end = time.Now().UTC()
-	r.flushGroups()
+	w.flushGroups()
 	g.mu.Lock()
 	end := results.Member{N: m.n, PID: m.pid, Start: m.start, End: m.end}
 	end.How, end.Reason = m.how()
@@ -171,7 +171,7 @@ func (r *runner) watchMember(g *group, m *member, read func(yield func(results.C
 		end.ClientErrors = clientErrors(m.logged())
 	}
 	g.mu.Unlock()
-	r.ev.Emit(results.KindMember, r.num, results.MemberEvent{Group: g.name, Member: end})
+	w.ev.Emit(results.KindMember, w.num, results.MemberEvent{Group: g.name, Member: end})
 	close(m.done)
 }
 
@@ -199,7 +199,7 @@ func (m *member) how() (string, string) {
 
 // stopMember stops g's running member cleanly, killing it when it does
 // not stop in time (or at once with kill); nil when none ran.
-func (r *runner) stopMember(g *group, why string, kill bool) (*member, error) {
+func (w *workload) stopMember(g *group, why string, kill bool) (*member, error) {
 	g.mu.Lock()
 	m := g.running()
 	if m != nil {
@@ -252,14 +252,14 @@ func (t *tailBuffer) String() string {
 // stopMembers stops every running member, cleanly or, when the run
 // failed, at once with SIGKILL; and records each group's end offsets for
 // its tally: after the run, the final read's sentinels move them.
-func (r *runner) stopMembers(why string, kill bool) error {
-	groups := r.groupList()
+func (w *workload) stopMembers(why string, kill bool) error {
+	groups := w.groupList()
 	var errs []error
 	for _, g := range groups {
 		// The running member, and any that ran beside it (a member
 		// resumed after its successor started).
 		for {
-			m, err := r.stopMember(g, why, kill)
+			m, err := w.stopMember(g, why, kill)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -269,15 +269,15 @@ func (r *runner) stopMembers(why string, kill bool) error {
 		}
 		// Members still frozen (pause consumer) go on first, then stop
 		// as the running one did.
-		if err := r.stopFrozen(g, why, kill); err != nil {
+		if err := w.stopFrozen(g, why, kill); err != nil {
 			errs = append(errs, err)
 		}
 		if g.end == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			g.end, _ = r.admin.EndOffsets(ctx, g.topic.name)
+			g.end, _ = w.admin.EndOffsets(ctx, g.topic.name)
 			cancel()
 		}
 	}
-	r.flushGroups()
+	w.flushGroups()
 	return errors.Join(errs...)
 }

@@ -17,30 +17,24 @@ import (
 // as Jepsen's nemesis and etcd's functional tester's failure cases do:
 // node faults, network faults and power loss through the backend, each
 // recorded in the evidence as it lands. It knows nothing of clients or
-// reads; a node target (leader(T)) is resolved through resolve, which
-// asks the cluster at that moment.
+// reads; a node target (leader(T)) is resolved when the step runs, by
+// asking the cluster (env.nodes).
 type nemesis struct {
-	backend cluster.Backend
-	resolve func(ctx context.Context, t runbook.Target) ([]string, error)
-	record  func(results.Fault) // a fault event of the run
+	*env
 
 	mu     sync.Mutex
 	downBy map[string]runbook.Step // nodes the runbook took down, by the step that did it
 }
 
-// onNemesis binds a step function of the nemesis: the runner hands it the
-// nemesis and nothing else.
-func onNemesis[A runbook.Action](run func(ctx context.Context, n *nemesis, s runbook.Step, a A, log *stepLog) error) binder {
-	return typed(func(ctx context.Context, r *runner, s runbook.Step, a A, log *stepLog) error {
-		return run(ctx, r.nem, s, a, log)
-	})
-}
+// record writes a fault event of the run: when it landed, on which nodes,
+// by which line.
+func (n *nemesis) record(f results.Fault) { n.ev.Emit(results.KindFault, n.num, f) }
 
 // targets resolves the targets now, each node once, in order.
 func (n *nemesis) targets(ctx context.Context, ts []runbook.Target) ([]string, error) {
 	var nodes []string
 	for _, t := range ts {
-		ns, err := n.resolve(ctx, t)
+		ns, err := n.nodes(ctx, t)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +73,7 @@ func (n *nemesis) tookDown(node string) (runbook.Step, bool) {
 // net is the backend's finer network faults, or an error naming the
 // backend that cannot inject them.
 func (n *nemesis) net() (cluster.NetFaults, error) {
-	nf, ok := n.backend.(cluster.NetFaults)
+	nf, ok := n.opts.Backend.(cluster.NetFaults)
 	if !ok {
 		return nil, fmt.Errorf("this cluster backend cannot partition the network or drop packets")
 	}
@@ -100,7 +94,7 @@ func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log
 	}
 	// A compound fault (restart) lands as its simple ops, each recorded
 	// as it lands, so the evidence shows each node's stop and start.
-	err = cluster.Apply(ctx, n.backend, op, nodes, log.progress, func(op cluster.Op, nodes []string, at time.Time) {
+	err = cluster.Apply(ctx, n.opts.Backend, op, nodes, log.progress, func(op cluster.Op, nodes []string, at time.Time) {
 		n.record(results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
 		row, _ := cluster.FaultOf(op)
 		n.left(nodes, row.Leaves, s)
@@ -165,7 +159,7 @@ func loss(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Loss, log *
 	if err != nil {
 		return err
 	}
-	nodes, err := n.resolve(ctx, l.Node)
+	nodes, err := n.nodes(ctx, l.Node)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,4 +81,17 @@ func (l *stepLog) done(err error) results.StepOutput {
 
 func oneLine(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n    ")
+}
+
+// showOffsets formats committed offsets by partition: "p0=10 p1=4", or
+// "none".
+func showOffsets(o map[int32]int64) string {
+	if len(o) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(o)) {
+		parts = append(parts, fmt.Sprintf("p%d=%d", p, o[p]))
+	}
+	return strings.Join(parts, " ")
 }

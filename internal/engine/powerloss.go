@@ -16,7 +16,7 @@ import (
 // step says how much that was, node by node. Like kill, it leaves the
 // nodes down until a start, and shades the report's timeline.
 func powerloss(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Powerloss, log *stepLog) error {
-	pl, ok := n.backend.(cluster.PowerLoss)
+	pl, ok := n.opts.Backend.(cluster.PowerLoss)
 	if !ok {
 		return fmt.Errorf("this cluster backend cannot cut a node's power: powerloss needs the local backend")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -51,14 +52,14 @@ const progressEvery = time.Second
 //
 // A step of at most listLimit messages, or any step with Options.Verbose,
 // also lists each result as it arrives: "  0.1s m-011 ok offset=10".
-func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, log *stepLog) error {
-	t := r.topic(p.Topic)
-	seeds, _, err := r.seeds(ctx, p.Via)
+func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce, log *stepLog) error {
+	t := w.topic(p.Topic)
+	seeds, _, err := w.seeds(ctx, p.Via)
 	if err != nil {
 		return err
 	}
 	spec := produceSpec(t.name, p)
-	ref, viaDriver, err := r.clientRef(p)
+	ref, viaDriver, err := w.clientRef(p)
 	if err != nil {
 		return err
 	}
@@ -69,10 +70,10 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 	}
 	var dp *driver.Producer
 	id := transactionalID(t, s)
-	if !viaDriver && r.launcher != launch.Host {
+	if !viaDriver && w.launcher != launch.Host {
 		// The clients run elsewhere (a pod): franz-go runs there too, as
 		// its driver.
-		if dp, err = r.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
+		if dp, err = w.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
 			return err
 		}
 		defer dp.Close()
@@ -84,11 +85,11 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		if err = driver.Refuse(ref.Client, clientconfig.Producer, ds.Properties); err != nil {
 			return err
 		}
-		ds.Access = driver.SecurityProperties(ref.Client, r.access)
+		ds.Access = driver.SecurityProperties(ref.Client, w.access)
 		if p.Transactional {
 			ds.TransactionalID, ds.TxnSize, ds.AbortEvery = id, p.TxnSize, p.AbortEvery
 		}
-		if dp, err = r.startDriver(ctx, ref, ds, log); err != nil {
+		if dp, err = w.startDriver(ctx, ref, ds, log); err != nil {
 			return err
 		}
 		defer dp.Close()
@@ -100,14 +101,14 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 			return err
 		}
 	}
-	list := r.opts.Verbose || spec.Count <= listLimit
+	list := w.opts.Verbose || spec.Count <= listLimit
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
-	stopProgress := every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
-	r.reserve(t, spec.Count)
+	stopProgress := poll.Every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
+	w.reserve(t, spec.Count)
 	onResult := func(res kafka.Result) {
 		epoch := int32(-1)
 		if res.Status == results.StatusOK {
-			epoch = r.sampler.epoch(t.name, res.Partition)
+			epoch = w.epoch(t.name, res.Partition)
 		}
 		t.add(res, spec.Acks, spec.Idempotent, epoch)
 		sum.add(res)
@@ -134,11 +135,11 @@ func produce(ctx context.Context, r *runner, s runbook.Step, p runbook.Produce, 
 		stats, err = kafka.Produce(ctx, seeds, spec, onResult)
 	}
 	stopProgress()
-	r.flush()
+	w.flush()
 	if stats.Client.Client != "" {
 		// The in-process franz-go producer's configuration in force, as
 		// a driver's startup_complete gives its own.
-		r.ev.Emit(results.KindClient, r.num, stats.Client)
+		w.ev.Emit(results.KindClient, w.num, stats.Client)
 	}
 	if err != nil {
 		return err

@@ -13,14 +13,6 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// Bounds of a read: the whole read, and how long it waits for the high
-// watermarks to stand still (quiet) before it reads anyway.
-const (
-	readTimeout = 60 * time.Second
-	settleLimit = 10 * time.Second
-	settleQuiet = time.Second
-)
-
 // read: read TOPIC [--isolation LEVEL] [--via NODE] — a snapshot: what
 // is visible now, to a reader of that isolation level.
 //
@@ -29,21 +21,21 @@ const (
 //
 // On a topic written by a transactional producer it also checks the read
 // against the transactions (aborted reads, torn transactions, ...).
-func read(ctx context.Context, r *runner, s runbook.Step, rd runbook.Read, log *stepLog) error {
+func read(ctx context.Context, o *observation, s runbook.Step, rd runbook.Read, log *stepLog) error {
 	label := rd.Topic
-	seeds, via, err := r.seeds(ctx, rd.Via)
+	seeds, via, err := o.seeds(ctx, rd.Via)
 	if err != nil {
 		return err
 	}
-	tally, err := r.readTopic(ctx, label, seeds, log, false, rd.Isolation)
+	tally, err := o.readTopic(ctx, label, seeds, log, false, rd.Isolation)
 	if err != nil {
 		return err
 	}
 	tally.Via, tally.Pos = via, s.Pos.String()
-	r.mu.Lock()
-	r.snapshots[label] = append(r.snapshots[label], snapshot{s.Pos, tally})
-	r.mu.Unlock()
-	r.ev.Emit(results.KindTally, r.num, tally)
+	o.mu.Lock()
+	o.snapshots[label] = append(o.snapshots[label], snapshot{s.Pos, tally})
+	o.mu.Unlock()
+	o.ev.Emit(results.KindTally, o.num, tally)
 	for _, l := range tallyLines(tally) {
 		log.line("%s", l)
 	}
@@ -63,8 +55,8 @@ type snapshot struct {
 // its last stable offset, read_committed) and classifies every message of
 // its ledger against what it found and what earlier reads of the run
 // found; on a topic with transactions it checks the read against them.
-func (r *runner) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation string) (results.Tally, error) {
-	rd, err := kafka.ReadAll(ctx, seeds, r.realName(label), kafka.ReadOptions{
+func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation string) (results.Tally, error) {
+	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
 		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: isolation,
 	})
 	if err != nil {
@@ -74,23 +66,23 @@ func (r *runner) readTopic(ctx context.Context, label string, seeds kafka.Broker
 	if isolation == results.ReadCommitted {
 		bound = rd.LastStable // records of open transactions above it are unseen, not lost
 	}
-	r.mu.Lock()
-	seen := r.seen[label]
+	o.mu.Lock()
+	seen := o.seen[label]
 	if seen == nil {
 		seen = &results.Seen{}
-		r.seen[label] = seen
+		o.seen[label] = seen
 	}
-	r.mu.Unlock()
-	ledger := r.ledger(label)
+	o.mu.Unlock()
+	ledger := o.history.ledger(label)
 	tally := results.ClassifyRead(ledger, rd.Records, bound, seen, final)
 	tally.At, tally.Settled, tally.Final = time.Now().UTC(), rd.Settled, final
 	if isolation == results.ReadCommitted {
 		tally.Isolation = isolation
 	}
-	tally.Transactions = checkTxns(r.topic(label).transactions(), ledger, isolation, rd)
-	r.mu.Lock()
+	tally.Transactions = checkTxns(o.history.transactions(label), ledger, isolation, rd)
+	o.mu.Lock()
 	seen.Remember(rd.Records)
-	r.mu.Unlock()
+	o.mu.Unlock()
 	return tally, nil
 }
 
@@ -149,13 +141,13 @@ func idList(ids []string) string {
 
 // logs: logs NODE [--grep REGEX] — the node's broker log lines since the
 // run began.
-func logs(ctx context.Context, r *runner, s runbook.Step, l runbook.Logs, log *stepLog) error {
-	nodes, err := r.nodes(ctx, l.Node)
+func logs(ctx context.Context, o *observation, s runbook.Step, l runbook.Logs, log *stepLog) error {
+	nodes, err := o.nodes(ctx, l.Node)
 	if err != nil {
 		return err
 	}
 	for _, n := range nodes {
-		lines, err := r.nodeLines(ctx, n, r.start, l.Grep)
+		lines, err := o.nodeLines(ctx, n, o.start, l.Grep)
 		if errors.Is(err, cluster.ErrNoLogs) {
 			log.line("%s: %v", n, err)
 			continue

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -29,12 +30,12 @@ type sampler struct {
 	newest time.Time              // when the newest sample emitted was asked for
 }
 
-func startSampler(ctx context.Context, r *runner) *sampler {
+func startSampler(ctx context.Context, o *observation) *sampler {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &sampler{cancel: cancel, done: make(chan struct{}), epochs: map[partitionKey]int32{}}
 	// Every sample is emitted; results.json keeps the change points and
 	// says, from these cadences, how fine they are.
-	r.ev.Emit(results.KindSampling, r.num, results.SamplingEvent{
+	o.ev.Emit(results.KindSampling, o.num, results.SamplingEvent{
 		ISREveryMS: int(sampleEvery / time.Millisecond), OffsetsEveryMS: int(offsetsEvery / time.Millisecond),
 	})
 	go func() {
@@ -45,13 +46,13 @@ func startSampler(ctx context.Context, r *runner) *sampler {
 		tick := time.NewTicker(sampleEvery)
 		defer tick.Stop()
 		for {
-			if topics := r.realTopics(); len(topics) > 0 {
+			if topics := o.history.realTopics(); len(topics) > 0 {
 				select {
 				case slots <- struct{}{}:
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						s.sample(ctx, r, topics)
+						s.sample(ctx, o, topics)
 						<-slots
 					}()
 				default: // every slot waits on a broker; skip this tick
@@ -67,11 +68,11 @@ func startSampler(ctx context.Context, r *runner) *sampler {
 	return s
 }
 
-func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
+func (s *sampler) sample(ctx context.Context, o *observation, topics []string) {
 	ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
 	asked := time.Now()
-	parts, err := r.partitions(ctx, topics...)
+	parts, err := o.partitions(ctx, topics...)
 	if err != nil {
 		return // a broker is down or unreachable; the next tick tries another
 	}
@@ -86,8 +87,8 @@ func (s *sampler) sample(ctx context.Context, r *runner, topics []string) {
 	at := time.Now().UTC()
 	for _, p := range parts {
 		s.epochs[partitionKey{p.Topic, p.ID}] = p.LeaderEpoch
-		r.ev.Emit(results.KindISR, r.num, results.ISRSample{
-			At: at, Topic: r.label(p.Topic), Partition: p.ID, Leader: p.Leader,
+		o.ev.Emit(results.KindISR, o.num, results.ISRSample{
+			At: at, Topic: o.label(p.Topic), Partition: p.ID, Leader: p.Leader,
 			ISR: slices.Clone(p.ISR), Replicas: slices.Clone(p.Replicas),
 		})
 	}
@@ -113,4 +114,29 @@ func (s *sampler) stop() {
 type partitionKey struct {
 	topic     string
 	partition int32
+}
+
+// offsetsEvery is how often the committed offsets of every group with a
+// running member are asked of the cluster; every sample is emitted, and
+// results.json keeps the changes.
+const offsetsEvery = 250 * time.Millisecond
+
+// sampleOffsets records the committed offsets of every group whose member
+// runs.
+func (o *observation) sampleOffsets(ctx context.Context) {
+	live := o.history.liveGroups()
+	for _, group := range slices.Sorted(maps.Keys(live)) {
+		ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+		committed, err := o.admin.Committed(ctx, group, live[group])
+		cancel()
+		if err != nil {
+			continue
+		}
+		at := time.Now().UTC()
+		var samples []results.OffsetSample
+		for _, p := range slices.Sorted(maps.Keys(committed)) {
+			samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: committed[p]})
+		}
+		o.ev.Emit(results.KindOffsets, o.num, results.OffsetsEvent{Group: group, Samples: samples})
+	}
 }

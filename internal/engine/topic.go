@@ -12,9 +12,9 @@ import (
 )
 
 // topicCreate: topic create NAME [--partitions N] [--replicas 1:2:3] [--replication-factor N] [--config K=V]...
-func topicCreate(ctx context.Context, r *runner, s runbook.Step, tc runbook.TopicCreate, log *stepLog) error {
+func topicCreate(ctx context.Context, w *workload, s runbook.Step, tc runbook.TopicCreate, log *stepLog) error {
 	label := tc.Topic
-	t := r.topic(label)
+	t := w.topic(label)
 	spec := kafka.TopicSpec{
 		Name:       t.name,
 		Partitions: tc.Partitions,
@@ -24,18 +24,18 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, tc runbook.Topi
 	if len(spec.Assignment) == 0 {
 		spec.ReplicationFactor = tc.ReplicationFactor
 		if spec.ReplicationFactor == 0 {
-			spec.ReplicationFactor = int16(len(r.status.Nodes)) // every node, unless told
+			spec.ReplicationFactor = int16(len(w.status.Nodes)) // every node, unless told
 		}
 	}
-	if err := r.admin.CreateTopic(ctx, spec); err != nil {
+	if err := w.admin.CreateTopic(ctx, spec); err != nil {
 		return err
 	}
 	// Every running broker must know the topic before the next step: a
 	// node restarted a moment ago may still lag behind the metadata log.
-	_, ids := r.running(ctx)
+	_, ids := w.running(ctx)
 	for _, id := range ids {
 		err := poll.Until(ctx, 100*time.Millisecond, 30*time.Second, log.progress, func(ctx context.Context) (bool, string, error) {
-			parts, err := r.admin.PartitionsAt(ctx, id, t.name)
+			parts, err := w.admin.PartitionsAt(ctx, id, t.name)
 			if err != nil || len(parts) == 0 || parts[0].Leader < 0 {
 				return false, fmt.Sprintf("waiting for broker %d to know %s", id, label), nil
 			}
@@ -50,7 +50,7 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, tc runbook.Topi
 	// replica.fetch.backoff.ms; until it asks again, acks=all sends wait.
 	// That is the topic's birth, not the experiment: let it pass.
 	backoff := time.Second
-	if v, ok := r.opts.Doc.Meta.Broker["replica.fetch.backoff.ms"]; ok {
+	if v, ok := w.opts.Doc.Meta.Broker["replica.fetch.backoff.ms"]; ok {
 		if ms, err := strconv.Atoi(v); err == nil {
 			backoff = time.Duration(ms) * time.Millisecond
 		}
@@ -61,35 +61,5 @@ func topicCreate(ctx context.Context, r *runner, s runbook.Step, tc runbook.Topi
 		return ctx.Err()
 	}
 	log.line("created %s (in the cluster: %s)", label, t.name)
-	return nil
-}
-
-// isr: isr TOPIC [--via NODE]
-func isr(ctx context.Context, r *runner, s runbook.Step, in runbook.Inspect, log *stepLog) error {
-	label := in.Topic
-	partitions := r.partitions
-	if in.Via != (runbook.Target{}) {
-		seeds, _, err := r.seeds(ctx, in.Via)
-		if err != nil {
-			return err
-		}
-		client, err := kafka.Dial(seeds)
-		if err != nil {
-			return err
-		}
-		defer client.Close()
-		partitions = client.Partitions
-	}
-	parts, err := partitions(ctx, r.realName(label))
-	if err != nil {
-		return err
-	}
-	for _, p := range parts {
-		p.Topic = label
-		log.line("%s", p)
-	}
-	if len(parts) == 0 {
-		return fmt.Errorf("no partitions for %s", label)
-	}
 	return nil
 }

@@ -29,8 +29,8 @@ const (
 )
 
 // transform: transform IN --to OUT --group G [--eos] ... &
-func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transform, log *stepLog) error {
-	in, out := r.topic(a.In), r.topic(a.Out)
+func transform(ctx context.Context, w *workload, s runbook.Step, a runbook.Transform, log *stepLog) error {
+	in, out := w.topic(a.In), w.topic(a.Out)
 	mode := commitAfterBatch
 	if a.EOS {
 		mode = commitTransaction
@@ -40,7 +40,7 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 		dedup = a.Dedup
 	}
 	g := &group{
-		label: a.Group, name: r.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
+		label: a.Group, name: w.realName(a.Group), topic: in, transform: &transformGroup{Transform: a},
 		spec:   runbook.Consume{Topic: a.In, Group: a.Group, Commit: mode, Batch: a.Batch, Work: a.Work, CrashAt: a.CrashAt, Dedup: dedup, Client: a.Client},
 		inHand: map[recordKey]bool{},
 	}
@@ -48,21 +48,21 @@ func transform(ctx context.Context, r *runner, s runbook.Step, a runbook.Transfo
 	if a.Effect {
 		// The effect outside Kafka: the group's store, as a consume
 		// group's, in the evidence directory.
-		g.store = r.storePath(a.Group)
+		g.store = w.storePath(a.Group)
 		store = filepath.Base(g.store)
 	}
 	settings := maps.Clone(a.Settings)
 	settings["to"] = out.label
-	r.mu.Lock()
-	r.groups[g.label] = g
-	r.groupOrder = append(r.groupOrder, g.label)
-	r.mu.Unlock()
-	r.ev.Emit(results.KindConsumer, r.num, results.Consumer{
+	w.mu.Lock()
+	w.groups[g.label] = g
+	w.groupOrder = append(w.groupOrder, g.label)
+	w.mu.Unlock()
+	w.ev.Emit(results.KindConsumer, w.num, results.Consumer{
 		Group: g.name, Label: g.label, Topic: in.label, Commit: mode, Dedup: dedup, Store: store,
 		Pos: s.Pos.String(), Settings: settings,
 		Members: []results.Member{}, Events: []results.ConsumerEvent{}, Offsets: []results.OffsetSample{},
 	})
-	m, err := r.startMember(ctx, g, true)
+	m, err := w.startMember(ctx, g, true)
 	if err != nil {
 		return err
 	}
@@ -98,8 +98,8 @@ type transformGroup struct {
 // after the last committed record of each partition: records of aborted
 // transactions and transaction markers after it are never given to it.
 // That end is read again only when the high watermarks move.
-func (r *runner) consumedEnd(ctx context.Context, g *group) (map[int32]int64, error) {
-	hw, err := r.admin.EndOffsets(ctx, g.topic.name)
+func (w *workload) consumedEnd(ctx context.Context, g *group) (map[int32]int64, error) {
+	hw, err := w.admin.EndOffsets(ctx, g.topic.name)
 	if err != nil || g.transform == nil {
 		return hw, err
 	}
@@ -109,7 +109,7 @@ func (r *runner) consumedEnd(ctx context.Context, g *group) (map[int32]int64, er
 	if t.end != nil && maps.Equal(hw, t.hw) {
 		return t.end, nil
 	}
-	rd, err := kafka.ReadAll(ctx, r.reachable(ctx), g.topic.name, kafka.ReadOptions{
+	rd, err := kafka.ReadAll(ctx, w.reachable(ctx), g.topic.name, kafka.ReadOptions{
 		Timeout: readTimeout, Settle: settleLimit, Isolation: results.ReadCommitted})
 	if err != nil {
 		return nil, err
@@ -134,12 +134,12 @@ func transformTxnID(g *group) string { return "kafkabook-transform-" + g.name }
 
 // transformSpec is the member spec of a transform group's member, nil for
 // a consume group.
-func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
+func (w *workload) transformSpec(g *group) *consumer.TransformSpec {
 	if g.transform == nil {
 		return nil
 	}
 	return &consumer.TransformSpec{
-		In: g.topic.name, Out: r.realName(g.transform.Out), EOS: g.transform.EOS,
+		In: g.topic.name, Out: w.realName(g.transform.Out), EOS: g.transform.EOS,
 		TxnID: transformTxnID(g), Batch: g.transform.Batch, Work: g.transform.Work, Effect: g.transform.Effect,
 	}
 }
@@ -147,17 +147,17 @@ func (r *runner) transformSpec(g *group) *consumer.TransformSpec {
 // driverTransformSpec is the spec of member n of transform group g
 // through a driver: the franz-go member's settings (transformSpec), the
 // transaction timeout it runs with, and kafkabook's group timing.
-func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) (driver.TransformSpec, error) {
-	ts := r.transformSpec(g)
+func (w *workload) driverTransformSpec(ctx context.Context, g *group, ref driver.Ref, n, crashAt int) (driver.TransformSpec, error) {
+	ts := w.transformSpec(g)
 	props := memberProperties(nil)
 	if err := driver.Refuse(ref.Client, clientconfig.Consumer, props); err != nil {
 		return driver.TransformSpec{}, err
 	}
 	spec := driver.TransformSpec{
-		Client: ref.Client, Bootstrap: r.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
+		Client: ref.Client, Bootstrap: w.reachable(ctx).Seeds, In: ts.In, Out: ts.Out, Group: g.name, Member: n,
 		EOS: ts.EOS, Batch: ts.Batch, Work: ts.Work, CrashAt: crashAt,
 		Effect: ts.Effect, Dedup: g.spec.Dedup, Store: g.store, Properties: props,
-		Access: driver.SecurityProperties(ref.Client, r.access),
+		Access: driver.SecurityProperties(ref.Client, w.access),
 	}
 	if ts.EOS {
 		spec.TxnID, spec.TxnTimeout = ts.TxnID, kafka.TransactionTimeout
@@ -170,10 +170,10 @@ func (r *runner) driverTransformSpec(ctx context.Context, g *group, ref driver.R
 // reached its high watermark (a transaction its crashed member left open
 // and no successor fenced ends by the transaction timeout), and the
 // members' reports.
-func (r *runner) tallyTransform(ctx context.Context, g *group) error {
-	seeds := r.reachable(ctx)
-	outName := r.realName(g.transform.Out)
-	hw, err := r.admin.EndOffsets(ctx, outName)
+func (w *workload) tallyTransform(ctx context.Context, g *group) error {
+	seeds := w.reachable(ctx)
+	outName := w.realName(g.transform.Out)
+	hw, err := w.admin.EndOffsets(ctx, outName)
 	if err != nil {
 		return fmt.Errorf("end offsets of %s: %w", g.transform.Out, err)
 	}
@@ -197,7 +197,7 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 		results.EOSRead{Name: g.topic.name, Records: in.Records, HW: in.HW, Stable: in.LastStable},
 		results.EOSRead{Name: outName, Records: out.Records, HW: out.HW, Stable: out.LastStable},
 		g.transform.EOS)
-	committed, err := r.admin.Committed(ctx, g.name, g.topic.name)
+	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 	} else {
 		// With --effect the effects are the store's: what it counts per
 		// event is what applied_twice judges, not the output's copies.
-		store, err := r.openStore(ctx, g.store)
+		store, err := w.openStore(ctx, g.store)
 		if err != nil {
 			return err
 		}
@@ -231,10 +231,10 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 		t = results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
 	}
 	t.EOS = &check
-	r.ev.Emit(results.KindConsumerTally, r.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+	w.ev.Emit(results.KindConsumerTally, w.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
 	g.tally = &t
 	for _, l := range eosLines(g.label, g.transform.Out, check) {
-		r.con.printf("  %s\n", l)
+		w.con.printf("  %s\n", l)
 	}
 	if g.store != "" {
 		var twice []string
@@ -245,7 +245,7 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 		if len(twice) > 0 {
 			line += ": " + strings.Join(twice, " ") + " (an effect outside Kafka: the aborted transaction did not take it back)"
 		}
-		r.con.printf("%s\n", line)
+		w.con.printf("%s\n", line)
 	}
 	var aborted []string
 	for _, e := range evs {
@@ -254,7 +254,7 @@ func (r *runner) tallyTransform(ctx context.Context, g *group) error {
 		}
 	}
 	if len(aborted) > 0 {
-		r.con.printf("    the members' sessions aborted transactions holding the derived records of %s: given again\n", strings.Join(aborted, " "))
+		w.con.printf("    the members' sessions aborted transactions holding the derived records of %s: given again\n", strings.Join(aborted, " "))
 	}
 	return nil
 }

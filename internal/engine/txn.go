@@ -1,21 +1,13 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
-
-// stableWait bounds how long the final read waits for the last stable
-// offset of a transactional topic to pass its sentinels: a transaction
-// left open is aborted by its coordinator after the transaction timeout
-// (franz-go's default: 40s).
-const stableWait = 90 * time.Second
 
 // txnLog is a topic's transactions, as its transactional producers ended
 // them: all of them, for the checker, and how many were written to the
@@ -42,13 +34,13 @@ func (t *topicState) transactions() []results.Transaction {
 
 // flushTxns writes the transactions of a topic not yet in the event
 // stream, in one transactions event, the way the ledger's batches go.
-func (r *runner) flushTxns(t *topicState) {
+func (w *workload) flushTxns(t *topicState) {
 	t.mu.Lock()
 	batch := slices.Clone(t.txns.all[t.txns.emitted:])
 	t.txns.emitted = len(t.txns.all)
 	t.mu.Unlock()
 	if len(batch) > 0 {
-		r.ev.Emit(results.KindTransactions, r.num, results.TransactionsEvent{Transactions: batch})
+		w.ev.Emit(results.KindTransactions, w.num, results.TransactionsEvent{Transactions: batch})
 	}
 }
 
@@ -115,63 +107,4 @@ func txnLine(x kafka.TxnResult) string {
 		line += ": " + x.Err
 	}
 	return line
-}
-
-// checkTxns checks a read of a topic against its transactions; nil when no
-// transactional producer wrote to it.
-func checkTxns(txns []results.Transaction, ledger results.Topic, isolation string, rd kafka.Read) []results.TxnCheck {
-	if len(txns) == 0 {
-		return nil
-	}
-	return []results.TxnCheck{results.CheckTransactions(txns, ledger, results.TxnRead{
-		Isolation: isolationOf(isolation), Records: rd.Records, HighWatermarks: rd.HW, LastStable: rd.LastStable,
-	})}
-}
-
-// isolationOf spells a read's isolation level, read_uncommitted when unset.
-func isolationOf(s string) string {
-	if s == results.ReadCommitted {
-		return s
-	}
-	return results.ReadUncommitted
-}
-
-// txnLines is what a read prints of its transaction checks.
-func txnLines(cs []results.TxnCheck) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, fmt.Sprintf("%s (last stable offset %s, high watermark %s): transactions committed %d, aborted %d, unknown %d; records seen of committed %d, of aborted %d, of unknown %d",
-			c.Isolation, showOffsets(c.LastStable), showOffsets(c.HighWatermarks), c.Committed, c.Aborted, c.Unknown, c.SeenCommitted, c.SeenAborted, c.SeenUnknown))
-		if c.Isolation == results.ReadUncommitted && c.SeenAborted > 0 {
-			out = append(out, fmt.Sprintf("  the %d records of aborted transactions found are in the log as expected: read_uncommitted returns them (counted failed but present above), read_committed does not", c.SeenAborted))
-		}
-		for _, a := range c.AbortedReads[:min(len(c.AbortedReads), 3)] {
-			out = append(out, fmt.Sprintf("  aborted read: %s at partition %d offset %d, of transaction %d of %s (aborted)", a.ID, a.Partition, a.Offset, a.Txn.N, a.Txn.TransactionalID))
-		}
-		for _, t := range c.Torn[:min(len(c.Torn), 3)] {
-			m := t.Missing[0]
-			out = append(out, fmt.Sprintf("  torn: committed transaction %d of %s seen in part (%d of %d records); e.g. %s missing at partition %d offset %d below %d", t.Txn.N, t.Txn.TransactionalID, len(t.Seen), len(t.Seen)+len(t.Missing), m.ID, m.Partition, m.Offset, m.HighWatermark))
-		}
-		if n := len(c.LostCommitted); n > 0 {
-			l := c.LostCommitted[0]
-			out = append(out, fmt.Sprintf("  lost committed %d: e.g. %s, acknowledged at partition %d offset %d, the read reached %d", n, l.ID, l.Partition, l.Offset, l.HighWatermark))
-		}
-		for _, f := range c.OutOfOrder[:min(len(c.OutOfOrder), 3)] {
-			out = append(out, fmt.Sprintf("  out of order: %s sent %s before %s, found at offsets %d and %d of partition %d", f.TransactionalID, f.Before, f.After, f.BeforeOffset, f.AfterOffset, f.Partition))
-		}
-	}
-	return out
-}
-
-// finalTxnView reads a transactional topic the other way than the final
-// tally did (read_uncommitted), so the evidence shows what each reader
-// sees, and checks it.
-func (r *runner) finalTxnView(ctx context.Context, label string, seeds kafka.Brokers, ledger results.Topic, log *stepLog) (results.TxnCheck, error) {
-	rd, err := kafka.ReadAll(ctx, seeds, r.realName(label), kafka.ReadOptions{
-		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: results.ReadUncommitted,
-	})
-	if err != nil {
-		return results.TxnCheck{}, fmt.Errorf("final read_uncommitted read of %s: %w", label, err)
-	}
-	return checkTxns(r.topic(label).transactions(), ledger, results.ReadUncommitted, rd)[0], nil
 }

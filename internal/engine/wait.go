@@ -12,7 +12,7 @@ import (
 )
 
 // waitLeader: wait leader TOPIC in NODE,NODE [--timeout DUR]
-func waitLeader(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitLeader, log *stepLog) error {
+func waitLeader(ctx context.Context, o *observation, s runbook.Step, w runbook.WaitLeader, log *stepLog) error {
 	label := w.Topic
 	var want []int32
 	var names []string
@@ -23,7 +23,7 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitLe
 	start := time.Now()
 	var leader int32 = -1
 	err := poll.Until(ctx, 100*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
-		parts, err := r.partitions(ctx, r.realName(label))
+		parts, err := o.partitions(ctx, o.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("leader of %s in %s: no metadata yet (%v)", label, strings.Join(names, ","), err), nil
 		}
@@ -38,11 +38,11 @@ func waitLeader(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitLe
 }
 
 // waitISR: wait isr TOPIC --size N [--timeout DUR]
-func waitISR(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitISR, log *stepLog) error {
+func waitISR(ctx context.Context, o *observation, s runbook.Step, w runbook.WaitISR, log *stepLog) error {
 	label, size := w.Topic, w.Size
 	start := time.Now()
 	err := poll.Until(ctx, 100*time.Millisecond, w.Timeout, log.progress, func(ctx context.Context) (bool, string, error) {
-		parts, err := r.partitions(ctx, r.realName(label))
+		parts, err := o.partitions(ctx, o.realName(label))
 		if err != nil || len(parts) == 0 {
 			return false, fmt.Sprintf("ISR of %s: no metadata yet (%v)", label, err), nil
 		}
@@ -58,34 +58,4 @@ func waitISR(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitISR, 
 	}
 	log.line("ISR of %s has %d members after %.1fs", label, size, time.Since(start).Seconds())
 	return nil
-}
-
-// waitProducers: wait producers [--timeout DUR]
-func waitProducers(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitProducers, log *stepLog) error {
-	start := time.Now()
-	if err := r.waitBackground(ctx, w.Timeout, log); err != nil {
-		return err
-	}
-	log.line("background producers done after %.1fs", time.Since(start).Seconds())
-	return nil
-}
-
-// waitHealthy: wait healthy [--timeout DUR]
-func waitHealthy(ctx context.Context, r *runner, s runbook.Step, w runbook.WaitHealthy, log *stepLog) error {
-	start := time.Now()
-	if err := r.waitHealthy(ctx, w.Timeout, log.progress); err != nil {
-		return err
-	}
-	log.line("healthy after %.1fs", time.Since(start).Seconds())
-	return nil
-}
-
-// sleep: sleep DUR
-func sleep(ctx context.Context, r *runner, s runbook.Step, sl runbook.Sleep, log *stepLog) error {
-	select {
-	case <-time.After(sl.For):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

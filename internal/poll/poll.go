@@ -1,7 +1,8 @@
 // Package poll is kafkabook's one bounded wait: every "wait until the
 // cluster is so" loop (brokers registered, leader moved, ISR full, high
 // watermark settled) goes through Until, so timeouts, Ctrl-C and progress
-// behave the same everywhere.
+// behave the same everywhere; and its one ticker, Every, for work done
+// at a cadence until stopped (flushes, progress lines, samples).
 package poll
 
 import (
@@ -62,5 +63,30 @@ func Printer(w io.Writer, prefix string) Progress {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintf(w, prefix+"… "+format+"\n", args...)
+	}
+}
+
+// Every calls f every d, on a goroutine of its own, until stop is called;
+// stop returns once f is no longer running.
+func Every(d time.Duration, f func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(d)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				f()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }

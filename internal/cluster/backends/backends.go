@@ -1,8 +1,9 @@
 // Package backends is the one list of the cluster backends kafkabook runs
 // on and how one is chosen: which options each takes, which is the
 // default, which holds a cluster of a given name, and a backend's name
-// for provenance. The mains parse flags into Options and call here; each
-// backend's package knows nothing of the others.
+// for provenance; and the cluster a run uses (ForRun). The mains parse
+// flags into Options and call here; each backend's package knows nothing of
+// the others. Errors that are the user's to fix are UsageErrors.
 package backends
 
 import (
@@ -64,14 +65,17 @@ func Names() []string {
 	return names
 }
 
-// Open returns backend kind's handle on cluster name.
+// Open returns backend kind's handle on cluster name. Its errors are
+// UsageErrors: a handle is made from the user's flags (a backend's name, a
+// cluster file, a kubeconfig) before anything runs.
 func Open(kind, name string, o Options) (cluster.Backend, error) {
 	for _, k := range Kinds {
 		if k.Name == kind {
-			return k.Open(name, o)
+			b, err := k.Open(name, o)
+			return b, usage(err)
 		}
 	}
-	return nil, fmt.Errorf("backend %q: use %s", kind, strings.Join(Names(), ", "))
+	return nil, usagef("backend %q: use %s", kind, strings.Join(Names(), ", "))
 }
 
 // NameOf is a backend's name for provenance and messages.
@@ -87,8 +91,13 @@ func NameOf(b cluster.Backend) string {
 // Choose checks that the options fit the backend named (kind, "" for
 // automatic) and returns the backend they name: external with a cluster
 // file, kubernetes with a kubeconfig or namespace, docker with an image
-// or compose file; "" when nothing names one.
+// or compose file; "" when nothing names one. Its errors are UsageErrors.
 func Choose(kind string, o Options) (string, error) {
+	kind, err := choose(kind, o)
+	return kind, usage(err)
+}
+
+func choose(kind string, o Options) (string, error) {
 	if kind != "" && !slices.Contains(Names(), kind) {
 		names := Names()
 		return "", fmt.Errorf("--backend %q: use %s or %s", kind, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
@@ -129,6 +138,49 @@ func ForNew() (kind, why string) {
 		return docker.Name, "the local backend needs root (network namespaces)"
 	}
 	return local.Name, ""
+}
+
+// OpenNew returns the handle that starts a new cluster called name: on the
+// backend kind names (Choose), else local where it can run, else docker.
+// progress hears which it chose when the user did not, and why.
+func OpenNew(kind, name string, o Options, progress cluster.Progress) (cluster.Backend, error) {
+	kind, err := Choose(kind, o)
+	if err != nil {
+		return nil, err
+	}
+	return openNew(kind, name, o, progress)
+}
+
+// openNew is OpenNew for a kind Choose returned.
+func openNew(kind, name string, o Options, progress cluster.Progress) (cluster.Backend, error) {
+	if kind == "" {
+		var why string
+		if kind, why = ForNew(); why != "" {
+			progress("backend: %s (%s; choose with --backend)", kind, why)
+		} else {
+			progress("backend: %s (choose with --backend)", kind)
+		}
+	}
+	return Open(kind, name, o)
+}
+
+// OpenExisting returns the handle on an existing cluster called name: on
+// the backend kind names (Choose), else the one that has a cluster of that
+// name (Find).
+func OpenExisting(ctx context.Context, kind, name string, o Options) (cluster.Backend, error) {
+	kind, err := Choose(kind, o)
+	if err != nil {
+		return nil, err
+	}
+	return openExisting(ctx, kind, name, o)
+}
+
+// openExisting is OpenExisting for a kind Choose returned.
+func openExisting(ctx context.Context, kind, name string, o Options) (cluster.Backend, error) {
+	if kind != "" {
+		return Open(kind, name, o)
+	}
+	return Find(ctx, name, o)
 }
 
 // Find returns the backend that has a cluster called name (local first,

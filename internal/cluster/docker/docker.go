@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/netfault"
 )
 
 // Name is this backend's name in provenance and status.
@@ -57,6 +58,9 @@ type Options struct {
 
 // Backend is one named Docker cluster.
 type Backend struct {
+	// Faults are the network faults finer than isolation (netfaults.go):
+	// Partition, Loss and Rules come from package netfault.
+	netfault.Faults
 	name string
 	root string // state root: the clusters of one root are one set
 	opts Options
@@ -80,7 +84,9 @@ func New(name string, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{name: name, root: root, opts: opts}, nil
+	b := &Backend{name: name, root: root, opts: opts}
+	b.Faults = netfault.Faults{Nodes: b.netNodes}
+	return b, nil
 }
 
 // ErrNoDaemon is returned when no Docker daemon answers.

@@ -20,24 +20,9 @@ import (
 // rules live and die with the namespace: a container that is stopped and
 // started gets a new one, without them, and `down` removes them with the
 // containers. Faults need root on the host, as the local backend's do.
+// They are netfault.Faults over netNodes, embedded in Backend.
 
 var _ cluster.NetFaults = (*Backend)(nil)
-
-// net is the backend's network faults over its containers' namespaces.
-func (b *Backend) net() netfault.Faults { return netfault.Faults{Nodes: b.netNodes} }
-
-// Partition stops traffic from every node of from to every node of to,
-// and back unless cut.OneWay; with cut.KeepQuorum only the inter-broker
-// listener's traffic (see netfault.Partition).
-func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
-	return b.net().Partition(ctx, from, to, cut)
-}
-
-// Loss drops percent of the packets on the node's links, both ways, and
-// replaces any loss set before; 0 removes it.
-func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
-	return b.net().Loss(ctx, node, percent)
-}
 
 // HealNetwork removes every partition and loss of every running node.
 // Without root kafkabook can have made no rules: there is nothing to heal.
@@ -45,7 +30,7 @@ func (b *Backend) HealNetwork(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	return b.net().HealNetwork(ctx)
+	return b.Faults.HealNetwork(ctx)
 }
 
 // netNodes finds the named containers (all running ones when names is

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/netfault"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 	"golang.org/x/sync/errgroup"
 )
@@ -28,8 +29,18 @@ const Name = "local"
 
 // Backend is one named local cluster.
 type Backend struct {
+	// Faults are the network faults finer than isolation (netfaults.go):
+	// Partition, Loss, HealNetwork and Rules come from package netfault.
+	netfault.Faults
 	name string
 	dir  string // state root/clusters/name
+}
+
+// newBackend is the handle on the cluster whose state is in dir.
+func newBackend(name, dir string) *Backend {
+	b := &Backend{name: name, dir: dir}
+	b.Faults = netfault.Faults{Nodes: b.netNodes}
+	return b
 }
 
 var _ cluster.Backend = (*Backend)(nil)
@@ -49,7 +60,7 @@ func NewAt(root, name string) (*Backend, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	return &Backend{name: name, dir: filepath.Join(root, "clusters", name)}, nil
+	return newBackend(name, filepath.Join(root, "clusters", name)), nil
 }
 
 // tag is a short hash of the cluster name for link names, which the kernel
@@ -161,7 +172,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 	taken := map[string]bool{}
 	others, _ := filepath.Glob(filepath.Join(filepath.Dir(b.dir), "*", "state.json"))
 	for _, f := range others {
-		ob := &Backend{name: filepath.Base(filepath.Dir(f)), dir: filepath.Dir(f)}
+		ob := newBackend(filepath.Base(filepath.Dir(f)), filepath.Dir(f))
 		if o, ok, _ := ob.load(); ok {
 			taken[o.Network.Subnet] = true
 		}

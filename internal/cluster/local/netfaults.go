@@ -15,33 +15,15 @@ import (
 // own network namespaces (package netfault). They live and die with the
 // namespaces: `down` removes them with the namespaces, also after a crash;
 // HealNetwork flushes them. The namespaces outlive a node's broker, so a
-// partition holds across kill and start.
+// partition holds across kill and start. The faults themselves are
+// netfault.Faults over netNodes, embedded in Backend.
 
 var _ cluster.NetFaults = (*Backend)(nil)
-
-// net is the backend's network faults over its namespaces.
-func (b *Backend) net() netfault.Faults { return netfault.Faults{Nodes: b.netNodes} }
-
-// Partition stops traffic from every node of from to every node of to,
-// and back unless cut.OneWay; with cut.KeepQuorum only the broker
-// listener's traffic (see netfault.Partition).
-func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
-	return b.net().Partition(ctx, from, to, cut)
-}
-
-// Loss drops percent of the packets on the node's links, both ways, and
-// replaces any loss set before; 0 removes it.
-func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
-	return b.net().Loss(ctx, node, percent)
-}
-
-// HealNetwork removes every partition and loss of every node that runs.
-func (b *Backend) HealNetwork(ctx context.Context) error { return b.net().HealNetwork(ctx) }
 
 // NetworkFaults lists the rules in place, by node, for status and for
 // healing: empty when the network is whole.
 func (b *Backend) NetworkFaults(ctx context.Context) (map[string][]string, error) {
-	return b.net().Rules(ctx)
+	return b.Rules(ctx)
 }
 
 // netNodes are the named nodes' namespaces (netfault.Nodes); without
