@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,14 +23,6 @@ type window struct {
 
 // Name is the window's label on a chart, e.g. "k2,k3 isolated".
 func (w window) Name() string { return strings.Join(w.Nodes, ",") + " " + w.Kind }
-
-// opens and closes map fault ops to the windows they open and close.
-var (
-	opens = map[string]string{"isolate": "isolated", "pause": "paused", "kill": "killed", "stop": "stopped",
-		"partition": "partitioned", "loss": "lossy", "powerloss": "lost power"}
-	closes = map[string][]string{"rejoin": {"isolated"}, "resume": {"paused"}, "start": {"killed", "stopped", "lost power"},
-		"heal": {"partitioned", "lossy"}, "loss-end": {"lossy"}}
-)
 
 // faultWindows pairs a run's faults into windows. A window still open when
 // the run ended lasts until its end. Nodes faulted and healed together form
@@ -57,18 +50,20 @@ func faultWindows(run results.Run) []window {
 			f.Nodes = []string{strings.Join(f.Nodes, " ")}
 		case "loss":
 			if len(f.Nodes) == 2 && f.Nodes[1] == "0%" {
-				f.Op = "loss-end"
+				f.Op = results.LossEnd
 			}
 			f.Nodes = f.Nodes[:min(len(f.Nodes), 1)]
 		case "heal":
+			healed := results.Closes("heal")
 			for k := range open {
-				if k.kind == "partitioned" || k.kind == "lossy" {
+				if slices.Contains(healed, k.kind) {
 					f.Nodes = append(f.Nodes, k.node)
 				}
 			}
 			sort.Strings(f.Nodes)
 		}
-		if kind, ok := opens[f.Op]; ok {
+		if k, ok := results.FaultKindOf(f.Op); ok && k.Opens != "" {
+			kind := k.Opens
 			for _, n := range f.Nodes {
 				if _, already := open[key{n, kind}]; !already {
 					open[key{n, kind}] = f.At
@@ -76,7 +71,7 @@ func faultWindows(run results.Run) []window {
 			}
 			continue
 		}
-		for _, kind := range closes[f.Op] {
+		for _, kind := range results.Closes(f.Op) {
 			for _, n := range f.Nodes {
 				if from, ok := open[key{n, kind}]; ok {
 					add(span{kind, from, f.At}, n)

@@ -43,9 +43,9 @@ func TestPowerlossWindow(t *testing.T) {
 	if len(ws) != 1 || ws[0].Name() != "k1,k2 lost power" || ws[0].From != 5*time.Second || ws[0].To != 12*time.Second {
 		t.Errorf("windows %+v", ws)
 	}
-	for _, kind := range opens {
-		if windowColors[kind] == "" {
-			t.Errorf("no colour for %s windows", kind)
+	for _, k := range results.FaultKinds {
+		if k.Opens != "" && windowColors[k.Opens] == "" {
+			t.Errorf("no colour for %s windows", k.Opens)
 		}
 	}
 }

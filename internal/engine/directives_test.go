@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
@@ -53,6 +55,42 @@ func TestFaultOps(t *testing.T) {
 	for _, op := range cluster.Ops {
 		if !named[op] {
 			t.Errorf("backend operation %q has no fault directive", op)
+		}
+	}
+}
+
+// TestFaultKinds checks the evidence's fault table (results.FaultKinds:
+// the windows the report shades and explain holds against losses) against
+// the cluster's (cluster.Faults) and the runbook's directives: every
+// directive that hurts lands as ops the evidence knows, and every node
+// fault opens the window named after the state it leaves, ended by its
+// repair.
+func TestFaultKinds(t *testing.T) {
+	for _, d := range runbook.Directives {
+		if !d.Hurts {
+			continue
+		}
+		ops := []string{d.Name}
+		if f, ok := cluster.FaultOf(cluster.Op(d.Op)); ok && len(f.Steps) > 0 {
+			ops = nil // a compound fault lands as its steps
+			for _, s := range f.Steps {
+				ops = append(ops, string(s))
+			}
+		}
+		for _, op := range ops {
+			if _, ok := results.FaultKindOf(op); !ok {
+				t.Errorf("directive %s lands as %s, which results.FaultKinds does not have", d.Name, op)
+			}
+		}
+	}
+	for _, f := range cluster.Faults {
+		k, ok := results.FaultKindOf(string(f.Op))
+		switch {
+		case len(f.Steps) > 0: // lands as its steps, checked above
+		case !ok:
+			t.Errorf("cluster fault %s is not in results.FaultKinds", f.Op)
+		case f.Repair != "" && (k.Opens != string(f.Leaves) || !slices.Contains(k.EndedBy, string(f.Repair))):
+			t.Errorf("cluster fault %s leaves %s, undone by %s; results.FaultKinds says it opens %q, ended by %v", f.Op, f.Leaves, f.Repair, k.Opens, k.EndedBy)
 		}
 	}
 }

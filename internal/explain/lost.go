@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -225,16 +226,24 @@ func (c *runCtx) electionAfter(label string, p int32, partition string, s span) 
 func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
 	var out []results.Fault
 	for _, f := range c.run.Faults {
-		if _, harm := undo[f.Op]; harm && !f.At.Before(from) && !f.At.After(to) {
+		if away(f.Op) && !f.At.Before(from) && !f.At.After(to) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// undo is, for each fault op that takes nodes down or away, the op that
-// ends it.
-var undo = map[string]string{"kill": "start", "powerloss": "start", "stop": "start", "isolate": "rejoin", "pause": "resume", "partition": "heal"}
+// away says op takes nodes down or away from the others (results.FaultKinds).
+func away(op string) bool {
+	k, ok := results.FaultKindOf(op)
+	return ok && k.Away
+}
+
+// ends says op ends the window fault opened.
+func ends(fault, op string) bool {
+	k, _ := results.FaultKindOf(fault)
+	return slices.Contains(k.EndedBy, op)
+}
 
 // inEffect are the faults injected before t that still held at t: a node
 // killed and not started again, isolated and not rejoined, paused and not
@@ -246,13 +255,13 @@ func (c *runCtx) inEffect(t time.Time) []results.Fault {
 		if !f.At.Before(t) {
 			break
 		}
-		if _, ok := undo[f.Op]; ok {
+		if away(f.Op) {
 			held = append(held, f)
 			continue
 		}
 		for i := range held {
 			switch {
-			case undo[held[i].Op] != f.Op:
+			case !ends(held[i].Op, f.Op):
 			case f.Op == "heal":
 				held[i].Nodes = nil
 			default:
@@ -279,17 +288,13 @@ func without(nodes, gone []string) []string {
 	return out
 }
 
-// faultNames says a fault op in words: "power loss of k1".
-var faultNames = map[string]string{"kill": "kill of ", "powerloss": "power loss of ", "stop": "stop of ", "isolate": "isolation of ",
-	"pause": "pause of ", "partition": "network partition ", "start": "start of ", "rejoin": "rejoin of ", "resume": "resume of ", "heal": "heal of the network"}
-
 // faultPhrase says faults in words: "isolation of k2, k3 and kill of k1".
 func faultPhrase(fs []results.Fault) string {
 	var parts []string
 	for _, f := range fs {
-		name, ok := faultNames[f.Op]
-		if !ok {
-			name = f.Op + " "
+		name := f.Op + " "
+		if k, ok := results.FaultKindOf(f.Op); ok {
+			name = k.Phrase
 		}
 		sep := ", "
 		if f.Op == "partition" {

@@ -1,0 +1,59 @@
+package results
+
+import "slices"
+
+// A FaultKind is how the evidence reads one op of a fault event: the
+// window it opens on its nodes (the report shades it; explain holds it
+// against the losses inside it), the ops that end that window, and how the
+// op is said in words. FaultKinds is the one table of them: the report's
+// windows and explain's faults in effect both read it, and a test checks
+// it against the cluster's fault table and the runbook's directives.
+type FaultKind struct {
+	Op      string
+	Opens   string   // the window it opens on its nodes ("killed"); "" for a repair
+	EndedBy []string // the ops that end that window
+	// Away says the window takes its nodes down or away from the others,
+	// so that explain names it as a cause of the losses inside it; a lossy
+	// link does not.
+	Away   bool
+	Phrase string // the op in words, before its nodes: "kill of "
+}
+
+// LossEnd is the op of the event `loss NODE 0%` reads as: the end of the
+// node's lossy window.
+const LossEnd = "loss-end"
+
+// FaultKinds lists every op a fault event may carry.
+var FaultKinds = []FaultKind{
+	{Op: "kill", Opens: "killed", EndedBy: []string{"start"}, Away: true, Phrase: "kill of "},
+	{Op: "stop", Opens: "stopped", EndedBy: []string{"start"}, Away: true, Phrase: "stop of "},
+	{Op: "powerloss", Opens: "lost power", EndedBy: []string{"start"}, Away: true, Phrase: "power loss of "},
+	{Op: "pause", Opens: "paused", EndedBy: []string{"resume"}, Away: true, Phrase: "pause of "},
+	{Op: "isolate", Opens: "isolated", EndedBy: []string{"rejoin"}, Away: true, Phrase: "isolation of "},
+	{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition "},
+	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal", LossEnd}, Phrase: "loss "},
+	{Op: "start", Phrase: "start of "},
+	{Op: "resume", Phrase: "resume of "},
+	{Op: "rejoin", Phrase: "rejoin of "},
+	{Op: "heal", Phrase: "heal of the network"},
+}
+
+// FaultKindOf is op's row; ok is false for an op the table does not have.
+func FaultKindOf(op string) (FaultKind, bool) {
+	i := slices.IndexFunc(FaultKinds, func(k FaultKind) bool { return k.Op == op })
+	if i < 0 {
+		return FaultKind{}, false
+	}
+	return FaultKinds[i], true
+}
+
+// Closes lists the windows op ends, in the table's order.
+func Closes(op string) []string {
+	var out []string
+	for _, k := range FaultKinds {
+		if k.Opens != "" && slices.Contains(k.EndedBy, op) {
+			out = append(out, k.Opens)
+		}
+	}
+	return out
+}
