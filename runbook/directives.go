@@ -150,6 +150,7 @@ var Directives = []*Directive{
 	restartDirective,
 	sleepDirective,
 	logsDirective,
+	featuresDirective,
 	partitionDirective,
 	healDirective,
 	lossDirective,

@@ -47,6 +47,7 @@ var runners = map[runbook.Op]binder{
 	runbook.OpISR:            on(observationOf, isr),
 	runbook.OpRead:           on(observationOf, read),
 	runbook.OpLogs:           on(observationOf, logs),
+	runbook.OpFeatures:       on(observationOf, features),
 	runbook.OpWaitLeader:     on(observationOf, waitLeader),
 	runbook.OpWaitISR:        on(observationOf, waitISR),
 	runbook.OpWaitProducers:  on(backgroundsOf, waitProducers),

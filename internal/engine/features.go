@@ -9,6 +9,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // recordFeatures asks the healed cluster for its finalized features and
@@ -42,4 +43,16 @@ func featuresLine(fs map[string]int16) string {
 		}
 	}
 	return "cluster features: " + strings.Join(parts, " ")
+}
+
+// features: features — the finalized levels when the step runs, in its
+// output (after an upgrade, say); the run's first levels went to the
+// provenance before it began.
+func features(ctx context.Context, o *observation, s runbook.Step, _ runbook.Features, log *stepLog) error {
+	fs, err := o.admin.FinalizedFeatures(ctx)
+	if err != nil {
+		return err
+	}
+	log.line("%s", featuresLine(fs))
+	return nil
 }
