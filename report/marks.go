@@ -158,6 +158,7 @@ var windowColors = map[string]string{
 	"stopped":     "120, 120, 120",
 	"partitioned": "0, 150, 136",
 	"lossy":       "156, 39, 176",
+	"narrow link": "121, 134, 203",
 	"lost power":  "93, 64, 55",
 }
 

@@ -12,8 +12,9 @@ import (
 // window is a span of a run during which some nodes were faulted: isolated
 // (isolate → rejoin), paused (pause → resume), killed or stopped (→ start),
 // partitioned (partition → heal; its "node" is the partition as written,
-// "k1 | k2 k3"), lossy (loss N% → loss 0% or heal) or without power
-// (powerloss → start).
+// "k1 | k2 k3"), lossy (loss N% → loss 0% or heal), narrow (link --rate R
+// → link --rate 0 or heal) or without power (powerloss → start); the
+// table is results.FaultKinds.
 // Times are offsets from the run's start.
 type window struct {
 	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy", "lost power"
@@ -53,6 +54,13 @@ func faultWindows(run results.Run) []window {
 				f.Op = results.LossEnd
 			}
 			f.Nodes = f.Nodes[:min(len(f.Nodes), 1)]
+		case "link": // the nodes, then the rate
+			if len(f.Nodes) > 0 {
+				if f.Nodes[len(f.Nodes)-1] == "0" {
+					f.Op = results.LinkEnd
+				}
+				f.Nodes = f.Nodes[:len(f.Nodes)-1]
+			}
 		case "heal":
 			healed := results.Closes("heal")
 			for k := range open {

@@ -8,8 +8,9 @@ import (
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// Partitions and packet loss are windows like the other faults: partition
-// until heal, loss until loss 0% or heal.
+// Partitions, packet loss and narrow links are windows like the other
+// faults: partition until heal, loss until loss 0% or heal, link until
+// link --rate 0 or heal.
 func TestNetworkFaultWindows(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -18,13 +19,15 @@ func TestNetworkFaultWindows(t *testing.T) {
 		{At: at(10), Op: "loss", Nodes: []string{"k2", "30%"}},
 		{At: at(20), Op: "loss", Nodes: []string{"k2", "0%"}},
 		{At: at(25), Op: "loss", Nodes: []string{"k3", "50%"}},
+		{At: at(26), Op: "link", Nodes: []string{"k1", "k2", "10mbit/s"}},
+		{At: at(28), Op: "link", Nodes: []string{"k1", "0"}},
 		{At: at(30), Op: "heal", Nodes: []string{}},
 	}}
 	var got []string
 	for _, w := range faultWindows(run) {
 		got = append(got, w.Name()+" "+w.From.String()+"-"+w.To.String())
 	}
-	want := []string{"k1 | k2 k3 partitioned 5s-30s", "k2 lossy 10s-20s", "k3 lossy 25s-30s"}
+	want := []string{"k1 | k2 k3 partitioned 5s-30s", "k2 lossy 10s-20s", "k3 lossy 25s-30s", "k1 narrow link 26s-28s", "k2 narrow link 26s-30s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("windows:\n got %q\nwant %q", got, want)
 	}

@@ -23,6 +23,10 @@ type FaultKind struct {
 // node's lossy window.
 const LossEnd = "loss-end"
 
+// LinkEnd is the op of the event `link NODE --rate 0` reads as: the end of
+// the node's narrow link.
+const LinkEnd = "link-end"
+
 // FaultKinds lists every op a fault event may carry.
 var FaultKinds = []FaultKind{
 	{Op: "kill", Opens: "killed", EndedBy: []string{"start"}, Away: true, Phrase: "kill of "},
@@ -32,6 +36,7 @@ var FaultKinds = []FaultKind{
 	{Op: "isolate", Opens: "isolated", EndedBy: []string{"rejoin"}, Away: true, Phrase: "isolation of "},
 	{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition "},
 	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal", LossEnd}, Phrase: "loss "},
+	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal", LinkEnd}, Phrase: "narrow link of "},
 	{Op: "start", Phrase: "start of "},
 	{Op: "resume", Phrase: "resume of "},
 	{Op: "rejoin", Phrase: "rejoin of "},

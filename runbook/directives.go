@@ -152,6 +152,7 @@ var Directives = []*Directive{
 	logsDirective,
 	featuresDirective,
 	partitionDirective,
+	linkDirective,
 	healDirective,
 	lossDirective,
 	consumeDirective,

@@ -21,7 +21,7 @@ type Partition struct {
 	KeepQuorum  bool
 }
 
-// Heal removes every partition and packet loss: heal.
+// Heal removes every partition, packet loss and narrow link: heal.
 type Heal struct{}
 
 // Loss drops a share of a node's packets: loss NODE PERCENT.
@@ -57,7 +57,7 @@ var healDirective = &Directive{
 	Op:      OpHeal,
 	build:   buildHeal,
 	Name:    "heal",
-	Summary: "Remove every partition and packet loss (not isolation: that is rejoin).",
+	Summary: "Remove every partition, packet loss and narrow link (not isolation: that is rejoin).",
 	Example: `heal`,
 	Hurts:   true,
 }

@@ -142,8 +142,8 @@ type Placeholders interface {
 
 // NetFaults is implemented by backends that can cut the network finer than
 // isolate does: between groups of nodes while clients still reach every
-// node, in one direction only, only between broker listeners, or by
-// dropping a share of the packets.
+// node, in one direction only, only between broker listeners, by
+// dropping a share of the packets, or by narrowing a node's link.
 type NetFaults interface {
 	// Partition stops traffic from every node of from to every node of to,
 	// and back unless cut.OneWay.
@@ -151,7 +151,10 @@ type NetFaults interface {
 	// Loss drops percent of the packets on the node's links, both ways; 0
 	// removes the loss.
 	Loss(ctx context.Context, node string, percent int) error
-	// HealNetwork removes every partition and loss.
+	// Rate limits what the node sends, to other nodes and to clients, to
+	// bitsPerSec; 0 removes the limit.
+	Rate(ctx context.Context, node string, bitsPerSec int64) error
+	// HealNetwork removes every partition, loss and rate limit.
 	HealNetwork(ctx context.Context) error
 }
 

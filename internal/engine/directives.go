@@ -63,6 +63,7 @@ var runners = map[runbook.Op]binder{
 	runbook.OpSleep:          on(nothing, sleep),
 	runbook.OpExpect:         on(checkerOf, expect),
 	runbook.OpPartition:      on(nemesisOf, partition),
+	runbook.OpLink:           on(nemesisOf, link),
 	runbook.OpHeal:           on(nemesisOf, heal),
 	runbook.OpLoss:           on(nemesisOf, loss),
 	runbook.OpConsume:        on(workloadOf, consume),

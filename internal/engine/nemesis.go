@@ -138,7 +138,50 @@ func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partit
 	return nil
 }
 
-// heal: heal — removes every partition and packet loss.
+// link: link NODE... --rate RATE — what each node sends is limited to the
+// rate; the fault event carries the nodes and the rate as written
+// ("k2", "10mbit/s"; "0" for none), so the report shades a narrow link.
+func link(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Link, log *stepLog) error {
+	nf, err := n.net()
+	if err != nil {
+		return err
+	}
+	nodes, err := n.targets(ctx, l.Targets)
+	if err != nil {
+		return err
+	}
+	at := time.Now().UTC()
+	for _, node := range nodes {
+		if err := nf.Rate(ctx, node, l.BitsPerSec); err != nil {
+			return err
+		}
+	}
+	rate := bitRate(l.BitsPerSec)
+	n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), rate), Pos: s.Pos.String()})
+	if l.BitsPerSec == 0 {
+		log.line("link %s: no limit", strings.Join(nodes, " "))
+	} else {
+		log.line("link %s: each sends at most %s", strings.Join(nodes, " "), rate)
+	}
+	return nil
+}
+
+// bitRate says a rate as the runbook writes it: 10mbit/s, 0 for none.
+func bitRate(bits int64) string {
+	switch {
+	case bits == 0:
+		return "0"
+	case bits%1_000_000_000 == 0:
+		return fmt.Sprintf("%dgbit/s", bits/1_000_000_000)
+	case bits%1_000_000 == 0:
+		return fmt.Sprintf("%dmbit/s", bits/1_000_000)
+	case bits%1_000 == 0:
+		return fmt.Sprintf("%dkbit/s", bits/1_000)
+	}
+	return fmt.Sprintf("%dbit/s", bits)
+}
+
+// heal: heal — removes every partition, packet loss and narrow link.
 func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *stepLog) error {
 	nf, err := n.net()
 	if err != nil {
@@ -149,7 +192,7 @@ func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *
 		return err
 	}
 	n.record(results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
-	log.line("network healed: no partition, no loss")
+	log.line("network healed: no partition, no loss, no narrow link")
 	return nil
 }
 

@@ -22,7 +22,7 @@ import (
 
 // baseRecipe changes whenever the base root file system is made
 // differently; it names the cached tarball and the base image.
-const baseRecipe = "bookworm-jre17-r3"
+const baseRecipe = "bookworm-jre17-r4"
 
 // baseImage is the imported Debian base.
 const baseImage = "kafkabook/base:" + baseRecipe
@@ -44,7 +44,7 @@ func ensureBase(ctx context.Context, cli *client.Client, progress cluster.Progre
 	defer f.Close()
 	progress("importing %s into Docker as %s", tarball, baseImage)
 	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: bufio.NewReaderSize(f, 1<<20), SourceName: "-"}, baseImage, image.ImportOptions{
-		Message: "Debian bookworm (minbase) with openjdk-17-jre-headless, iptables, procps and python3, made by kafkabook with debootstrap",
+		Message: "Debian bookworm (minbase) with openjdk-17-jre-headless, iptables, iproute2, procps and python3, made by kafkabook with debootstrap",
 		Changes: []string{
 			"ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			"ENV LANG=C.UTF-8",
@@ -72,9 +72,9 @@ func BaseTarball() (string, error) {
 
 // baseTarball returns the cached base tarball, making it with debootstrap
 // when there is none: Debian bookworm, minbase, with
-// openjdk-17-jre-headless, iptables and procps (the Kubernetes backend's
-// faults container runs iptables in its pod and signals the broker with
-// them) and python3 (the librdkafka driver runs under it in the clients'
+// openjdk-17-jre-headless, iptables, iproute2 and procps (the Kubernetes
+// backend's faults container runs iptables and tc in its pod and signals
+// the broker with them) and python3 (the librdkafka driver runs under it in the clients'
 // pod), trimmed of documentation, locales and package
 // lists, with the user appuser (uid 1000) that owns Kafka's config and
 // data directories, as in apache/kafka.
@@ -107,7 +107,7 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 	mirror := debianMirror()
 	progress("making a Debian bookworm root file system with Java 17 by debootstrap from %s (once; cached in %s)", mirror, out)
 	start := time.Now()
-	if err := runLogged(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless,iptables,procps,python3", "bookworm", root, mirror); err != nil {
+	if err := runLogged(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless,iptables,iproute2,procps,python3", "bookworm", root, mirror); err != nil {
 		return "", err
 	}
 	for _, pattern := range []string{"var/cache/apt/archives/*.deb", "var/lib/apt/lists/*", "usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale/*", "var/log/*"} {

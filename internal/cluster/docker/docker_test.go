@@ -276,4 +276,19 @@ func testNetFaults(t *testing.T, b *docker.Backend, cli *client.Client, name str
 	if !between("k2", "k1", 19092) || !fromHost("k1") {
 		t.Error("loss k1 0%: k1 not reachable again")
 	}
+	// link: the token bucket lands in k1's namespace and heal removes it
+	// (the rate it gives is measured on the local backend, whose
+	// namespaces take the same rules).
+	if err := b.Rate(ctx, "k1", 8_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if rules, err := b.Rules(ctx); err != nil || !strings.Contains(strings.Join(rules["k1"], " "), "rate 8Mbit") {
+		t.Errorf("link k1 --rate 8mbit/s: k1's rules %v %v", rules["k1"], err)
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rules, err := b.Rules(ctx); err != nil || len(rules["k1"]) > 0 {
+		t.Errorf("after heal, k1's rules %v %v", rules["k1"], err)
+	}
 }

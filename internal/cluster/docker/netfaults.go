@@ -24,7 +24,8 @@ import (
 
 var _ cluster.NetFaults = (*Backend)(nil)
 
-// HealNetwork removes every partition and loss of every running node.
+// HealNetwork removes every partition, loss and rate limit of every
+// running node.
 // Without root kafkabook can have made no rules: there is nothing to heal.
 func (b *Backend) HealNetwork(ctx context.Context) error {
 	if os.Geteuid() != 0 {
@@ -70,11 +71,11 @@ func (b *Backend) netNodes(ctx context.Context, names []string) (map[string]netf
 		}
 		pid := strconv.Itoa(in.State.Pid)
 		n := netfault.Node{Name: name, IP: c.Labels[labelIP],
-			Iptables: func(ctx context.Context, args ...string) (string, error) {
-				full := append([]string{"--target", pid, "--net", "iptables", "-w"}, args...)
+			Exec: func(ctx context.Context, argv ...string) (string, error) {
+				full := append([]string{"--target", pid, "--net"}, argv...)
 				out, err := exec.CommandContext(ctx, "nsenter", full...).CombinedOutput()
 				if err != nil {
-					return "", fmt.Errorf("iptables in %s's container: %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+					return "", fmt.Errorf("in %s's container: %s: %v: %s", name, strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
 				}
 				return string(out), nil
 			}}

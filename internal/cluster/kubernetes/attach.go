@@ -347,8 +347,17 @@ func (at *Attached) Loss(ctx context.Context, name string, percent int) error {
 	return netfault.Loss(ctx, nodes[name], percent)
 }
 
-// HealNetwork removes every partition and loss kafkabook made in the
-// attached cluster's pods.
+// Rate limits what a broker pod sends; see Backend.Rate.
+func (at *Attached) Rate(ctx context.Context, name string, bitsPerSec int64) error {
+	nodes, err := at.netNodes(ctx, "link", []string{name}, false)
+	if err != nil {
+		return err
+	}
+	return netfault.Rate(ctx, nodes[name], bitsPerSec)
+}
+
+// HealNetwork removes every partition, loss and rate limit kafkabook made
+// in the attached cluster's pods.
 func (at *Attached) HealNetwork(ctx context.Context) error {
 	nodes, err := at.netNodes(ctx, "heal", nil, false)
 	if err != nil {
@@ -387,13 +396,13 @@ func (at *Attached) netNodes(ctx context.Context, what string, names []string, p
 			return nil, fmt.Errorf("%s %s: pod %s has no running container with NET_ADMIN (kafkabook's faults container): the network faults of an attached cluster need one", what, n.Name, n.Pod.Name)
 		}
 		nn := netfault.Node{Name: n.Name, IP: n.Pod.Status.PodIP,
-			Iptables: func(ctx context.Context, args ...string) (string, error) {
+			Exec: func(ctx context.Context, argv ...string) (string, error) {
 				if err := at.check(ctx, a, n); err != nil {
 					return "", err
 				}
-				out, err := a.run(ctx, n.Pod.Name, containerFaults, append([]string{"iptables", "-w"}, args...)...)
+				out, err := a.run(ctx, n.Pod.Name, containerFaults, argv...)
 				if err != nil {
-					return "", fmt.Errorf("iptables in %s's pod: %s: %w", n.Name, strings.Join(args, " "), err)
+					return "", fmt.Errorf("in %s's pod: %s: %w", n.Name, strings.Join(argv, " "), err)
 				}
 				return out, nil
 			}}

@@ -164,6 +164,24 @@ func testNetFaults(t *testing.T, b *kubernetes.Backend, st cluster.Status) {
 	if !between("k2", "k1", 9092) || !fromClients("k1") {
 		t.Error("loss k1 0%: k1 not reachable again")
 	}
+	// link: the token bucket lands in k1's pod and heal removes it (the
+	// rate it gives is measured on the local backend: the same rules).
+	qdisc := func() string {
+		out, _ := b.Exec(ctx, pod("k1"), "faults", "tc", "qdisc", "show")
+		return out
+	}
+	if err := b.Rate(ctx, "k1", 8_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if q := qdisc(); !strings.Contains(q, "tbf") || !strings.Contains(q, "rate 8Mbit") {
+		t.Errorf("link k1 --rate 8mbit/s: k1's qdiscs %q", q)
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if q := qdisc(); strings.Contains(q, "tbf") {
+		t.Errorf("after heal, k1's qdiscs %q", q)
+	}
 	// Isolation cuts the clients off too; rejoin restores it.
 	testcluster.Apply(t, b, cluster.Isolate, "k1")
 	if between("k2", "k1", 9092) || fromClients("k1") {

@@ -43,8 +43,18 @@ func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
 	return netfault.Loss(ctx, nodes[node], percent)
 }
 
-// HealNetwork removes every partition and loss of every running pod (not
-// isolation: rejoin ends that).
+// Rate limits what the node's pod sends to bitsPerSec (tc in its faults
+// container, see netfault.Rate); 0 removes the limit.
+func (b *Backend) Rate(ctx context.Context, node string, bitsPerSec int64) error {
+	nodes, err := b.netNodes(ctx, []string{node}, false)
+	if err != nil {
+		return err
+	}
+	return netfault.Rate(ctx, nodes[node], bitsPerSec)
+}
+
+// HealNetwork removes every partition, loss and rate limit of every
+// running pod (not isolation: rejoin ends that).
 func (b *Backend) HealNetwork(ctx context.Context) error {
 	nodes, err := b.netNodes(ctx, nil, false)
 	if err != nil {
@@ -84,10 +94,10 @@ func (b *Backend) netNodes(ctx context.Context, names []string, prepare bool) (m
 		}
 		pod, name := n.Pod.Name, n.Name
 		nn := netfault.Node{Name: name, IP: n.Pod.Status.PodIP,
-			Iptables: func(ctx context.Context, args ...string) (string, error) {
-				out, err := a.run(ctx, pod, containerFaults, append([]string{"iptables", "-w"}, args...)...)
+			Exec: func(ctx context.Context, argv ...string) (string, error) {
+				out, err := a.run(ctx, pod, containerFaults, argv...)
 				if err != nil {
-					return "", fmt.Errorf("iptables in %s's pod: %s: %w", name, strings.Join(args, " "), err)
+					return "", fmt.Errorf("in %s's pod: %s: %w", name, strings.Join(argv, " "), err)
 				}
 				return out, nil
 			}}

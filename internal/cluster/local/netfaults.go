@@ -64,16 +64,16 @@ func (b *Backend) netNodes(ctx context.Context, names []string) (map[string]netf
 func netNode(st state, n nodeState) netfault.Node {
 	return netfault.Node{
 		Name: n.Name, IP: st.Network.nodeIP(n.ID).String(),
-		Iptables: func(ctx context.Context, args ...string) (string, error) { return nsIptablesOut(ctx, n.NS, args...) },
+		Exec: func(ctx context.Context, argv ...string) (string, error) { return nsExec(ctx, n.NS, argv...) },
 	}
 }
 
-// nsIptablesOut runs iptables inside the namespace ns.
-func nsIptablesOut(ctx context.Context, ns string, args ...string) (string, error) {
-	full := append([]string{"netns", "exec", ns, "iptables", "-w"}, args...)
+// nsExec runs a command of the host (iptables, tc) inside the namespace ns.
+func nsExec(ctx context.Context, ns string, argv ...string) (string, error) {
+	full := append([]string{"netns", "exec", ns}, argv...)
 	out, err := exec.CommandContext(ctx, "ip", full...).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("iptables in %s: %s: %v: %s", ns, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("in %s: %s: %v: %s", ns, strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
 	}
 	return string(out), nil
 }

@@ -18,7 +18,8 @@ import (
 // testNetFaults: a partition blocks node-to-node traffic in the named
 // direction while the host still reaches every node; one that keeps the
 // quorum blocks only the broker port, not the controller port; heal undoes
-// it; loss 100% cuts a node off like isolation, 0% restores it.
+// it; loss 100% cuts a node off like isolation, 0% restores it; link
+// limits what a node sends, as a receiver measures it.
 func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	ctx := context.Background()
 	ns := func(node string) string { return "kb-" + st.Name + "-" + node }
@@ -143,6 +144,30 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 		t.Error("loss k1 0%: k1 still unreachable")
 	}
 
+	// link: what k1 sends is limited to the rate, measured by a receiver
+	// in k2 (not read back from tc); what k1 receives is not; heal ends it.
+	const rate = 8_000_000 // bits per second: 1 MB/s
+	if err := b.Rate(ctx, "k1", rate); err != nil {
+		t.Fatal(err)
+	}
+	if rules, err := b.NetworkFaults(ctx); err != nil || !strings.Contains(strings.Join(rules["k1"], " "), "tbf") {
+		t.Errorf("link k1: the rules in place do not show its token bucket: %v %v", rules, err)
+	}
+	if got := throughput(t, ns("k1"), ns("k2"), ip("k2"), 2<<20); got < rate/2 || got > rate*13/10 {
+		t.Errorf("link k1 --rate 8mbit/s: k1 sent at %.1f Mbit/s", got/1e6)
+	} else {
+		t.Logf("link k1 --rate 8mbit/s: k1 sent at %.2f Mbit/s", got/1e6)
+	}
+	if got := throughput(t, ns("k2"), ns("k1"), ip("k1"), 2<<20); got < rate*3 {
+		t.Errorf("link k1: what k1 receives is limited too: %.1f Mbit/s", got/1e6)
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := throughput(t, ns("k1"), ns("k2"), ip("k2"), 2<<20); got < rate*3 {
+		t.Errorf("after heal, k1 still sends at %.1f Mbit/s", got/1e6)
+	}
+
 	// A killed broker's sockets die with it: none is left retransmitting
 	// what the broker had written (the kernel would deliver it on rejoin).
 	if err := b.Apply(ctx, cluster.Kill, []string{"k3"}, t.Logf); err != nil {
@@ -196,6 +221,56 @@ func udp(t *testing.T, from, to, ip string) bool {
 	buf := make([]byte, 16)
 	n, _, err := conn.ReadFrom(buf)
 	return err == nil && strings.HasPrefix(string(buf[:n]), "kafkabook")
+}
+
+// throughput sends n bytes over TCP from namespace from to a listener at
+// ip in namespace to, and returns the bits per second the receiver
+// counted between the first byte and the last.
+func throughput(t *testing.T, from, to, ip string, n int) float64 {
+	t.Helper()
+	var ln net.Listener
+	inNS(to, func() {
+		var err error
+		if ln, err = net.Listen("tcp", net.JoinHostPort(ip, "0")); err != nil {
+			t.Fatalf("listen in %s: %v", to, err)
+		}
+	})
+	defer ln.Close()
+	var conn net.Conn
+	inNS(from, func() {
+		var err error
+		if conn, err = net.DialTimeout("tcp", ln.Addr().String(), 5*time.Second); err != nil {
+			t.Fatalf("dial from %s: %v", from, err)
+		}
+	})
+	go func() {
+		defer conn.Close()
+		conn.Write(make([]byte, n))
+	}()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(30 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("accept in %s: %v", to, err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	buf := make([]byte, 64<<10)
+	var got, before int // before: the bytes of the first read, which start the clock
+	var first time.Time
+	for got < n {
+		k, err := c.Read(buf)
+		if k > 0 && first.IsZero() {
+			first, before = time.Now(), k
+		}
+		got += k
+		if err != nil {
+			break
+		}
+	}
+	if got < n {
+		t.Fatalf("%s to %s: %d of %d bytes arrived", from, to, got, n)
+	}
+	return float64(got-before) * 8 / time.Since(first).Seconds()
 }
 
 // inNS runs f on a thread inside the named network namespace ("" for the

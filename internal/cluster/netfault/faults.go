@@ -44,8 +44,18 @@ func (f Faults) Loss(ctx context.Context, node string, percent int) error {
 	return Loss(ctx, nodes[node], percent)
 }
 
-// HealNetwork removes every partition and loss of every node that has a
-// namespace now.
+// Rate limits what the node sends to bitsPerSec (see the package
+// function); 0 removes the limit.
+func (f Faults) Rate(ctx context.Context, node string, bitsPerSec int64) error {
+	nodes, _, err := f.Nodes(ctx, []string{node})
+	if err != nil {
+		return err
+	}
+	return Rate(ctx, nodes[node], bitsPerSec)
+}
+
+// HealNetwork removes every partition, loss and rate limit of every node
+// that has a namespace now.
 func (f Faults) HealNetwork(ctx context.Context) error {
 	nodes, _, err := f.Nodes(ctx, nil)
 	if err != nil {

@@ -7,8 +7,9 @@
 // keeps the quorum), kbloss the random drops of `loss` (the statistic
 // match). Traffic between the host and a node never matches a partition
 // rule, so clients still reach every node. The rules live and die with the
-// namespaces; Heal flushes them. Delay is not offered: these kernels have
-// no tc netem.
+// namespaces; Heal flushes them. Rate limits a node's outbound traffic
+// with tc's token bucket filter on its interface. Delay is not offered:
+// these kernels have no tc netem.
 package netfault
 
 import (
@@ -29,9 +30,15 @@ const (
 type Node struct {
 	Name string
 	IP   string // its address on the cluster's network
-	// Iptables runs `iptables -w ARGS` inside the node's namespace and
-	// returns its output; its error says which node and command failed.
-	Iptables func(ctx context.Context, args ...string) (string, error)
+	// Exec runs a command (iptables, tc, ip) inside the node's network
+	// namespace and returns its output; its error says which node and
+	// command failed, with the command's output.
+	Exec func(ctx context.Context, argv ...string) (string, error)
+}
+
+// Iptables runs `iptables -w ARGS` inside the node's namespace.
+func (n Node) Iptables(ctx context.Context, args ...string) (string, error) {
+	return n.Exec(ctx, append([]string{"iptables", "-w"}, args...)...)
 }
 
 // Pick is the nodes of names, in order, out of a backend's nodes by name.
@@ -142,10 +149,76 @@ func Loss(ctx context.Context, n Node, percent int) error {
 	return n.run(ctx, rule...)
 }
 
-// Heal flushes every partition and loss rule of the nodes; a node whose
-// chains were never made has nothing to heal.
+// Rate limits what the node sends, to other nodes and to clients alike,
+// to bitsPerSec with a token bucket (tc tbf) on its interface, and
+// replaces any rate set before; 0 removes it. What the node receives is
+// not limited: a slow follower is its leader's narrow link. The bucket
+// holds 10 ms of traffic (at least 10 full frames) and a packet waits
+// at most 100 ms for tokens before it is dropped, so TCP sees a narrow
+// link, not a lossy one.
+func Rate(ctx context.Context, n Node, bitsPerSec int64) error {
+	if bitsPerSec < 0 {
+		return fmt.Errorf("rate %s %d bit/s: want 0 (no limit) or more", n.Name, bitsPerSec)
+	}
+	dev, err := n.device(ctx)
+	if err != nil {
+		return err
+	}
+	if bitsPerSec == 0 {
+		return n.unshape(ctx, dev)
+	}
+	burst := max(bitsPerSec/8/100, 15000)
+	_, err = n.Exec(ctx, "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
+		"rate", fmt.Sprintf("%dbit", bitsPerSec), "burst", strconv.FormatInt(burst, 10), "latency", "100ms")
+	return err
+}
+
+// device is the name of the node's interface on the cluster's network:
+// the one that holds its address.
+func (n Node) device(ctx context.Context) (string, error) {
+	out, err := n.Exec(ctx, "ip", "-o", "-4", "addr", "show")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[2] == "inet" && strings.HasPrefix(f[3], n.IP+"/") {
+			return f[1], nil
+		}
+	}
+	return "", fmt.Errorf("%s: no interface holds %s", n.Name, n.IP)
+}
+
+// shaping is the node's rate limit in tc's words ("tbf ... rate 8Mbit
+// ..."), "" when it has none or the namespace has no tc: then no rate can
+// have been set.
+func (n Node) shaping(ctx context.Context, dev string) string {
+	out, err := n.Exec(ctx, "tc", "qdisc", "show", "dev", dev, "root")
+	if err != nil || !strings.Contains(out, "tbf") {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// unshape removes the node's rate limit, if it has one.
+func (n Node) unshape(ctx context.Context, dev string) error {
+	if n.shaping(ctx, dev) == "" {
+		return nil
+	}
+	_, err := n.Exec(ctx, "tc", "qdisc", "del", "dev", dev, "root")
+	return err
+}
+
+// Heal flushes every partition and loss rule of the nodes and removes
+// their rate limits; a node whose chains were never made and that has no
+// limit has nothing to heal.
 func Heal(ctx context.Context, nodes []Node) error {
 	for _, n := range nodes {
+		if dev, err := n.device(ctx); err == nil {
+			if err := n.unshape(ctx, dev); err != nil {
+				return err
+			}
+		}
 		for _, chain := range []string{cutChain, lossChain} {
 			if n.run(ctx, "-n", "-L", chain) != nil {
 				continue // never made (or no iptables here): nothing to heal
@@ -163,6 +236,11 @@ func Heal(ctx context.Context, nodes []Node) error {
 func Rules(ctx context.Context, nodes []Node) map[string][]string {
 	out := map[string][]string{}
 	for _, n := range nodes {
+		if dev, err := n.device(ctx); err == nil {
+			if q := n.shaping(ctx, dev); q != "" {
+				out[n.Name] = append(out[n.Name], "tc: "+q)
+			}
+		}
 		for _, chain := range []string{cutChain, lossChain} {
 			rules, err := n.Iptables(ctx, "-S", chain)
 			if err != nil {
