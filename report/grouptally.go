@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,33 +41,25 @@ func partitionList(committed, end map[int32]int64) string {
 		}
 	}
 	slices.Sort(ps)
-	var parts []string
-	for i, p := range ps {
-		if i == maxPartitions {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-i))
-			break
-		}
+	return strings.Join(firstOf(ps, maxPartitions, func(p int32) string {
 		c, ok := committed[p]
 		cs := strconv.FormatInt(c, 10)
 		if !ok || c < 0 {
 			cs, c = "none", 0
 		}
 		if end == nil {
-			parts = append(parts, fmt.Sprintf("partition %d: %s", p, cs))
-			continue
+			return fmt.Sprintf("partition %d: %s", p, cs)
 		}
 		e, ok := end[p]
 		if !ok {
-			parts = append(parts, fmt.Sprintf("partition %d: %s of an unknown end", p, cs))
-			continue
+			return fmt.Sprintf("partition %d: %s of an unknown end", p, cs)
 		}
 		s := fmt.Sprintf("partition %d: %s of %d", p, cs, e)
 		if c < e {
 			s += fmt.Sprintf(" (%d behind)", e-c)
 		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, "; ")
+		return s
+	}), "; ")
 }
 
 func sumOffsets(m map[int32]int64) int64 {
@@ -94,23 +86,13 @@ func storeRow(t *results.ConsumerTally) tallyRow {
 		detail = append(detail, fmt.Sprintf("the members reported %d effect%s the store does not hold", -d, plural(int(-d))))
 	}
 	if len(t.Likes) > 0 {
-		keys := make([]string, 0, len(t.Likes))
-		for k := range t.Likes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var likes []string
-		for i, k := range keys {
-			if i == maxGroupKeys {
-				likes = append(likes, fmt.Sprintf("and %d more", len(keys)-i))
-				break
-			}
+		likes := firstOf(slices.Sorted(maps.Keys(t.Likes)), maxGroupKeys, func(k string) string {
 			name := k
 			if k == "" {
 				name = "(no key)"
 			}
-			likes = append(likes, fmt.Sprintf("%s = %d", name, t.Likes[k]))
-		}
+			return fmt.Sprintf("%s = %d", name, t.Likes[k])
+		})
 		detail = append(detail, "like count per key: "+strings.Join(likes, ", "))
 	}
 	row.Detail = strings.Join(detail, "; ")
@@ -136,17 +118,22 @@ func appliedTwice(evs []results.AppliedEvent, at map[string][]time.Duration) []i
 	for _, e := range evs[:min(len(evs), maxGroupIDs)] {
 		it := idItem{ID: e.Event, Note: fmt.Sprintf("×%d", e.Times)}
 		if ts := at[e.Event]; len(ts) > 0 {
-			var xs []string
-			for j, d := range ts {
-				if j == maxEffectTimes {
-					xs = append(xs, fmt.Sprintf("and %d more", len(ts)-j))
-					break
-				}
-				xs = append(xs, fmt.Sprintf("%.3f s", d.Seconds()))
-			}
+			xs := firstOf(ts, maxEffectTimes, func(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) })
 			it.Note += " (effects at " + strings.Join(xs, ", ") + ")"
 		}
 		out = append(out, it)
+	}
+	return out
+}
+
+// firstOf says the first n of xs, and "and K more" for the rest.
+func firstOf[T any](xs []T, n int, say func(T) string) []string {
+	out := make([]string, 0, min(len(xs), n)+1)
+	for _, x := range xs[:min(len(xs), n)] {
+		out = append(out, say(x))
+	}
+	if len(xs) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(xs)-n))
 	}
 	return out
 }

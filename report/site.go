@@ -543,22 +543,19 @@ func versionCharts(n int, labels []string, newest []siteRun, clients bool) []cha
 	if clients {
 		axis, by, each = "Kafka release · client", "by Kafka release and client", "each release and client"
 	}
-	lost := charts.NewBar()
-	lost.SetGlobalOptions(baseOpts()...)
-	lost.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(releaseX(axis, clients)),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "lost per run (mean)"}),
-	)
-	lost.SetXAxis(versions)
-	p99 := charts.NewBar()
-	p99.SetGlobalOptions(baseOpts()...)
-	p99.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(releaseX(axis, clients)),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "p99 ack latency (ms)"}),
-	)
-	p99.SetXAxis(versions)
+	bar := func(y opts.YAxis) *charts.Bar {
+		b := charts.NewBar()
+		b.SetGlobalOptions(baseOpts()...)
+		b.SetGlobalOptions(
+			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+			charts.WithXAxisOpts(releaseX(axis, clients)),
+			charts.WithYAxisOpts(y),
+		)
+		b.SetXAxis(versions)
+		return b
+	}
+	lost := bar(opts.YAxis{Type: "value", Name: "lost per run (mean)"})
+	p99 := bar(opts.YAxis{Type: "log", Name: "p99 ack latency (ms)"})
 	for _, l := range labels {
 		var ld, pd []opts.BarData
 		for _, sr := range newest {

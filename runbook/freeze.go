@@ -39,24 +39,21 @@ var resumeConsumerDirective = groupDirective(OpResumeConsumer, "resume consumer 
 	"Let the group's frozen member go on (SIGCONT) where it stopped: a fenced transform member's next send or commit fails, and it reports the error as a fenced event and exits.",
 	func(st *Step) Action { return ResumeConsumer{Group: st.arg(0).Text} })
 
-var pauseProducerDirective = &Directive{
-	Op:      OpPauseProducer,
-	build:   func(st *Step) Action { return PauseProducer{Topic: st.arg(0).Text} },
-	check:   checkProducerFreeze,
-	Name:    "pause producer",
-	Example: "produce t --acks all --from 4 --count 10 --rate 1/s --client java &\nsleep 5s\npause producer t",
-	Summary: "Freeze the driver process of the background produce step to TOPIC (produce TOPIC --client java ... &) with SIGSTOP: a transactional producer frozen past transaction.timeout.ms has its open transaction aborted by the coordinator, and its commit fails once resumed. franz-go's producer runs in kafkabook's process and cannot be frozen, except on the kubernetes backend, where it runs as a process in the clients' pod.",
-	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
-}
+var pauseProducerDirective = producerDirective(OpPauseProducer, "pause producer",
+	"produce t --acks all --from 4 --count 10 --rate 1/s --client java &\nsleep 5s\npause producer t",
+	"Freeze the driver process of the background produce step to TOPIC (produce TOPIC --client java ... &) with SIGSTOP: a transactional producer frozen past transaction.timeout.ms has its open transaction aborted by the coordinator, and its commit fails once resumed. franz-go's producer runs in kafkabook's process and cannot be frozen, except on the kubernetes backend, where it runs as a process in the clients' pod.",
+	func(st *Step) Action { return PauseProducer{Topic: st.arg(0).Text} })
 
-var resumeProducerDirective = &Directive{
-	Op:      OpResumeProducer,
-	build:   func(st *Step) Action { return ResumeProducer{Topic: st.arg(0).Text} },
-	check:   checkProducerFreeze,
-	Name:    "resume producer",
-	Example: "resume producer t\nwait producers --timeout 60s\nwait consumer x --timeout 60s",
-	Summary: "Let the frozen producer of TOPIC go on (SIGCONT) where it stopped.",
-	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
+var resumeProducerDirective = producerDirective(OpResumeProducer, "resume producer",
+	"resume producer t\nwait producers --timeout 60s\nwait consumer x --timeout 60s",
+	"Let the frozen producer of TOPIC go on (SIGCONT) where it stopped.",
+	func(st *Step) Action { return ResumeProducer{Topic: st.arg(0).Text} })
+
+// producerDirective is the registry entry of a step on a background
+// producer's process: pause producer, resume producer.
+func producerDirective(op Op, name, example, summary string, build func(*Step) Action) *Directive {
+	return &Directive{Op: op, build: build, check: checkProducerFreeze, Name: name, Example: example, Summary: summary,
+		Args: []ArgSpec{{Name: "TOPIC", Kind: KindTopic}}}
 }
 
 // checkProducerFreeze: a produce step to the topic comes first, and it

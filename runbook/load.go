@@ -311,22 +311,19 @@ func applyOverrides(d *Doc, ov Overrides, declared, used map[string]bool) ErrorL
 			d.Meta.Client = cs
 		}
 	}
-	switch {
-	case ov.Nodes < 0:
-		errorf("--nodes %d: must be positive", ov.Nodes)
-	case ov.Nodes > MaxNodes:
-		errorf("--nodes %d is too large: at most %d (the most nodes a cluster has)", ov.Nodes, MaxNodes)
-	case ov.Nodes > 0:
-		d.Meta.Nodes = ov.Nodes
+	// count applies --nodes or --repeat (0: not given) within 1..limit.
+	count := func(flag string, v, limit int, what string, set *int) {
+		switch {
+		case v < 0:
+			errorf("--%s %d: must be positive", flag, v)
+		case v > limit:
+			errorf("--%s %d is too large: at most %d (%s)", flag, v, limit, what)
+		case v > 0:
+			*set = v
+		}
 	}
-	switch {
-	case ov.Repeat < 0:
-		errorf("--repeat %d: must be positive", ov.Repeat)
-	case ov.Repeat > MaxRepeat:
-		errorf("--repeat %d is too large: at most %d (the most runs of one runbook)", ov.Repeat, MaxRepeat)
-	case ov.Repeat > 0:
-		d.Meta.Repeat = ov.Repeat
-	}
+	count("nodes", ov.Nodes, MaxNodes, "the most nodes a cluster has", &d.Meta.Nodes)
+	count("repeat", ov.Repeat, MaxRepeat, "the most runs of one runbook", &d.Meta.Repeat)
 	var known []string
 	for k := range declared {
 		known = append(known, k)

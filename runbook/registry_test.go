@@ -75,7 +75,7 @@ func isDirectiveValue(e ast.Expr) bool {
 		}
 	case *ast.CallExpr:
 		id, ok := v.Fun.(*ast.Ident)
-		return ok && (id.Name == "faultDirective" || id.Name == "groupDirective")
+		return ok && strings.HasSuffix(id.Name, "Directive") // faultDirective, groupDirective, ...
 	}
 	return false
 }

@@ -253,15 +253,7 @@ func (at *Attached) Logs(ctx context.Context, name string) (io.ReadCloser, error
 	if err != nil {
 		return nil, err
 	}
-	ns, err := at.b.byName(all, []string{name})
-	if err != nil {
-		return nil, err
-	}
-	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(ns[0].Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("log of %s (pod %s): %w", name, ns[0].Pod.Name, err)
-	}
-	return rc, nil
+	return at.b.kafkaLog(ctx, a, all, name)
 }
 
 // Down removes kafkabook's client pod, and never the cluster.
@@ -328,52 +320,43 @@ func (at *Attached) Launcher(ctx context.Context) (launch.Launcher, error) {
 	return c.launcher(ctx)
 }
 
+// net is the attached cluster's network faults for what (partition, loss,
+// link, heal): package netfault's over the brokers' pods, each refused
+// unless the run may hurt the cluster. Only pods with kafkabook's faults
+// container can.
+func (at *Attached) net(what string) netfault.Faults {
+	return netfault.Faults{Nodes: func(ctx context.Context, names []string) (map[string]netfault.Node, int, error) {
+		nodes, err := at.netNodes(ctx, what, names)
+		return nodes, brokerPort, err
+	}}
+}
+
 // Partition cuts traffic between the named brokers' pods; see
-// Backend.Partition. Only pods with kafkabook's faults container can.
+// netfault.Partition.
 func (at *Attached) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
-	nodes, err := at.netNodes(ctx, "partition", append(slices.Clone(from), to...), true)
-	if err != nil {
-		return err
-	}
-	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, brokerPort)
+	return at.net("partition").Partition(ctx, from, to, cut)
 }
 
-// Loss drops percent of a broker pod's packets; see Backend.Loss.
+// Loss drops percent of a broker pod's packets; see netfault.Loss.
 func (at *Attached) Loss(ctx context.Context, name string, percent int) error {
-	nodes, err := at.netNodes(ctx, "loss", []string{name}, true)
-	if err != nil {
-		return err
-	}
-	return netfault.Loss(ctx, nodes[name], percent)
+	return at.net("loss").Loss(ctx, name, percent)
 }
 
-// Rate limits what a broker pod sends; see Backend.Rate.
+// Rate limits what a broker pod sends; see netfault.Rate.
 func (at *Attached) Rate(ctx context.Context, name string, bitsPerSec int64) error {
-	nodes, err := at.netNodes(ctx, "link", []string{name}, false)
-	if err != nil {
-		return err
-	}
-	return netfault.Rate(ctx, nodes[name], bitsPerSec)
+	return at.net("link").Rate(ctx, name, bitsPerSec)
 }
 
 // HealNetwork removes every partition, loss and rate limit kafkabook made
 // in the attached cluster's pods.
 func (at *Attached) HealNetwork(ctx context.Context) error {
-	nodes, err := at.netNodes(ctx, "heal", nil, false)
-	if err != nil {
-		return err
-	}
-	var list []netfault.Node
-	for _, n := range nodes {
-		list = append(list, n)
-	}
-	return netfault.Heal(ctx, list)
+	return at.net("heal").HealNetwork(ctx)
 }
 
 // netNodes are the named brokers (every one with a faults container when
-// names is empty) as package netfault's nodes, whose every iptables exec
+// names is empty) as package netfault's nodes, whose every command
 // first checks the pod's labels.
-func (at *Attached) netNodes(ctx context.Context, what string, names []string, prepare bool) (map[string]netfault.Node, error) {
+func (at *Attached) netNodes(ctx context.Context, what string, names []string) (map[string]netfault.Node, error) {
 	if err := at.allowed(what); err != nil {
 		return nil, err
 	}
@@ -406,11 +389,6 @@ func (at *Attached) netNodes(ctx context.Context, what string, names []string, p
 				}
 				return out, nil
 			}}
-		if prepare {
-			if err := netfault.Prepare(ctx, nn); err != nil {
-				return nil, err
-			}
-		}
 		out[n.Name] = nn
 	}
 	return out, nil

@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/netfault"
 )
 
 // Name is this backend's name in provenance and status.
@@ -92,6 +93,9 @@ type Options struct {
 
 // Backend is one named cluster in one namespace.
 type Backend struct {
+	// Faults are the network faults finer than isolation (netfaults.go):
+	// Partition, Loss, Rate and HealNetwork come from package netfault.
+	netfault.Faults
 	name string
 	opts Options
 
@@ -116,7 +120,9 @@ func New(name string, opts Options) (*Backend, error) {
 	if opts.Domain == "" {
 		opts.Domain = "cluster.local"
 	}
-	return &Backend{name: name, opts: opts}, nil
+	b := &Backend{name: name, opts: opts}
+	b.Faults = b.net()
+	return b, nil
 }
 
 // client connects to the API server once.

@@ -21,6 +21,11 @@ func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) 
 	if err != nil {
 		return nil, err
 	}
+	return b.kafkaLog(ctx, a, all, name)
+}
+
+// kafkaLog opens the kafka container's log of node name among all.
+func (b *Backend) kafkaLog(ctx context.Context, a *api, all []node, name string) (io.ReadCloser, error) {
 	ns, err := b.byName(all, []string{name})
 	if err != nil {
 		return nil, err

@@ -22,54 +22,17 @@ var _ cluster.NetFaults = (*Backend)(nil)
 // in kubernetes.yaml); the controllers listen on 9093.
 const brokerPort = 9092
 
-// Partition stops traffic from every node of from to every node of to,
-// and back unless cut.OneWay; with cut.KeepQuorum only the broker
-// listener's traffic (see netfault.Partition).
-func (b *Backend) Partition(ctx context.Context, from, to []string, cut cluster.Cut) error {
-	nodes, err := b.netNodes(ctx, append(append([]string(nil), from...), to...), true)
-	if err != nil {
-		return err
-	}
-	return netfault.Partition(ctx, netfault.Pick(nodes, from), netfault.Pick(nodes, to), cut, brokerPort)
+// net is the backend's network faults (Partition, Loss, Rate,
+// HealNetwork), package netfault's over the pods' namespaces.
+func (b *Backend) net() netfault.Faults {
+	return netfault.Faults{Nodes: func(ctx context.Context, names []string) (map[string]netfault.Node, int, error) {
+		nodes, err := b.netNodes(ctx, names)
+		return nodes, brokerPort, err
+	}}
 }
 
-// Loss drops percent of the packets on the node's pod interface, both
-// ways, and replaces any loss set before; 0 removes it.
-func (b *Backend) Loss(ctx context.Context, node string, percent int) error {
-	nodes, err := b.netNodes(ctx, []string{node}, true)
-	if err != nil {
-		return err
-	}
-	return netfault.Loss(ctx, nodes[node], percent)
-}
-
-// Rate limits what the node's pod sends to bitsPerSec (tc in its faults
-// container, see netfault.Rate); 0 removes the limit.
-func (b *Backend) Rate(ctx context.Context, node string, bitsPerSec int64) error {
-	nodes, err := b.netNodes(ctx, []string{node}, false)
-	if err != nil {
-		return err
-	}
-	return netfault.Rate(ctx, nodes[node], bitsPerSec)
-}
-
-// HealNetwork removes every partition, loss and rate limit of every
-// running pod (not isolation: rejoin ends that).
-func (b *Backend) HealNetwork(ctx context.Context) error {
-	nodes, err := b.netNodes(ctx, nil, false)
-	if err != nil {
-		return err
-	}
-	var list []netfault.Node
-	for _, n := range nodes {
-		list = append(list, n)
-	}
-	return netfault.Heal(ctx, list)
-}
-
-// netNodes finds the named nodes (every running one when names is empty)
-// and, with prepare, makes kafkabook's chains in their pods.
-func (b *Backend) netNodes(ctx context.Context, names []string, prepare bool) (map[string]netfault.Node, error) {
+// netNodes finds the named nodes (every running one when names is empty).
+func (b *Backend) netNodes(ctx context.Context, names []string) (map[string]netfault.Node, error) {
 	a, err := b.client(ctx)
 	if err != nil {
 		return nil, err
@@ -101,11 +64,6 @@ func (b *Backend) netNodes(ctx context.Context, names []string, prepare bool) (m
 				}
 				return out, nil
 			}}
-		if prepare {
-			if err := netfault.Prepare(ctx, nn); err != nil {
-				return nil, err
-			}
-		}
 		out[name] = nn
 	}
 	return out, nil
