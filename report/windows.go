@@ -45,47 +45,43 @@ func faultWindows(run results.Run) []window {
 	}
 	faults := append([]results.Fault(nil), run.Faults...)
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At.Before(faults[j].At) })
+	closeAll := func(kinds []string, nodes []string, at time.Time) {
+		for _, kind := range kinds {
+			for _, n := range nodes {
+				if from, ok := open[key{n, kind}]; ok {
+					add(span{kind, from, at}, n)
+					delete(open, key{n, kind})
+				}
+			}
+		}
+	}
 	for _, f := range faults {
+		k, known := results.FaultKindOf(f.Op)
+		var ends bool
+		f.Nodes, ends = k.Read(f.Nodes) // loss 30%, link 10mbit/s: the nodes, then the argument
 		switch f.Op {
 		case "partition":
 			f.Nodes = []string{strings.Join(f.Nodes, " ")}
-		case "loss":
-			if len(f.Nodes) == 2 && f.Nodes[1] == "0%" {
-				f.Op = results.LossEnd
-			}
-			f.Nodes = f.Nodes[:min(len(f.Nodes), 1)]
-		case "link": // the nodes, then the rate
-			if len(f.Nodes) > 0 {
-				if f.Nodes[len(f.Nodes)-1] == "0" {
-					f.Op = results.LinkEnd
-				}
-				f.Nodes = f.Nodes[:len(f.Nodes)-1]
-			}
 		case "heal":
 			healed := results.Closes("heal")
-			for k := range open {
-				if slices.Contains(healed, k.kind) {
-					f.Nodes = append(f.Nodes, k.node)
+			for o := range open {
+				if slices.Contains(healed, o.kind) {
+					f.Nodes = append(f.Nodes, o.node)
 				}
 			}
 			sort.Strings(f.Nodes)
 		}
-		if k, ok := results.FaultKindOf(f.Op); ok && k.Opens != "" {
-			kind := k.Opens
+		switch {
+		case ends: // loss 0%, link --rate 0
+			closeAll([]string{k.Opens}, f.Nodes, f.At)
+		case known && k.Opens != "":
 			for _, n := range f.Nodes {
-				if _, already := open[key{n, kind}]; !already {
-					open[key{n, kind}] = f.At
+				if _, already := open[key{n, k.Opens}]; !already {
+					open[key{n, k.Opens}] = f.At
 				}
 			}
-			continue
-		}
-		for _, kind := range results.Closes(f.Op) {
-			for _, n := range f.Nodes {
-				if from, ok := open[key{n, kind}]; ok {
-					add(span{kind, from, f.At}, n)
-					delete(open, key{n, kind})
-				}
-			}
+		default:
+			closeAll(results.Closes(f.Op), f.Nodes, f.At)
 		}
 	}
 	end := runEnd(run)

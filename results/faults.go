@@ -17,15 +17,21 @@ type FaultKind struct {
 	// link does not.
 	Away   bool
 	Phrase string // the op in words, before its nodes: "kill of "
+	// Off is set for a fault whose event carries an argument after its
+	// nodes (loss's share, link's rate): the argument that means none,
+	// with which the event ends the window instead of opening it.
+	Off string
 }
 
-// LossEnd is the op of the event `loss NODE 0%` reads as: the end of the
-// node's lossy window.
-const LossEnd = "loss-end"
-
-// LinkEnd is the op of the event `link NODE --rate 0` reads as: the end of
-// the node's narrow link.
-const LinkEnd = "link-end"
+// Read splits a fault event's nodes into the nodes and k's argument, and
+// says whether the event ends k's window (its argument is Off) rather
+// than opening it.
+func (k FaultKind) Read(nodes []string) (ns []string, ends bool) {
+	if k.Off == "" || len(nodes) == 0 {
+		return nodes, false
+	}
+	return nodes[:len(nodes)-1], nodes[len(nodes)-1] == k.Off
+}
 
 // FaultKinds lists every op a fault event may carry.
 var FaultKinds = []FaultKind{
@@ -35,8 +41,8 @@ var FaultKinds = []FaultKind{
 	{Op: "pause", Opens: "paused", EndedBy: []string{"resume"}, Away: true, Phrase: "pause of "},
 	{Op: "isolate", Opens: "isolated", EndedBy: []string{"rejoin"}, Away: true, Phrase: "isolation of "},
 	{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition "},
-	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal", LossEnd}, Phrase: "loss "},
-	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal", LinkEnd}, Phrase: "narrow link of "},
+	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%"},
+	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0"},
 	{Op: "start", Phrase: "start of "},
 	{Op: "resume", Phrase: "resume of "},
 	{Op: "rejoin", Phrase: "rejoin of "},
