@@ -12,7 +12,8 @@ const OpLink Op = "link"
 // Link limits what nodes send: link NODE... --rate RATE.
 type Link struct {
 	Targets    []Target
-	BitsPerSec int64 // 0: no limit
+	BitsPerSec int64  // 0: no limit
+	Rate       string // as written: 10mbit/s, 0
 }
 
 func (Link) action() {}
@@ -35,7 +36,7 @@ var linkDirective = &Directive{
 
 func buildLink(st *Step) Action {
 	bits, _ := parseBitRate(st.flagStr("rate"))
-	return Link{Targets: st.targets(), BitsPerSec: bits}
+	return Link{Targets: st.targets(), BitsPerSec: bits, Rate: st.flagStr("rate")}
 }
 
 func checkLink(c *checker, st *Step, _ string, _ Pos) {

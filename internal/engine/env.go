@@ -69,7 +69,7 @@ func (e *env) evidenceErr() error {
 	return nil
 }
 
-// node resolves a target (k2, leader(T), followers(T), coordinator(...)) to node names.
+// nodes resolves a target (k2, leader(T), followers(T), coordinator(...)) to node names.
 func (e *env) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 	if t.Node != "" {
 		return []string{t.Node}, nil

@@ -156,29 +156,13 @@ func link(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Link, log *
 			return err
 		}
 	}
-	rate := bitRate(l.BitsPerSec)
-	n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), rate), Pos: s.Pos.String()})
+	n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), l.Rate), Pos: s.Pos.String()})
 	if l.BitsPerSec == 0 {
 		log.line("link %s: no limit", strings.Join(nodes, " "))
 	} else {
-		log.line("link %s: each sends at most %s", strings.Join(nodes, " "), rate)
+		log.line("link %s: each sends at most %s", strings.Join(nodes, " "), l.Rate)
 	}
 	return nil
-}
-
-// bitRate says a rate as the runbook writes it: 10mbit/s, 0 for none.
-func bitRate(bits int64) string {
-	switch {
-	case bits == 0:
-		return "0"
-	case bits%1_000_000_000 == 0:
-		return fmt.Sprintf("%dgbit/s", bits/1_000_000_000)
-	case bits%1_000_000 == 0:
-		return fmt.Sprintf("%dmbit/s", bits/1_000_000)
-	case bits%1_000 == 0:
-		return fmt.Sprintf("%dkbit/s", bits/1_000)
-	}
-	return fmt.Sprintf("%dbit/s", bits)
 }
 
 // heal: heal — removes every partition, packet loss and narrow link.

@@ -160,12 +160,12 @@ func Rate(ctx context.Context, n Node, bitsPerSec int64) error {
 	if bitsPerSec < 0 {
 		return fmt.Errorf("rate %s %d bit/s: want 0 (no limit) or more", n.Name, bitsPerSec)
 	}
+	if bitsPerSec == 0 {
+		return n.unshape(ctx)
+	}
 	dev, err := n.device(ctx)
 	if err != nil {
 		return err
-	}
-	if bitsPerSec == 0 {
-		return n.unshape(ctx, dev)
 	}
 	burst := max(bitsPerSec/8/100, 15000)
 	_, err = n.Exec(ctx, "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
@@ -189,20 +189,29 @@ func (n Node) device(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("%s: no interface holds %s", n.Name, n.IP)
 }
 
-// shaping is the node's rate limit in tc's words ("tbf ... rate 8Mbit
-// ..."), "" when it has none or the namespace has no tc: then no rate can
-// have been set.
-func (n Node) shaping(ctx context.Context, dev string) string {
-	out, err := n.Exec(ctx, "tc", "qdisc", "show", "dev", dev, "root")
-	if err != nil || !strings.Contains(out, "tbf") {
-		return ""
+// shaping is the node's rate limit, in one call: the device that has a
+// token bucket at its root and tc's line for it ("qdisc tbf 8001: dev eth0
+// root ... rate 8Mbit ..."); "" when there is none or the namespace has no
+// tc, and then no rate can have been set. Heal asks it of every node on
+// every heal, so it costs one command, not a device lookup too.
+func (n Node) shaping(ctx context.Context) (dev, line string) {
+	out, err := n.Exec(ctx, "tc", "qdisc", "show")
+	if err != nil {
+		return "", ""
 	}
-	return strings.TrimSpace(out)
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 6 && f[1] == "tbf" && f[3] == "dev" && f[5] == "root" {
+			return f[4], strings.TrimSpace(l)
+		}
+	}
+	return "", ""
 }
 
 // unshape removes the node's rate limit, if it has one.
-func (n Node) unshape(ctx context.Context, dev string) error {
-	if n.shaping(ctx, dev) == "" {
+func (n Node) unshape(ctx context.Context) error {
+	dev, _ := n.shaping(ctx)
+	if dev == "" {
 		return nil
 	}
 	_, err := n.Exec(ctx, "tc", "qdisc", "del", "dev", dev, "root")
@@ -214,10 +223,8 @@ func (n Node) unshape(ctx context.Context, dev string) error {
 // limit has nothing to heal.
 func Heal(ctx context.Context, nodes []Node) error {
 	for _, n := range nodes {
-		if dev, err := n.device(ctx); err == nil {
-			if err := n.unshape(ctx, dev); err != nil {
-				return err
-			}
+		if err := n.unshape(ctx); err != nil {
+			return err
 		}
 		for _, chain := range []string{cutChain, lossChain} {
 			if n.run(ctx, "-n", "-L", chain) != nil {
@@ -236,10 +243,8 @@ func Heal(ctx context.Context, nodes []Node) error {
 func Rules(ctx context.Context, nodes []Node) map[string][]string {
 	out := map[string][]string{}
 	for _, n := range nodes {
-		if dev, err := n.device(ctx); err == nil {
-			if q := n.shaping(ctx, dev); q != "" {
-				out[n.Name] = append(out[n.Name], "tc: "+q)
-			}
+		if _, q := n.shaping(ctx); q != "" {
+			out[n.Name] = append(out[n.Name], "tc: "+q)
 		}
 		for _, chain := range []string{cutChain, lossChain} {
 			rules, err := n.Iptables(ctx, "-S", chain)
