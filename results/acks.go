@@ -35,3 +35,13 @@ func (a Acks) String() string {
 	}
 	return fmt.Sprintf("Acks(%d)", uint8(a))
 }
+
+// CheckIdempotence is the one rule that ties idempotence to acks: Kafka's
+// idempotent producer (and so a transactional one) needs acks=all. The
+// runbook's check and the producers both ask it.
+func CheckIdempotence(a Acks, idempotent bool) error {
+	if idempotent && a != AcksAll {
+		return fmt.Errorf("idempotence needs acks=all (Kafka's idempotent producer requires it), not acks=%s", a)
+	}
+	return nil
+}

@@ -23,7 +23,7 @@ func TestActions(t *testing.T) {
 	}
 	wants := map[int]Action{
 		0:  TopicCreate{Topic: "acks1", Partitions: 1, Replicas: [][]int32{{1, 2, 3}}, Config: map[string]string{}},
-		1:  Produce{Topic: "acks1", Properties: map[string]string{"acks": "1"}, Acks: results.AcksLeader, From: 1, Count: 10, Timeout: 120 * time.Second},
+		1:  Produce{Topic: "acks1", Properties: map[string]string{"acks": "1"}, Acks: results.AcksLeader, From: 1, Count: 10},
 		3:  Fault{Op: OpIsolate, Targets: []Target{{Node: "k2"}, {Node: "k3"}}},
 		7:  WaitLeader{Topic: "acks1", In: []Target{{Node: "k2"}, {Node: "k3"}}, Timeout: 60 * time.Second},
 		8:  Read{Topic: "acks1", Via: Target{Node: "k2"}, Isolation: results.ReadUncommitted},

@@ -114,8 +114,8 @@ func TestLoadAcks(t *testing.T) {
 	if p.flagInt("count") != 10 || p.flagStr("acks") != "1" || p.flagInt("from") != 1 || p.flagBool("idempotent") {
 		t.Errorf("getters: count %d acks %q from %d idempotent %v", p.flagInt("count"), p.flagStr("acks"), p.flagInt("from"), p.flagBool("idempotent"))
 	}
-	if p.flagDuration("delivery-timeout") != 120*time.Second {
-		t.Errorf("default produce delivery timeout = %v", p.flagDuration("delivery-timeout"))
+	if p.flagDuration("delivery-timeout") != 0 {
+		t.Errorf("default produce delivery timeout = %v, want none (the client's own)", p.flagDuration("delivery-timeout"))
 	}
 	if a := steps[7].Args[2]; a.Pos.Col != 25 || a.Target() != (Target{Node: "k3"}) || a.Target().ID() != 3 {
 		t.Errorf("wait leader node k3 = %+v target %+v", a, a.Target())

@@ -38,13 +38,13 @@ type Produce struct {
 	Key         string // the key of every message; "": none (or Keys)
 	EventID     string // the event-id header of every message; "": none
 	Idempotent  bool
-	Retries     *int // nil: until the delivery timeout
-	MaxInFlight int  // 0: franz-go's default
-	Timeout     time.Duration
+	Retries     *int // nil: the client's default
+	MaxInFlight int  // 0: the client's default
+	// Timeout is delivery.timeout.ms; 0: the client's default.
+	Timeout time.Duration
 	// RequestTimeout is request.timeout.ms, how long a produce request
 	// may wait for its answer before the client tries again; 0: the
-	// client's default (kafkabook's franz-go: the delivery timeout, at
-	// most 10 s).
+	// client's default.
 	RequestTimeout time.Duration
 	Via            Target // zero: any node
 	// Transactional sends in transactions of TxnSize records, aborting
@@ -90,11 +90,11 @@ var produceDirective = &Directive{
 		{Name: "idempotent", Kind: KindBool,
 			Help: "Enable producer idempotence (enable.idempotence; needs --acks all)."},
 		{Name: "retries", Kind: KindRetries, Meta: "N|max", Default: "max",
-			Help: "How many times a message's batch is tried again before its messages fail (retries); max: until the delivery timeout. franz-go counts every try, a metadata lookup that finds the partition without a leader included (so a leaderless partition spends them within a second, where the Java client waits), and does not enforce the limit while it cannot tell whether a try was written: after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, and with idempotence after a request that got no answer."},
+			Help: "How many times a message's batch is tried again before its messages fail (retries); max: until the delivery timeout (the clients' default). franz-go counts every try, a metadata refresh that finds the partition without a leader included (so a leaderless partition spends them at the pace of its metadata refreshes, where the Java client waits), and does not enforce the limit while it cannot tell whether a try was written: after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, and with idempotence after a request that got no answer."},
 		{Name: "max-in-flight", Kind: KindInt, Meta: "N",
 			Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
-		{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR", Default: "120s",
-			Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); the default is franz-go's: without the flag java and librdkafka apply their own (120s and 300s)."},
+		{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR",
+			Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); without it each client applies its own default: franz-go none (a record is tried until it is acknowledged or its retries run out), the Java client 120s, librdkafka 300s."},
 		{Name: "transactional", Kind: KindBool,
 			Help: "Send in transactions, with a transactional.id made of the topic, the step's line and the run; every transaction's outcome (committed, aborted, unknown) is recorded with its records, producer id and epoch. Needs --acks all (a transactional producer is idempotent). Only records of committed transactions count as acknowledged; those of aborted ones are failed in the ledger."},
 		{Name: "txn-size", Kind: KindInt, Meta: "N", Default: "10",
@@ -162,8 +162,10 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	}
 	checkClientProperties(c, st)
 	checkNotSpring(c, st)
-	if st.flagBool("idempotent") && st.flagStr("acks") != "all" && st.given("acks") {
-		c.errorf(st.flagPos("idempotent"), "--idempotent needs --acks all (Kafka's idempotent producer requires it)")
+	if a, err := results.ParseAcks(st.flagStr("acks")); err == nil && st.given("acks") {
+		if err := results.CheckIdempotence(a, st.flagBool("idempotent")); err != nil {
+			c.errorf(st.flagPos("idempotent"), "--idempotent: %v", err)
+		}
 	}
 	if st.given("key") && st.given("keys") {
 		c.errorf(st.flagPos("key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
@@ -205,8 +207,10 @@ func checkProduceTxn(c *checker, st *Step, topic string, tp Pos) {
 	}
 	c.positive(st, "txn-size")
 	c.positive(st, "abort-every")
-	if st.given("acks") && st.flagStr("acks") != "all" {
-		c.errorf(st.flagPos("transactional"), "--transactional needs --acks all (a transactional producer is idempotent, and Kafka's idempotent producer requires it)")
+	if a, err := results.ParseAcks(st.flagStr("acks")); err == nil && st.given("acks") {
+		if err := results.CheckIdempotence(a, true); err != nil {
+			c.errorf(st.flagPos("transactional"), "--transactional: a transactional producer is idempotent, and %v", err)
+		}
 	}
 	if n, ok := st.givenInt("max-in-flight"); ok && n != 5 && !st.flagBool("idempotent") {
 		c.errorf(st.flagPos("max-in-flight"), "--max-in-flight %d with --transactional: franz-go always keeps 5 produce requests in flight per broker with idempotence, which transactions need; leave --max-in-flight out", n)

@@ -56,6 +56,7 @@ type event struct {
 	Config      map[string]*string `json:"config"`
 	Unknown     []string           `json:"unknown_properties"`
 	ConfigError string             `json:"config_error"`
+	SetByUs     []string           `json:"set_by_kafkabook"` // franz-go's driver: the options kafkabook set
 }
 
 var successPrefix = []byte(`{"name":"producer_send_success",`)

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -88,7 +87,11 @@ func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
 	}
 	spec.Access.PasswordFromEnv()
 	w := &eventWriter{w: bufio.NewWriterSize(stdout, 64<<10)}
-	w.startup(spec.Produce)
+	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
+	if err := w.startup(b, spec.Produce, spec.Txn); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", FranzGoSubcommand, err)
+		return 2
+	}
 	if !in.Scan() {
 		return 0 // told to stop before the start
 	}
@@ -101,7 +104,6 @@ func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
 	}()
 	stopFlush := w.flushEvery(20 * time.Millisecond)
 	start := time.Now()
-	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
 	onResult := func(r kafka.Result) { w.result(start, r) }
 	var stats kafka.ProduceStats
 	var err error
@@ -128,19 +130,18 @@ type eventWriter struct {
 	buf []byte
 }
 
-// startup says franz-go's version and the settings in force.
-func (e *eventWriter) startup(p kafka.ProduceSpec) {
-	config := map[string]string{"acks": p.Acks.String(), "enable.idempotence": strconv.FormatBool(p.Idempotent)}
-	if p.Timeout > 0 {
-		config["delivery.timeout.ms"] = strconv.FormatInt(p.Timeout.Milliseconds(), 10)
+// startup says franz-go's version and its configuration in force, read
+// back from a client built as the producer's is, with the options
+// kafkabook set, as the in-process producer records them.
+func (e *eventWriter) startup(b kafka.Brokers, p kafka.ProduceSpec, txn *kafka.TxnSpec) error {
+	info, err := kafka.ProducerInForce(b, p, txn)
+	if err != nil {
+		return err
 	}
-	version := kafka.FranzGoVersion()
-	if version == "" {
-		version = "unknown"
-	}
-	e.json(map[string]any{"name": evStartup, "client": "franz-go", "library": "franz-go", "version": version,
-		"runtime": runtime.Version(), "config": config})
+	e.json(map[string]any{"name": evStartup, "client": info.Client, "library": info.Library, "version": info.Version,
+		"runtime": info.Runtime, "config": info.Config, "set_by_kafkabook": info.SetByKafkabook})
 	e.flush()
+	return nil
 }
 
 // result writes one send's outcome, its times from start.

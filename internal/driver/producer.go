@@ -121,7 +121,7 @@ func (d Driver) start(ctx context.Context, spec []byte, store string) (*process,
 // startupOf is the Startup a startup_complete event says.
 func startupOf(ev event, took time.Duration) Startup {
 	s := Startup{Client: ev.Client, Library: ev.Library, Version: ev.Version, Librdkafka: ev.Librdkafka,
-		Runtime: ev.Runtime, Unknown: ev.Unknown, Took: took, Config: make(map[string]string, len(ev.Config))}
+		Runtime: ev.Runtime, Unknown: ev.Unknown, SetByUs: ev.SetByUs, Took: took, Config: make(map[string]string, len(ev.Config))}
 	for k, v := range ev.Config {
 		if v != nil {
 			s.Config[k] = *v

@@ -82,6 +82,7 @@ type Startup struct {
 	Runtime    string            // java 17.0.2, python 3.11.7
 	Config     map[string]string // the configuration in force, by the client's names
 	Unknown    []string          // property names the client does not know (Java warns only)
+	SetByUs    []string          // the options kafkabook set (franz-go's driver; the others set none)
 	Took       time.Duration     // from spawn to startup_complete
 }
 
@@ -166,7 +167,7 @@ func (s Startup) Info() results.ClientInfo {
 		}
 	}
 	return results.ClientInfo{Client: s.Client, Library: s.Library, Version: s.Version,
-		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: config}
+		Librdkafka: s.Librdkafka, Runtime: s.Runtime, Config: config, SetByKafkabook: s.SetByUs}
 }
 
 var pointerRE = regexp.MustCompile(`^0x[0-9a-f]+$`)

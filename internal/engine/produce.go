@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,26 +244,25 @@ func showDuration(d time.Duration) string {
 	return d.Round(time.Microsecond).String()
 }
 
-// produceSpec is the producer a produce step asks for, writing to the
-// topic's name in the cluster.
+// produceSpec is the franz-go producer a produce step asks for, writing
+// to the topic's name in the cluster: the settings the runbook gives
+// (Given), franz-go's defaults for the rest. Idempotence in force is the
+// runbook's, or franz-go's: on with acks=all (its default), off with acks
+// 0 and 1, which franz-go cannot write idempotently.
 func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 	if p.AcksDefault {
-		// franz-go's own defaults, as kgo.NewClient applies them without
-		// options: acks=all and idempotent writes (kafkabook otherwise
-		// turns idempotence off unless it is asked for). A driver's
-		// client reports its own in startup_complete, which replaces
-		// these for the ledger.
-		p.Acks = results.AcksAll
-		if v, given := p.Properties["enable.idempotence"]; !given || v == "true" {
-			p.Idempotent = true
-		}
+		p.Acks = results.AcksAll // franz-go's default
+	}
+	idempotent := p.Acks == results.AcksAll
+	if _, given := p.Properties["enable.idempotence"]; given {
+		idempotent = p.Idempotent
 	}
 	return kafka.ProduceSpec{
 		Topic:          topic,
 		Acks:           p.Acks,
 		From:           p.From,
 		Count:          p.Count,
-		Idempotent:     p.Idempotent || p.Transactional, // a transactional producer is idempotent
+		Idempotent:     idempotent || p.Transactional, // a transactional producer is idempotent
 		Timeout:        p.Timeout,
 		RequestTimeout: p.RequestTimeout,
 		Rate:           p.Rate,
@@ -271,6 +272,7 @@ func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 		EventID:        p.EventID,
 		Retries:        p.Retries,
 		MaxInFlight:    p.MaxInFlight, // 0 when not given: franz-go's default
+		Given:          slices.Sorted(maps.Keys(p.Properties)),
 	}
 }
 

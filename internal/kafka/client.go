@@ -45,19 +45,35 @@ const (
 	handshakeTimeout = 3 * time.Second
 )
 
-// baseOpts keep a client responsive when brokers die or vanish from the
-// network: short dial and request timeouts, so it moves on to another
-// broker instead of hanging on a dead one. They carry b's access.
-func baseOpts(b Brokers) []kgo.Opt {
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(b.Seeds...),
+// observerOpts are the options of kafkabook's own clients, the observers
+// (admin, samplers, reads, the final read): they keep a client responsive
+// when brokers die or vanish from the network, with short dial and request
+// timeouts and fresh metadata, so it moves on to another broker instead of
+// hanging on a dead one. A client under test never gets them (subjectOpts).
+// They carry b's access.
+func observerOpts(b Brokers) []kgo.Opt {
+	return append([]kgo.Opt{
 		kgo.DialTimeout(dialTimeout),
 		kgo.RequestTimeoutOverhead(3 * time.Second),
 		kgo.MetadataMinAge(100 * time.Millisecond),
 		kgo.MetadataMaxAge(2 * time.Second),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 100 * time.Millisecond }),
-	}
-	access, err := accessOpts(b.Access)
+	}, withAccess(b, false)...)
+}
+
+// subjectOpts are all kafkabook sets on a client under test (franz-go's
+// producer, group and transform members): where the cluster is and how to
+// reach it (b's seeds, TLS and SASL). Everything else is franz-go's
+// default or the runbook's, so that a finding is about franz-go as its
+// users run it.
+func subjectOpts(b Brokers) []kgo.Opt { return withAccess(b, true) }
+
+// withAccess are the seeds and access options of a client: an observer's
+// or, with subject, a client under test's, which dials TLS as franz-go
+// does (kgo.DialTLSConfig) unless the cluster is reached through a relay.
+func withAccess(b Brokers, subject bool) []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(b.Seeds...)}
+	access, err := accessOpts(b.Access, subject)
 	if err != nil {
 		// A CA file that cannot be read fails every connection with the
 		// reason, rather than being dropped silently.
@@ -66,14 +82,20 @@ func baseOpts(b Brokers) []kgo.Opt {
 	return append(opts, access...)
 }
 
-// accessOpts are the franz-go options for a cluster.Access.
-func accessOpts(a cluster.Access) ([]kgo.Opt, error) {
+// accessOpts are the franz-go options for a cluster.Access. An observer
+// bounds its dial and TLS handshake itself; a subject (a client under
+// test) reached directly dials TLS with franz-go's own dialer and its
+// defaults, as its users' clients do.
+func accessOpts(a cluster.Access, subject bool) ([]kgo.Opt, error) {
 	var opts []kgo.Opt
 	dial := a.Dial
 	if a.TLS != nil {
 		cfg, err := tlsConfig(*a.TLS)
 		if err != nil {
 			return nil, err
+		}
+		if subject && dial == nil {
+			return withSASL(a, kgo.DialTLSConfig(cfg))
 		}
 		inner := dial
 		if inner == nil {
@@ -108,6 +130,11 @@ func accessOpts(a cluster.Access) ([]kgo.Opt, error) {
 	if dial != nil {
 		opts = append(opts, kgo.Dialer(dial))
 	}
+	return withSASL(a, opts...)
+}
+
+// withSASL adds a's SASL login, if any, to opts.
+func withSASL(a cluster.Access, opts ...kgo.Opt) ([]kgo.Opt, error) {
 	if a.SASL != nil {
 		m, err := saslMechanism(*a.SASL)
 		if err != nil {
@@ -150,7 +177,7 @@ func saslMechanism(s cluster.SASL) (sasl.Mechanism, error) {
 
 // Dial connects lazily to the cluster.
 func Dial(b Brokers) (*Client, error) {
-	cl, err := kgo.NewClient(baseOpts(b)...)
+	cl, err := kgo.NewClient(observerOpts(b)...)
 	if err != nil {
 		return nil, err
 	}

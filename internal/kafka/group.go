@@ -60,7 +60,9 @@ type Delivered struct {
 
 // JoinGroup creates the member; it joins when first polled.
 func JoinGroup(b Brokers, spec MemberSpec) (*Member, error) {
-	opts := append(baseOpts(b),
+	// A member still runs with the observers' tuning and kafkabook's
+	// group timing (issue 35 makes it a subject like the producer).
+	opts := append(observerOpts(b),
 		kgo.ConsumerGroup(spec.Group),
 		kgo.ConsumeTopics(spec.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),

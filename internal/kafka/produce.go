@@ -16,16 +16,27 @@ import (
 
 // ProduceSpec is one `produce` step.
 type ProduceSpec struct {
-	Topic      string
-	Acks       results.Acks
-	From       int // first message number
-	Count      int
+	Topic string
+	Acks  results.Acks
+	From  int // first message number
+	Count int
+	// Idempotent is whether the producer writes idempotently, as the
+	// runbook asks or, when it does not say, as franz-go does: on, off
+	// for acks 0 and 1, which franz-go cannot write idempotently.
 	Idempotent bool
-	Timeout    time.Duration // delivery timeout per message
+	// Timeout is the delivery timeout per message (the Java client's
+	// delivery.timeout.ms, kgo.RecordDeliveryTimeout); 0: franz-go's
+	// default, none.
+	Timeout time.Duration
 	// RequestTimeout is how long a produce request waits for its answer
 	// (kgo.ProduceRequestTimeout, the Java client's request.timeout.ms);
-	// 0: the delivery timeout, at most 10 s (franz-go's default).
+	// 0: franz-go's default.
 	RequestTimeout time.Duration
+	// Given names the properties the runbook set (by the Java client's
+	// names); the others are franz-go's defaults, and an option that
+	// kafkabook had to set all the same is named in the evidence as
+	// kafkabook's (producerInfo).
+	Given []string
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
 	// to be sent at the start.
@@ -141,9 +152,6 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 	if err != nil {
 		return stats, err
 	}
-	if !spec.Idempotent && spec.Acks != results.AcksNone {
-		opts = append(opts, kgo.DisableIdempotentWrite())
-	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return stats, err
@@ -170,39 +178,33 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 	return stats, nil
 }
 
-// requestTimeout is the produce request timeout in force.
-func (spec ProduceSpec) requestTimeout() time.Duration {
-	if spec.RequestTimeout > 0 {
-		return spec.RequestTimeout
-	}
-	return min(spec.Timeout, 10*time.Second)
-}
-
-// clientOpts are the options of a producer client for spec: acks, timeouts
-// and the Java client's retries and max.in.flight settings; idempotence
-// is left at franz-go's default (on) for the caller to turn off.
+// clientOpts are the options of a franz-go producer for spec: where the
+// cluster is (subjectOpts), the topic it writes to, and what the runbook
+// asks for, over franz-go's defaults (acks=all, idempotent writes, no
+// delivery timeout, unlimited retries, ...): nothing of kafkabook's own
+// tuning, so that the producer under test is the one franz-go's users run.
 func clientOpts(b Brokers, spec ProduceSpec) ([]kgo.Opt, error) {
-	opts := append(baseOpts(b),
-		kgo.DefaultProduceTopic(spec.Topic),
-		kgo.ProducerLinger(0),
-		// A topic created a moment ago may not yet be in the metadata of
-		// a broker that was just restarted; keep asking for ~5s.
-		kgo.UnknownTopicRetries(50),
-		kgo.RecordDeliveryTimeout(spec.Timeout),
-		kgo.ProduceRequestTimeout(spec.requestTimeout()),
-	)
+	opts := append(subjectOpts(b), kgo.DefaultProduceTopic(spec.Topic))
 	switch spec.Acks {
 	case results.AcksNone:
-		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
 	case results.AcksLeader:
 		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
-	case results.AcksAll:
-		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case results.AcksAll: // franz-go's default
 	default:
 		return nil, fmt.Errorf("acks %v: want 0, 1 or all", spec.Acks)
 	}
-	if spec.Idempotent && spec.Acks != results.AcksAll {
-		return nil, errors.New("--idempotent needs --acks all")
+	if err := results.CheckIdempotence(spec.Acks, spec.Idempotent); err != nil {
+		return nil, err
+	}
+	if !spec.Idempotent {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	if spec.Timeout > 0 {
+		opts = append(opts, kgo.RecordDeliveryTimeout(spec.Timeout))
+	}
+	if spec.RequestTimeout > 0 {
+		opts = append(opts, kgo.ProduceRequestTimeout(spec.RequestTimeout))
 	}
 	more, err := producerOpts(spec)
 	if err != nil {

@@ -50,7 +50,7 @@ type Read struct {
 func ReadAll(ctx context.Context, b Brokers, topic string, o ReadOptions) (Read, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	admCl, err := kgo.NewClient(baseOpts(b)...)
+	admCl, err := kgo.NewClient(observerOpts(b)...)
 	if err != nil {
 		return Read{}, err
 	}
@@ -113,7 +113,7 @@ func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, is
 	if len(assign) == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(append(baseOpts(b),
+	cl, err := kgo.NewClient(append(observerOpts(b),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.FetchIsolationLevel(isolation),
@@ -203,7 +203,7 @@ func isolationName(s string) string {
 // record acknowledged at or below past sits below the high watermark, so a
 // read that finds no trace of one proves it gone.
 func AppendSentinels(ctx context.Context, b Brokers, topic string, past map[int32]int64, value string) (map[int32]int64, error) {
-	cl, err := kgo.NewClient(append(baseOpts(b),
+	cl, err := kgo.NewClient(append(observerOpts(b),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),

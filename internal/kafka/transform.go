@@ -30,7 +30,7 @@ const TransactionTimeout = 30 * time.Second
 // transformRetries lets a transform member ride out a coordinator's
 // failover (the controller notices a dead broker after its 9 s session
 // timeout, then moves its partitions): about 30 s of tries at the 100 ms
-// backoff of baseOpts, where franz-go's default 20 give up within 2 s and
+// backoff of observerOpts, where franz-go's default 20 give up within 2 s and
 // end the member with an error.
 const transformRetries = 300
 
@@ -56,7 +56,9 @@ type Derived struct {
 // NewTransformer creates the member; it joins the group when first
 // polled. Both modes read In read_committed.
 func NewTransformer(b Brokers, spec TransformSpec) (*Transformer, error) {
-	opts := append(baseOpts(b),
+	// A member still runs with the observers' tuning and kafkabook's
+	// group timing (issue 35 makes it a subject like the producer).
+	opts := append(observerOpts(b),
 		kgo.ConsumerGroup(spec.Group),
 		kgo.ConsumeTopics(spec.In),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -45,8 +44,8 @@ type TxnResult struct {
 // ProduceStats.Stopped says why.
 func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn TxnSpec, onResult func(Result), onTxn func(TxnResult)) (ProduceStats, error) {
 	var stats ProduceStats
-	if spec.Acks != results.AcksAll {
-		return stats, errors.New("--transactional needs --acks all")
+	if err := results.CheckIdempotence(spec.Acks, true); err != nil {
+		return stats, fmt.Errorf("a transactional producer is idempotent: %w", err)
 	}
 	if txn.Size < 1 || txn.ID == "" {
 		return stats, fmt.Errorf("transactional producer %q with %d records per transaction: want an id and 1 or more", txn.ID, txn.Size)
@@ -123,6 +122,12 @@ func (t *openTxn) send(ctx context.Context, cl *kgo.Client, spec ProduceSpec, n 
 	})
 }
 
+// txnEndWait bounds the end of a transaction when the producer has no
+// delivery timeout: kafkabook's wait for the answer, not an option of the
+// client (a transaction left open is aborted by its coordinator after
+// transaction.timeout.ms, franz-go's default 40 s).
+const txnEndWait = 2 * time.Minute
+
 // end waits for the transaction's records and ends it: a commit unless
 // abort is asked for or a record failed. It returns the transaction's
 // outcome and its records' results as that outcome makes them. The end
@@ -130,7 +135,11 @@ func (t *openTxn) send(ctx context.Context, cl *kgo.Client, spec ProduceSpec, n 
 // a run ending meanwhile still settles the transaction.
 func (t *openTxn) end(ctx context.Context, cl *kgo.Client, spec ProduceSpec, abort bool) (TxnResult, []Result) {
 	t.wg.Wait() // every record has its result: Produce fails them when ctx ends
-	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), spec.Timeout)
+	bound := spec.Timeout
+	if bound <= 0 {
+		bound = txnEndWait // no delivery timeout: franz-go's default
+	}
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer cancel()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -199,7 +208,7 @@ func SettleTxn(x TxnResult, recs []Result) {
 // reaches it. It returns the last stable offsets it saw last, and an error
 // naming the partitions still held back when limit passed.
 func WaitStable(ctx context.Context, b Brokers, topic string, past map[int32]int64, limit time.Duration, progress poll.Progress) (map[int32]int64, error) {
-	cl, err := kgo.NewClient(baseOpts(b)...)
+	cl, err := kgo.NewClient(observerOpts(b)...)
 	if err != nil {
 		return nil, err
 	}
