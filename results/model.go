@@ -67,8 +67,8 @@ type Provenance struct {
 	Client string `json:"client,omitempty"`
 	// Clients are the clients under test the runs started, each once per
 	// distinct version and configuration: the exact version and the
-	// configuration in force, as a driver's startup_complete said or, for
-	// the in-process franz-go producer, as the client reads it back.
+	// configuration in force, as a driver's startup_complete said (for
+	// franz-go's driver and members, as the client reads it back).
 	// Added in schema version 4.
 	Clients []ClientInfo `json:"clients,omitempty"`
 	// Features are the cluster's finalized feature levels by name, as the
@@ -106,7 +106,8 @@ type ClientInfo struct {
 	Config     map[string]string `json:"config"`                       // the configuration in force
 	// SetByKafkabook names the entries of Config that kafkabook set on
 	// the client itself, neither the runbook nor the library's defaults
-	// deciding them (the in-process franz-go producer's tuning). Added
+	// deciding them (a member's group timing, a transform's transaction
+	// timeout). Added
 	// in schema version 4; nil in evidence from before.
 	SetByKafkabook []string `json:"set_by_kafkabook,omitempty"`
 }

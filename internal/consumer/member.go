@@ -107,6 +107,27 @@ type member struct {
 	n   int // records received
 }
 
+// memberSpec is the franz-go member of a consumer member (its commit
+// callback aside).
+func memberSpec(spec Spec) kafka.MemberSpec {
+	ms := kafka.MemberSpec{Topic: spec.Topic, Group: spec.Group}
+	if spec.Commit == CommitAuto || spec.Commit == CommitGreedy {
+		ms.AutoCommit, ms.Greedy = spec.AutoCommit, spec.Commit == CommitGreedy
+	}
+	return ms
+}
+
+// InForce is the client entry of the member spec starts, for the
+// evidence: franz-go's configuration in force, read back from a client
+// built as the member builds its own, and what kafkabook set on it.
+func InForce(spec Spec) (results.ClientInfo, error) {
+	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
+	if spec.Transform != nil {
+		return kafka.TransformInForce(b, transformSpec(spec))
+	}
+	return kafka.MemberInForce(b, memberSpec(spec))
+}
+
 // Run is the member: poll, handle each record as the spec says, report.
 // When ctx ends it finishes the batch in hand, then leaves the group.
 func Run(ctx context.Context, spec Spec, out io.Writer) error {
@@ -117,9 +138,8 @@ func Run(ctx context.Context, spec Spec, out io.Writer) error {
 	}
 	defer store.Close()
 	m.store = store
-	ms := kafka.MemberSpec{Topic: spec.Topic, Group: spec.Group}
-	if spec.Commit == CommitAuto || spec.Commit == CommitGreedy {
-		ms.AutoCommit, ms.Greedy = spec.AutoCommit, spec.Commit == CommitGreedy
+	ms := memberSpec(spec)
+	if ms.AutoCommit > 0 {
 		ms.OnCommit = m.autoCommitted
 	}
 	if m.kc, err = kafka.JoinGroup(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ms); err != nil {

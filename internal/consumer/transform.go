@@ -33,6 +33,16 @@ type TransformSpec struct {
 	Effect bool `json:"effect,omitempty"`
 }
 
+// transformSpec is the franz-go transformer of a transform member.
+func transformSpec(spec Spec) kafka.TransformSpec {
+	ts := *spec.Transform
+	ks := kafka.TransformSpec{In: ts.In, Out: ts.Out, Group: spec.Group}
+	if ts.EOS {
+		ks.TxnID = ts.TxnID
+	}
+	return ks
+}
+
 // runTransform is the transform member: poll up to Batch records, write a
 // derived record of each, then commit their input offsets, in the
 // transaction of the poll with EOS, after the writes without. --crash-at
@@ -49,10 +59,7 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 		defer store.Close()
 		m.store = store
 	}
-	ks := kafka.TransformSpec{In: ts.In, Out: ts.Out, Group: spec.Group}
-	if ts.EOS {
-		ks.TxnID = ts.TxnID
-	}
+	ks := transformSpec(spec)
 	for restarts := 0; ; restarts++ {
 		t, err := kafka.NewTransformer(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ks)
 		if err != nil {

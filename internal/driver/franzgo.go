@@ -1,11 +1,10 @@
 package driver
 
-// franz-go's driver: kafkabook's own producer (kafka.Produce) as a process
-// behind the driver protocol. kafkabook runs franz-go in its own process
-// where the cluster's clients run on this machine; where they run
-// elsewhere (the Kubernetes backend's clients' pod), franz-go runs there
-// as this driver, so that its connections, its acks and a pause producer
-// are a process's of the cluster's network, as the other clients' are.
+// franz-go's driver: kafkabook's franz-go producer (kafka.Produce) as a
+// process behind the driver protocol, started where the cluster's clients
+// run (this machine, the Kubernetes backend's clients' pod), so that its
+// connections, its acks and a pause producer are a process's of the
+// cluster's network, as the other clients' are.
 
 import (
 	"bufio"
@@ -30,8 +29,8 @@ import (
 // producer driver: kafkabook franz-go-driver, its spec on stdin.
 const FranzGoSubcommand = "franz-go-driver"
 
-// FranzGoSpec is franz-go's spec line: the producer kafkabook runs in its
-// own process otherwise, and how to reach its brokers. The SASL password
+// FranzGoSpec is franz-go's spec line: the producer (kafka.ProduceSpec)
+// and how to reach its brokers. The SASL password
 // is not in it: the driver reads it from cluster.PasswordEnv.
 type FranzGoSpec struct {
 	Brokers []string          `json:"brokers"`
@@ -132,7 +131,7 @@ type eventWriter struct {
 
 // startup says franz-go's version and its configuration in force, read
 // back from a client built as the producer's is, with the options
-// kafkabook set, as the in-process producer records them.
+// kafkabook set (kafka.ProducerInForce).
 func (e *eventWriter) startup(b kafka.Brokers, p kafka.ProduceSpec, txn *kafka.TxnSpec) error {
 	info, err := kafka.ProducerInForce(b, p, txn)
 	if err != nil {

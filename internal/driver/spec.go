@@ -2,9 +2,8 @@
 // its own behind one protocol (docs/driver-protocol.md): kafkabook writes a
 // JSON spec on the driver's stdin and reads JSON lines of events from its
 // stdout. A driver's source is embedded in kafkabook and built on the
-// user's machine into kafkabook's cache (see Install). franz-go, which
-// kafkabook otherwise runs in its own process, has a driver too, in the
-// kafkabook binary (franzgo.go), for clients that run elsewhere.
+// user's machine into kafkabook's cache (see Install). franz-go's driver
+// is the kafkabook binary itself (franzgo.go).
 package driver
 
 import (
@@ -65,8 +64,8 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 }
 
 // Result is the outcome of one send as the client saw it: the same type
-// as kafkabook's in-process producer reports, so that the engine records
-// a driver's outcomes as it records franz-go's.
+// as kafkabook's franz-go producer reports, so that every driver's
+// outcomes are recorded alike.
 type Result = kafka.Result
 
 // Stats says how the driver kept its schedule: kafka.ProduceStats, whose

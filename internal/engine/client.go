@@ -133,7 +133,8 @@ func (w *workload) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec k
 	if err != nil {
 		return nil, err
 	}
-	log.line("client franz-go: %s (pid %d where the cluster's clients run)", dp.Startup().Describe(), dp.Pid())
+	w.ev.Emit(results.KindClient, w.num, dp.Startup().Info())
+	log.line("client franz-go: %s (pid %d)", dp.Startup().Describe(), dp.Pid())
 	return dp, nil
 }
 

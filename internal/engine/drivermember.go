@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -61,7 +62,14 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 		return memberProcess{}, fmt.Errorf("the %s client does not know the consumer properties %s: it would ignore them; fix their names (kafkabook check lists the client's), or let them through with --allow-unknown NAME to record what the client does with them",
 			ref, strings.Join(refused, ", "))
 	}
-	w.ev.Emit(results.KindClient, w.num, st.Info())
+	info := st.Info()
+	for k := range props {
+		if _, given := c.Properties[k]; !given && !slices.Contains(info.SetByKafkabook, k) {
+			info.SetByKafkabook = append(info.SetByKafkabook, k) // the group timing (memberProperties)
+		}
+	}
+	slices.Sort(info.SetByKafkabook)
+	w.ev.Emit(results.KindClient, w.num, info)
 	w.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
 	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
 	m.logged = dm.StderrLines

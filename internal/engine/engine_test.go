@@ -30,6 +30,15 @@ import (
 //   - acksall: the same fault with acks=all: nothing lost;
 //   - unk: acks=all sends that time out while the followers are cut off, and
 //     are replicated once they are back: unknown, but present.
+//
+// acksall and unk turn franz-go's default idempotence off: acksall so that
+// a retried batch may be written twice (the checker must count a message
+// present once, whatever its copies), unk so that every send goes to the
+// leader: an idempotent producer first asks any broker for a producer id
+// (kgo's InitProducerID), and with idempotence on, a run of this test saw
+// the three sends never leave the client and fail after about 20 s
+// ("records have timed out before they were able to be produced")
+// rather than go unanswered.
 const checkerRunbook = "---\n" + `title: checker test
 nodes: 3
 broker:
@@ -59,9 +68,9 @@ start k1
 wait healthy --timeout 120s
 
 topic create acksall --replicas 1:2:3
-produce acksall --acks all --count 10
+produce acksall --acks all --idempotent=false --count 10
 isolate k2 k3
-produce acksall --acks all --from 11 --count 10 --timeout 150s &
+produce acksall --acks all --idempotent=false --from 11 --count 10 --timeout 150s &
 sleep 3s
 kill k1
 rejoin k2 k3
@@ -74,9 +83,9 @@ start k1
 wait healthy --timeout 120s
 
 topic create unk --replicas 1:2:3
-produce unk --acks all --count 1
+produce unk --acks all --idempotent=false --count 1
 isolate k2 k3
-produce unk --acks all --from 2 --count 3 --timeout 6s
+produce unk --acks all --idempotent=false --from 2 --count 3 --timeout 6s
 rejoin k2 k3
 wait isr unk --size 3 --timeout 60s
 expect unknown(unk) == 3

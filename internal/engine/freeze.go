@@ -130,7 +130,7 @@ func (w *workload) producerOf(label string) (*driver.Producer, error) {
 	p := t.producer
 	t.mu.Unlock()
 	if p == nil {
-		return nil, fmt.Errorf("no client process produces to %s now: pause producer freezes the process of a produce %s --client java|librdkafka ... & still running (franz-go's producer runs in kafkabook's own process, except on the kubernetes backend)", label, label)
+		return nil, fmt.Errorf("no client process produces to %s now: pause producer freezes the process of a background produce %s ... & still running", label, label)
 	}
 	return p, nil
 }

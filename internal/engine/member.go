@@ -125,6 +125,13 @@ func (w *workload) startOwnMember(ctx context.Context, g *group, n, crashAt int,
 	}
 	m.pid, m.start = proc.Pid(), time.Now().UTC()
 	m.signal = proc.Signal
+	// The member's franz-go configuration in force, as a driver member's
+	// startup_complete gives its own: read back from a client built as
+	// the member builds its own.
+	if info, err := consumer.InForce(spec); err == nil {
+		w.ev.Emit(results.KindClient, w.num, info)
+		w.con.printf("  group %s member %d: client franz-go %s (pid %d): %s\n", g.label, n, info.Version, m.pid, memberFacts(info.Config))
+	}
 	read := func(yield func(results.ConsumerEvent)) {
 		sc := bufio.NewScanner(proc.Stdout())
 		for sc.Scan() {
@@ -142,6 +149,18 @@ func (w *workload) startOwnMember(ctx context.Context, g *group, n, crashAt int,
 		return exit, err
 	}
 	return memberProcess{m, read, wait}, nil
+}
+
+// memberFacts are the settings of a member's configuration in force that
+// decide when it commits and how soon its partitions move on.
+func memberFacts(config map[string]string) string {
+	var out []string
+	for _, k := range []string{"enable.auto.commit", "auto.commit.interval.ms", "isolation.level", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms"} {
+		if v, ok := config[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // memberCommand is the program that runs a member: this kafkabook binary

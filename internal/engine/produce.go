@@ -13,7 +13,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -34,12 +33,11 @@ const progressEvery = time.Second
 // [--delivery-timeout DUR] [--transactional [--txn-size N] [--abort-every K]]
 // [--via NODE] [--client CLIENT[@V]] [-X NAME=VALUE]...
 //
-// Through franz-go (the default) it runs in kafkabook's process, or, where
-// the cluster's clients run elsewhere (a Kubernetes pod), as franz-go's
-// driver there (driver.FranzGo); through
-// java or librdkafka it starts that client's driver (internal/driver), one
-// process per step, and records the client's exact version and
-// configuration in the evidence, and in each ledger entry the acks and
+// Every client runs as a driver process where the cluster's clients run,
+// one process per step: franz-go (the default) as this binary's
+// franz-go-driver (driver.FranzGo), java and librdkafka as their drivers
+// (internal/driver). The client's exact version and configuration in
+// force go in the evidence, and in each ledger entry the acks and
 // idempotence in force, the client's defaults included.
 //
 // With --transactional the records go out in transactions; each record's
@@ -65,23 +63,8 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 	if err != nil {
 		return err
 	}
-	if !viaDriver {
-		if err := franzGoTakes(p); err != nil {
-			return err
-		}
-	}
 	var dp *driver.Producer
 	id := transactionalID(t, s)
-	if !viaDriver && w.launcher != launch.Host {
-		// The clients run elsewhere (a pod): franz-go runs there too, as
-		// its driver.
-		if dp, err = w.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
-			return err
-		}
-		defer dp.Close()
-		t.driving(dp)
-		defer t.driving(nil)
-	}
 	if viaDriver {
 		ds := driverSpec(t.name, seeds.Seeds, p)
 		if err = driver.Refuse(ref.Client, clientconfig.Producer, ds.Properties); err != nil {
@@ -95,14 +78,25 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 			return err
 		}
 		defer dp.Close()
-		t.driving(dp)
-		defer t.driving(nil)
 		// The ledger says what each send was made with: the client's
 		// settings in force, its defaults and adjustments included.
 		if spec.Acks, spec.Idempotent, err = dp.Startup().InForce(); err != nil {
 			return err
 		}
+	} else {
+		if err := franzGoTakes(p); err != nil {
+			return err
+		}
+		// franz-go runs as its driver process too, where the cluster's
+		// clients run (this machine, or a pod): a pause, a crash or a
+		// network fault meets it as it meets any other client.
+		if dp, err = w.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
+			return err
+		}
+		defer dp.Close()
 	}
+	t.driving(dp)
+	defer t.driving(nil)
 	list := w.opts.Verbose || spec.Count <= listLimit
 	sum := &produceSummary{count: spec.Count, rate: spec.Rate, start: time.Now()}
 	stopProgress := poll.Every(progressEvery, func() { log.progress("%s", sum.progress(t.label)) })
@@ -118,7 +112,6 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 			log.line("%s", resultLine(res))
 		}
 	}
-	var stats kafka.ProduceStats
 	txns := txnSummary{producerID: -1, epoch: -1}
 	onTxn := func(x kafka.TxnResult) {
 		t.addTxn(transactionOf(t, id, x))
@@ -127,22 +120,10 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 			log.line("%s", txnLine(x))
 		}
 	}
-	switch {
-	case dp != nil:
-		dp.OnTxn = onTxn
-		stats, err = dp.Run(ctx, onResult)
-	case p.Transactional:
-		stats, err = kafka.ProduceTransactional(ctx, seeds, spec, kafka.TxnSpec{ID: id, Size: p.TxnSize, AbortEvery: p.AbortEvery}, onResult, onTxn)
-	default:
-		stats, err = kafka.Produce(ctx, seeds, spec, onResult)
-	}
+	dp.OnTxn = onTxn
+	stats, err := dp.Run(ctx, onResult)
 	stopProgress()
 	w.flush()
-	if stats.Client.Client != "" {
-		// The in-process franz-go producer's configuration in force, as
-		// a driver's startup_complete gives its own.
-		w.ev.Emit(results.KindClient, w.num, stats.Client)
-	}
 	if err != nil {
 		return err
 	}

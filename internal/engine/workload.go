@@ -13,7 +13,7 @@ import (
 
 // The workload is the part of a run that drives the clients under test,
 // through the drivers: it creates the run's topics, runs its producers
-// (franz-go in process, the other clients as driver processes) and its
+// (every client as a driver process, franz-go's included) and its
 // consumer group and transform members, and records every result in the
 // ledger, the run's history of what was sent and acknowledged. It hurts
 // nothing and judges nothing: the nemesis hurts, the observation reads.

@@ -7,8 +7,8 @@ import (
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// franzGo is the client kafkabook runs in its own process, the one
-// evidence without a provenance client produced through.
+// franzGo is kafkabook's default client, the one evidence without a
+// provenance client produced through.
 const franzGo = "franz-go"
 
 // clientOf says which client the runs of p produced through, as asked

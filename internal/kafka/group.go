@@ -16,13 +16,16 @@ import (
 // it is not the message id (produce --event-id): the article's eventId.
 const EventHeader = "event-id"
 
-// Group timing of a member: short, so that a crashed member's partitions
-// go to its successor within seconds. The broker's default
-// group.min.session.timeout.ms is 6 s, the shortest session it accepts.
+// GroupTiming is what kafkabook sets on every group member under test,
+// whatever its client, beyond the group and topic it reads: a 6 s session
+// with a heartbeat every second, so that a crashed member's partitions go
+// to its successor within seconds (the clients' own default session is
+// 45 s). The broker's default group.min.session.timeout.ms is 6 s, the
+// shortest session it accepts. A member's evidence names both as set by
+// kafkabook.
 const (
 	SessionTimeout    = 6 * time.Second
 	HeartbeatInterval = time.Second
-	RebalanceTimeout  = 10 * time.Second
 )
 
 // MemberSpec is a consumer group member.
@@ -60,35 +63,39 @@ type Delivered struct {
 
 // JoinGroup creates the member; it joins when first polled.
 func JoinGroup(b Brokers, spec MemberSpec) (*Member, error) {
-	// A member still runs with the observers' tuning and kafkabook's
-	// group timing (issue 35 makes it a subject like the producer).
-	opts := append(observerOpts(b),
+	cl, err := kgo.NewClient(memberOpts(b, spec)...)
+	if err != nil {
+		return nil, err
+	}
+	return &Member{cl: cl, topic: spec.Topic}, nil
+}
+
+// memberOpts are a member's options: where the cluster is (subjectOpts),
+// its group and topic, read from the start when the group has no offset
+// (franz-go's default too, and the Java member's auto.offset.reset), the
+// group timing every member gets (SessionTimeout), and the commits the
+// step asks for. Everything else is franz-go's default.
+func memberOpts(b Brokers, spec MemberSpec) []kgo.Opt {
+	opts := append(subjectOpts(b),
 		kgo.ConsumerGroup(spec.Group),
 		kgo.ConsumeTopics(spec.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.SessionTimeout(SessionTimeout),
 		kgo.HeartbeatInterval(HeartbeatInterval),
-		kgo.RebalanceTimeout(RebalanceTimeout),
-		kgo.FetchMaxWait(500*time.Millisecond),
 	)
-	if spec.AutoCommit > 0 {
-		opts = append(opts, kgo.AutoCommitInterval(spec.AutoCommit))
-		if spec.Greedy {
-			opts = append(opts, kgo.GreedyAutoCommit())
-		}
-		if spec.OnCommit != nil {
-			opts = append(opts, kgo.AutoCommitCallback(func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-				spec.OnCommit(committedOffsets(req, resp), err)
-			}))
-		}
-	} else {
-		opts = append(opts, kgo.DisableAutoCommit())
+	if spec.AutoCommit <= 0 {
+		return append(opts, kgo.DisableAutoCommit())
 	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return nil, err
+	opts = append(opts, kgo.AutoCommitInterval(spec.AutoCommit))
+	if spec.Greedy {
+		opts = append(opts, kgo.GreedyAutoCommit())
 	}
-	return &Member{cl: cl, topic: spec.Topic}, nil
+	if spec.OnCommit != nil {
+		opts = append(opts, kgo.AutoCommitCallback(func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+			spec.OnCommit(committedOffsets(req, resp), err)
+		}))
+	}
+	return opts
 }
 
 // Poll waits for records and returns at most max of them; ctx ending

@@ -2,10 +2,12 @@ package kafka
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,22 +15,36 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// A franz-go producer's configuration in force, read back from the client
+// A franz-go client's configuration in force, read back from the client
 // (kgo.Client.OptValue), so that a franz-go run's evidence says what its
 // client ran with, defaults included, as the drivers' startup_complete
 // does for the Java client and librdkafka. Options are named by the Java
 // client's property where kafkabook maps one onto franz-go (clientconfig's
 // franz-go table), else by the kgo option.
 
-// producerOptions are the options read back, with the name the evidence
-// gives each (optText prints the value; the retry backoff, a function, is
-// printed by its first waits).
-var producerOptions = []struct {
+// option is an option read back, with the name the evidence gives it
+// (optText prints the value; the retry backoff, a function, is printed by
+// its first waits).
+type option struct {
 	name string
 	opt  any
-}{
+}
+
+// everyClient are the options of every role: how it finds brokers and
+// leaders and how it retries.
+var everyClient = []option{
+	{"kgo.MetadataMinAge", kgo.MetadataMinAge},
+	{"kgo.MetadataMaxAge", kgo.MetadataMaxAge},
+	{"kgo.RequestRetries", kgo.RequestRetries},
+	{"kgo.RetryTimeout", kgo.RetryTimeout},
+	{"kgo.RequestTimeoutOverhead", kgo.RequestTimeoutOverhead},
+	{"kgo.DialTimeout", kgo.DialTimeout},
+}
+
+// producerOptions are a producer's, a transform member's writing side's
+// included.
+var producerOptions = append([]option{
 	{"acks", kgo.RequiredAcks},
-	{"enable.idempotence", kgo.DisableIdempotentWrite},
 	{"retries", kgo.RecordRetries},
 	{"max.in.flight.requests.per.connection", kgo.MaxProduceRequestsInflightPerBroker},
 	{"delivery.timeout.ms", kgo.RecordDeliveryTimeout},
@@ -38,25 +54,42 @@ var producerOptions = []struct {
 	{"buffer.memory", kgo.MaxBufferedBytes},
 	{"transaction.timeout.ms", kgo.TransactionTimeout},
 	{"kgo.MaxBufferedRecords", kgo.MaxBufferedRecords},
-	{"kgo.MetadataMinAge", kgo.MetadataMinAge},
-	{"kgo.MetadataMaxAge", kgo.MetadataMaxAge},
-	{"kgo.RequestRetries", kgo.RequestRetries},
-	{"kgo.RetryTimeout", kgo.RetryTimeout},
-	{"kgo.RequestTimeoutOverhead", kgo.RequestTimeoutOverhead},
-	{"kgo.DialTimeout", kgo.DialTimeout},
 	{"kgo.UnknownTopicRetries", kgo.UnknownTopicRetries},
-}
+}, everyClient...)
 
-// producerInfo is the client entry of the evidence for a franz-go
-// producer: its version and configuration in force, and which of its
-// options kafkabook set: every option off franz-go's default that the
-// runbook did not give (spec.Given), found by comparing the client with
-// one built with nothing set, so that no hand-kept list can miss one.
-func producerInfo(cl *kgo.Client, spec ProduceSpec) results.ClientInfo {
-	config := configInForce(cl)
+// memberOptions are a group member's.
+var memberOptions = append([]option{
+	{"group.id", kgo.ConsumerGroup},
+	{"session.timeout.ms", kgo.SessionTimeout},
+	{"heartbeat.interval.ms", kgo.HeartbeatInterval},
+	{"max.poll.interval.ms", kgo.RebalanceTimeout},
+	{"auto.commit.interval.ms", kgo.AutoCommitInterval},
+	{"fetch.max.wait.ms", kgo.FetchMaxWait},
+	{"fetch.min.bytes", kgo.FetchMinBytes},
+	{"fetch.max.bytes", kgo.FetchMaxBytes},
+	{"max.partition.fetch.bytes", kgo.FetchMaxPartitionBytes},
+}, everyClient...)
+
+// transformOptions are a transform member's: a member's that also writes.
+var transformOptions = append(slices.Clone(memberOptions), producerOptions[:len(producerOptions)-len(everyClient)]...)
+
+// clientInfo is the client entry of the evidence for a franz-go client
+// with the options of table: its version, its configuration in force and
+// which of its options kafkabook set: every option off franz-go's default
+// that the runbook did not give, found by comparing the client with one
+// built with nothing set, so that no hand-kept list can miss one.
+func clientInfo(cl *kgo.Client, table []option, given []string) results.ClientInfo {
+	config := configInForce(cl, table)
+	defaults := franzGoDefaults()
+	if config["enable.idempotence"] == "false" {
+		// Without idempotence franz-go's own in-flight default is 1
+		// (config.go of v1.22.3), not the 5 it keeps with it.
+		defaults = maps.Clone(defaults)
+		defaults["max.in.flight.requests.per.connection"] = "1"
+	}
 	var ours []string
 	for name, v := range config {
-		if d, ok := franzGoDefaults()[name]; (!ok || d != v) && !slices.Contains(spec.Given, name) {
+		if d, ok := defaults[name]; (!ok || d != v) && !slices.Contains(given, name) {
 			ours = append(ours, name)
 		}
 	}
@@ -84,18 +117,46 @@ func ProducerInForce(b Brokers, spec ProduceSpec, txn *TxnSpec) (results.ClientI
 	if txn != nil {
 		opts = append(opts, kgo.TransactionalID(txn.ID))
 	}
+	return inForce(opts, producerOptions, spec.Given)
+}
+
+// MemberInForce is the client entry of a franz-go group member for spec,
+// read back from a client built as JoinGroup builds one. The group and the
+// commits are the step's, the group timing kafkabook's (SessionTimeout).
+func MemberInForce(b Brokers, spec MemberSpec) (results.ClientInfo, error) {
+	return inForce(memberOpts(b, spec), memberOptions, stepSets)
+}
+
+// stepSets are a member's options its step decides: its group, how it
+// commits (consume --commit, or a transform's own commits) and what it
+// reads (a transform reads read_committed).
+var stepSets = []string{"group.id", "enable.auto.commit", "auto.commit.interval.ms", "isolation.level"}
+
+// TransformInForce is MemberInForce for a transform member.
+func TransformInForce(b Brokers, spec TransformSpec) (results.ClientInfo, error) {
+	given := slices.Clone(stepSets)
+	if spec.TxnID != "" {
+		given = append(given, "transactional.id")
+	}
+	return inForce(transformOpts(b, spec), transformOptions, given)
+}
+
+// inForce builds a client with opts, connecting to nothing, and reads its
+// configuration back.
+func inForce(opts []kgo.Opt, table []option, given []string) (results.ClientInfo, error) {
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return results.ClientInfo{}, err
 	}
 	defer cl.Close()
-	return producerInfo(cl, spec), nil
+	return clientInfo(cl, table, given), nil
 }
 
-// configInForce reads a producer's options back from the client.
-func configInForce(cl *kgo.Client) map[string]string {
-	config := make(map[string]string, len(producerOptions))
-	for _, o := range producerOptions {
+// configInForce reads the options of table back from the client, and
+// those that are not a plain value where the client has them.
+func configInForce(cl *kgo.Client, table []option) map[string]string {
+	config := make(map[string]string, len(table)+4)
+	for _, o := range table {
 		if v, ok := optText(cl.OptValue(o.opt)); ok {
 			config[o.name] = v
 		}
@@ -105,14 +166,44 @@ func configInForce(cl *kgo.Client) map[string]string {
 	if fn, ok := cl.OptValue(kgo.RetryBackoffFn).(func(int) time.Duration); ok && fn != nil && !defaultBackoff(cl) {
 		config["kgo.RetryBackoffFn"] = fmt.Sprintf("%d,%d,%d", fn(1).Milliseconds(), fn(2).Milliseconds(), fn(3).Milliseconds())
 	}
-	// franz-go keeps "disable", the evidence says what is enabled.
-	if v, ok := cl.OptValue(kgo.DisableIdempotentWrite).(bool); ok {
-		config["enable.idempotence"] = strconv.FormatBool(!v)
+	if _, ok := config["acks"]; ok {
+		// franz-go keeps "disable", the evidence says what is enabled.
+		if v, ok := cl.OptValue(kgo.DisableIdempotentWrite).(bool); ok {
+			config["enable.idempotence"] = strconv.FormatBool(!v)
+			if !v {
+				// With idempotence franz-go ignores its in-flight
+				// option and keeps 5 requests per broker (newSink in
+				// sink.go of v1.22.3).
+				config["max.in.flight.requests.per.connection"] = "5"
+			}
+		}
+		if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" {
+			config["transactional.id"] = id
+		} else {
+			delete(config, "transaction.timeout.ms") // not a transactional producer: it means nothing
+		}
 	}
-	if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" {
-		config["transactional.id"] = id
-	} else {
-		delete(config, "transaction.timeout.ms") // not a transactional producer: it means nothing
+	if _, ok := config["group.id"]; ok {
+		if v, ok := cl.OptValue(kgo.DisableAutoCommit).(bool); ok {
+			config["enable.auto.commit"] = strconv.FormatBool(!v)
+			if v {
+				delete(config, "auto.commit.interval.ms") // no auto-commit: no interval in force
+			}
+		}
+		// franz-go holds the level as Kafka's number: 1 read_committed.
+		if v, ok := cl.OptValue(kgo.FetchIsolationLevel).(int8); ok {
+			config["isolation.level"] = "read_uncommitted"
+			if v == 1 {
+				config["isolation.level"] = "read_committed"
+			}
+		}
+		if bs, ok := cl.OptValue(kgo.Balancers).([]kgo.GroupBalancer); ok {
+			var names []string
+			for _, b := range bs {
+				names = append(names, b.ProtocolName())
+			}
+			config["partition.assignment.strategy"] = strings.Join(names, ",")
+		}
 	}
 	return config
 }
@@ -124,18 +215,23 @@ func defaultBackoff(cl *kgo.Client) bool {
 	return fn != nil && fn(5) != fn(5)
 }
 
-// franzGoDefaults is the configuration of a producer built with nothing
-// set, read as configInForce reads any other.
+// franzGoDefaults is the configuration of a client built with nothing
+// set, read as configInForce reads any other, for every role's options.
 var franzGoDefaults = sync.OnceValue(func() map[string]string {
-	cl, err := kgo.NewClient()
-	if err != nil {
-		return map[string]string{}
+	// A transactional producer and a group member have every option of
+	// the tables (a transaction timeout, an auto-commit interval); the
+	// transactional id and the group move no other option's default.
+	d := map[string]string{}
+	for _, o := range []kgo.Opt{kgo.TransactionalID("t"), kgo.ConsumerGroup("g")} {
+		cl, err := kgo.NewClient(o)
+		if err != nil {
+			continue
+		}
+		maps.Insert(d, maps.All(configInForce(cl, transformOptions)))
+		cl.Close()
 	}
-	defer cl.Close()
-	d := configInForce(cl)
-	// A producer without a transactional id has no transaction timeout
-	// to speak of; a transactional one compares with the default.
-	d["transaction.timeout.ms"], _ = optText(cl.OptValue(kgo.TransactionTimeout))
+	delete(d, "group.id")
+	delete(d, "transactional.id")
 	return d
 })
 
@@ -170,6 +266,8 @@ func optText(v any) (string, bool) {
 		return strconv.FormatInt(int64(x), 10), true
 	case bool:
 		return strconv.FormatBool(x), true
+	case string:
+		return x, x != ""
 	}
 	return "", false
 }

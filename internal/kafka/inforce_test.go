@@ -73,3 +73,46 @@ func TestProducerInfo(t *testing.T) {
 		t.Errorf("set by kafkabook %v, want [transactional.id]", info.SetByKafkabook)
 	}
 }
+
+// TestMemberInfo: a group member's configuration read back is franz-go's
+// defaults but for what its step decides (the group, an auto-commit every
+// second) and the group timing kafkabook gives every member, named as
+// kafkabook's; a transform member reads read_committed, as its step
+// decides, and its transaction timeout is kafkabook's.
+func TestMemberInfo(t *testing.T) {
+	b := Brokers{Seeds: []string{"127.0.0.1:1"}}
+	info, err := MemberInForce(b, MemberSpec{Topic: "t", Group: "g", AutoCommit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := kgo.NewClient(kgo.ConsumerGroup("g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	want := map[string]string{"group.id": "g", "enable.auto.commit": "true", "auto.commit.interval.ms": "1000",
+		"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000", "isolation.level": "read_uncommitted"}
+	for name, opt := range map[string]any{"fetch.max.wait.ms": kgo.FetchMaxWait, "max.poll.interval.ms": kgo.RebalanceTimeout,
+		"kgo.MetadataMinAge": kgo.MetadataMinAge, "kgo.RequestRetries": kgo.RequestRetries} {
+		want[name], _ = optText(bare.OptValue(opt))
+	}
+	for k, v := range want {
+		if info.Config[k] != v {
+			t.Errorf("member: %s = %q in the evidence, want %q", k, info.Config[k], v)
+		}
+	}
+	if !reflect.DeepEqual(info.SetByKafkabook, []string{"heartbeat.interval.ms", "session.timeout.ms"}) {
+		t.Errorf("member: set by kafkabook %v, want the group timing", info.SetByKafkabook)
+	}
+
+	info, err = TransformInForce(b, TransformSpec{In: "in", Out: "out", Group: "g", TxnID: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config["isolation.level"] != "read_committed" || info.Config["enable.auto.commit"] != "false" || info.Config["acks"] != "all" || info.Config["transactional.id"] != "x" {
+		t.Errorf("transform: config %v", info.Config)
+	}
+	if !reflect.DeepEqual(info.SetByKafkabook, []string{"heartbeat.interval.ms", "session.timeout.ms", "transaction.timeout.ms"}) {
+		t.Errorf("transform: set by kafkabook %v, want the group timing and the transaction timeout", info.SetByKafkabook)
+	}
+}

@@ -35,7 +35,7 @@ type ProduceSpec struct {
 	// Given names the properties the runbook set (by the Java client's
 	// names); the others are franz-go's defaults, and an option that
 	// kafkabook had to set all the same is named in the evidence as
-	// kafkabook's (producerInfo).
+	// kafkabook's (ProducerInForce).
 	Given []string
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
@@ -124,10 +124,6 @@ type ProduceStats struct {
 	// every message (a transaction that did not begin, or ended without a
 	// definite answer); "" otherwise.
 	Stopped string
-	// Client is the in-process franz-go producer's configuration in force
-	// (producerInfo), for the evidence; zero for a driver's producer,
-	// which reports its own.
-	Client results.ClientInfo
 }
 
 // lagLimit is how far behind its schedule a rate-driven producer may hand
@@ -157,7 +153,6 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 		return stats, err
 	}
 	defer cl.Close()
-	stats.Client = producerInfo(cl, spec)
 
 	pace := newPacer(spec.Rate, &stats)
 	var pending sync.WaitGroup

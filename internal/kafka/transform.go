@@ -27,13 +27,6 @@ type TransformSpec struct {
 // the coordinator after this long.
 const TransactionTimeout = 30 * time.Second
 
-// transformRetries lets a transform member ride out a coordinator's
-// failover (the controller notices a dead broker after its 9 s session
-// timeout, then moves its partitions): about 30 s of tries at the 100 ms
-// backoff of observerOpts, where franz-go's default 20 give up within 2 s and
-// end the member with an error.
-const transformRetries = 300
-
 // Transformer is a transform member's client: a GroupTransactSession with
 // a transactional id, or a plain group member whose producer is
 // idempotent and whose offsets are committed after the records are
@@ -56,22 +49,7 @@ type Derived struct {
 // NewTransformer creates the member; it joins the group when first
 // polled. Both modes read In read_committed.
 func NewTransformer(b Brokers, spec TransformSpec) (*Transformer, error) {
-	// A member still runs with the observers' tuning and kafkabook's
-	// group timing (issue 35 makes it a subject like the producer).
-	opts := append(observerOpts(b),
-		kgo.ConsumerGroup(spec.Group),
-		kgo.ConsumeTopics(spec.In),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.SessionTimeout(SessionTimeout),
-		kgo.HeartbeatInterval(HeartbeatInterval),
-		kgo.RebalanceTimeout(RebalanceTimeout),
-		kgo.FetchMaxWait(500*time.Millisecond),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.DisableAutoCommit(),
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.DefaultProduceTopic(spec.Out),
-		kgo.RequestRetries(transformRetries),
-	)
+	opts := transformOpts(b, spec)
 	t := &Transformer{spec: spec}
 	if spec.TxnID == "" {
 		cl, err := kgo.NewClient(opts...)
@@ -81,13 +59,27 @@ func NewTransformer(b Brokers, spec TransformSpec) (*Transformer, error) {
 		t.cl = cl
 		return t, nil
 	}
-	opts = append(opts, kgo.TransactionalID(spec.TxnID), kgo.TransactionTimeout(TransactionTimeout))
 	sess, err := kgo.NewGroupTransactSession(opts...)
 	if err != nil {
 		return nil, err
 	}
 	t.sess, t.cl = sess, sess.Client()
 	return t, nil
+}
+
+// transformOpts are a transform member's options: a member's (memberOpts,
+// committing itself), reading read_committed, writing to Out, and with a
+// transactional id its transaction timeout. Everything else is franz-go's
+// default (acks=all and idempotence included).
+func transformOpts(b Brokers, spec TransformSpec) []kgo.Opt {
+	opts := append(memberOpts(b, MemberSpec{Topic: spec.In, Group: spec.Group}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.DefaultProduceTopic(spec.Out),
+	)
+	if spec.TxnID != "" {
+		opts = append(opts, kgo.TransactionalID(spec.TxnID), kgo.TransactionTimeout(TransactionTimeout))
+	}
+	return opts
 }
 
 // Poll waits for records and returns at most max of them, as
@@ -133,8 +125,9 @@ func (t *Transformer) Poll(ctx context.Context, max int) ([]Delivered, error) {
 }
 
 // pollRideOut is how long a transform member's polls may fail in a row
-// before it gives up: the coordinator failover its produce retries ride
-// out (transformRetries).
+// before it gives up: long enough for a coordinator's failover (the
+// controller notices a dead broker after its session timeout, then moves
+// its partitions), which franz-go's own retries ride out.
 const pollRideOut = 30 * time.Second
 
 // Begin begins the transaction of a poll's records (exactly once only).

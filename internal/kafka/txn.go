@@ -60,7 +60,6 @@ func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn 
 		return stats, err
 	}
 	defer cl.Close()
-	stats.Client = producerInfo(cl, spec)
 
 	pace := newPacer(spec.Rate, &stats)
 	for first, n := 0, 1; first < spec.Count && ctx.Err() == nil; first, n = first+txn.Size, n+1 {
