@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -224,6 +225,14 @@ func testMemberCrash(t *testing.T, d Driver, admin *kafka.Client, seeds []string
 	// The first member: crashes on its 7th record, killed by its own SIGKILL.
 	m1 := startMember(t, d, spec(1, 7, work))
 	t.Logf("member 1 startup_complete after %v", m1.Startup().Took)
+	if tc.commit == "auto" {
+		// librdkafka has auto.commit.interval.ms twice, global and a
+		// legacy topic-level one (60000) the group consumer ignores: the
+		// configuration in force is the global one, the step's.
+		if got, want := m1.Startup().Config["auto.commit.interval.ms"], strconv.Itoa(tc.autoMs); got != want {
+			t.Errorf("auto.commit.interval.ms in force %q, want %s (the step's)", got, want)
+		}
+	}
 	m1.read(t, time.Minute, func() bool { return false })
 	ws := m1.wait(t)
 	if ws.Signal != syscall.SIGKILL {

@@ -235,7 +235,12 @@ def effective_config(conf, kind=RD_KAFKA_PRODUCER):
             cnt = ctypes.c_size_t()
             arr = dump(src, ctypes.byref(cnt))
             for i in range(0, cnt.value, 2):
-                out[arr[i].decode()] = arr[i + 1].decode()
+                # The global dump comes first and wins: a name in both is
+                # a legacy topic-level property of the simple consumer
+                # (auto.commit.interval.ms, 60000 by default, which
+                # rdkafka_conf.c says the high-level consumer ignores for
+                # the global one), not the setting in force.
+                out.setdefault(arr[i].decode(), arr[i + 1].decode())
             lib.rd_kafka_conf_dump_free(arr, cnt)
     finally:
         # A consumer twin has joined no group: destroying it must not try

@@ -97,13 +97,10 @@ class EffectiveConfigTest(unittest.TestCase):
                 "isolation.level": "read_uncommitted"}
         self.assertEqual({k: config[k] for k in want}, want)
 
-    @unittest.expectedFailure
     def test_consumer_auto_commit_interval(self):
-        # Known and left as it is (the dump is published evidence): the
-        # global and the default topic configuration both have an
+        # The global and the default topic configuration both have an
         # auto.commit.interval.ms (the topic's is the legacy consumer's,
-        # 60000), and the topic's dump, read second, overwrites the one in
-        # force. When that is fixed, this test passes: drop the decorator.
+        # 60000): the dump keeps the global one, the one in force.
         self.assertEqual(self.consumer_config()["auto.commit.interval.ms"], "250")
 
 
