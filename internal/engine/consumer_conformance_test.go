@@ -224,10 +224,22 @@ func testConsumerRow(t *testing.T, backend cluster.Backend, row consumerRow) {
 		}
 		checkConsumerCase(t, backend, dir, label, g, c)
 	}
-	if row.client != runbook.FranzGo {
-		if !slices.ContainsFunc(res.Provenance.Clients, func(c results.ClientInfo) bool { return c.Client == name }) {
-			t.Errorf("provenance clients %+v; want the %s client's startup", res.Provenance.Clients, name)
+	// Every client's members, franz-go's included, record their
+	// configuration in force, the group timing kafkabook gives them all
+	// in force and named as kafkabook's (but under KIP-848's protocol).
+	var members int
+	for _, c := range res.Provenance.Clients {
+		if c.Client != name || c.Config["group.id"] == "" || c.Config["group.protocol"] == "consumer" {
+			continue // a producer's entry, or a KIP-848 member's, whose timing the broker owns
 		}
+		members++
+		if c.Config["session.timeout.ms"] != "6000" || !slices.Contains(c.SetByKafkabook, "session.timeout.ms") || !slices.Contains(c.SetByKafkabook, "heartbeat.interval.ms") {
+			t.Errorf("%s member of %s: session.timeout.ms=%q, set by kafkabook %q; want 6000, with the heartbeat, named as kafkabook's",
+				name, c.Config["group.id"], c.Config["session.timeout.ms"], c.SetByKafkabook)
+		}
+	}
+	if members == 0 {
+		t.Errorf("provenance clients %+v; want the %s members' configuration in force", res.Provenance.Clients, name)
 	}
 }
 

@@ -63,10 +63,16 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 			ref, strings.Join(refused, ", "))
 	}
 	info := st.Info()
-	for k := range props {
+	for k := range maps.Keys(props) {
 		if _, given := c.Properties[k]; !given && !slices.Contains(info.SetByKafkabook, k) {
 			info.SetByKafkabook = append(info.SetByKafkabook, k) // the group timing (memberProperties)
 		}
+	}
+	if _, given := c.Properties["auto.offset.reset"]; !given && !slices.Contains(info.SetByKafkabook, "auto.offset.reset") {
+		// Every driver's member reads from the earliest offset unless the
+		// step says otherwise (docs/driver-protocol.md), where the Java
+		// client and librdkafka default to the latest.
+		info.SetByKafkabook = append(info.SetByKafkabook, "auto.offset.reset")
 	}
 	slices.Sort(info.SetByKafkabook)
 	w.ev.Emit(results.KindClient, w.num, info)
