@@ -17,7 +17,7 @@ example: deps build
 # cluster, Docker or Kubernetes (one package at a time), then brief
 # fuzzing; it ends with each package's time. It proves every directive,
 # every backend's fault table, every client's conformance, the checker
-# against an independent reader, and three examples end to end.
+# against an independent reader, and two examples end to end.
 test: deps lint-workflows
 	@date -u +'== make test: vet, prosecheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...

@@ -29,6 +29,7 @@ func failover(runs, rate int) *results.Results {
 				{At: start.Add(29 * time.Second), Op: "start", Nodes: []string{"k1"}, Pos: "failover.md:10:1"}}}
 		for _, label := range []string{"acks1", "acksall"} {
 			l := &results.Ledger{}
+			acks, _ := results.ParseAcks(strings.TrimPrefix(label, "acks")) // 1 or all
 			count := 30 * rate
 			l.Grow(count)
 			for i := 0; i < count; i++ {
@@ -37,7 +38,7 @@ func failover(runs, rate int) *results.Results {
 				if s := in.Sub(start); s >= 10*time.Second && s < 19*time.Second {
 					ack = start.Add(19*time.Second + time.Duration(i%50)*time.Millisecond)
 				}
-				l.Add(int64(i+1), strings.TrimPrefix(label, "acks"), false, in, ack, results.StatusOK, "", 0, int64(i), 0)
+				l.Add(int64(i+1), acks, false, in, ack, results.StatusOK, "", 0, int64(i), 0)
 			}
 			tp := results.Topic{Name: fmt.Sprintf("%s-r%d", label, n), Label: label, Ledger: l}
 			run.Topics = append(run.Topics, tp)

@@ -12,6 +12,9 @@ const (
 	AcksNone   Acks = iota // acks=0: no answer is waited for
 	AcksLeader             // acks=1: the leader has it
 	AcksAll                // acks=all: every in-sync replica has it
+	// AcksUnrecorded is the acks of a ledger entry whose evidence did not
+	// say (the ledger's fourth code); never a producer's setting.
+	AcksUnrecorded
 )
 
 // acksText is each setting as runbooks and evidence write it.

@@ -47,13 +47,13 @@ func statusCode(s Status) uint8 {
 	return 2
 }
 
-// acksCode is the ledger code of an acks setting as written; 3 for one
-// that is not a setting (an entry without acks).
-func acksCode(a string) uint8 {
+// acksOf is the acks of an entry as evidence writes it; AcksUnrecorded
+// for one without (or with one that is not a setting).
+func acksOf(a string) Acks {
 	if k, err := ParseAcks(a); err == nil {
-		return uint8(k)
+		return k
 	}
-	return 3
+	return AcksUnrecorded
 }
 
 // MessageID is the id of message number n: m-001, m-1000.
@@ -148,7 +148,7 @@ func grow[T any](s []T, n int) []T {
 
 // Add appends one entry with the message number n; the hot path of a
 // producer: no allocation unless a column grows or the entry has an error.
-func (l *Ledger) Add(n int64, acks string, idempotent bool, intended, acked time.Time, st Status, errText string, partition int32, offset int64, epoch int32) {
+func (l *Ledger) Add(n int64, acks Acks, idempotent bool, intended, acked time.Time, st Status, errText string, partition int32, offset int64, epoch int32) {
 	i := int32(len(l.num))
 	l.num = append(l.num, n)
 	l.intended = append(l.intended, unixNano(intended))
@@ -156,7 +156,7 @@ func (l *Ledger) Add(n int64, acks string, idempotent bool, intended, acked time
 	l.offset = append(l.offset, offset)
 	l.partition = append(l.partition, partition)
 	l.epoch = append(l.epoch, epoch)
-	f := statusCode(st) | acksCode(acks)<<flagAcksShift
+	f := statusCode(st) | uint8(acks&3)<<flagAcksShift
 	if idempotent {
 		f |= flagIdempotent
 	}
@@ -181,7 +181,7 @@ func (l *Ledger) setError(i int32, text string) {
 
 // AddEntry appends e.
 func (l *Ledger) AddEntry(e Entry) {
-	l.Add(e.Num, e.Acks, e.Idempotent, e.Intended, e.Acked, e.Status, e.Error, e.Partition, e.Offset, e.LeaderEpoch)
+	l.Add(e.Num, acksOf(e.Acks), e.Idempotent, e.Intended, e.Acked, e.Status, e.Error, e.Partition, e.Offset, e.LeaderEpoch)
 }
 
 // AddMessage appends m; an id that MessageID does not spell is kept as is.
@@ -194,7 +194,7 @@ func (l *Ledger) AddMessage(m Message) {
 		l.ids[int32(len(l.num))] = m.ID
 		n = -1
 	}
-	l.Add(n, m.Acks, m.Idempotent, m.Intended, m.Acked, m.Status, m.Error, m.Partition, m.Offset, m.LeaderEpoch)
+	l.Add(n, acksOf(m.Acks), m.Idempotent, m.Intended, m.Acked, m.Status, m.Error, m.Partition, m.Offset, m.LeaderEpoch)
 }
 
 // AddLedger appends every entry of o.

@@ -99,7 +99,7 @@ func steadyLedger(n, parts int) *Ledger {
 	for i := 0; i < n; i++ {
 		p := int32(i % parts)
 		in := t0.Add(time.Duration(i) * 2 * time.Millisecond)
-		l.Add(int64(i+1), "all", false, in, in.Add(time.Duration(800_000+rng.IntN(3_000_000))), StatusOK, "", p, next[p], 0)
+		l.Add(int64(i+1), AcksAll, false, in, in.Add(time.Duration(800_000+rng.IntN(3_000_000))), StatusOK, "", p, next[p], 0)
 		next[p]++
 	}
 	return l
@@ -440,7 +440,7 @@ func BenchmarkLedgerAdd(b *testing.B) {
 	t0 := time.Now()
 	var l Ledger
 	for i := range b.N {
-		l.Add(int64(i), "all", false, t0, t0, StatusOK, "", 0, int64(i), 0)
+		l.Add(int64(i), AcksAll, false, t0, t0, StatusOK, "", 0, int64(i), 0)
 	}
 }
 
@@ -487,7 +487,7 @@ func TestCountAcked(t *testing.T) {
 		if i == 4 {
 			st = StatusUnknown
 		}
-		l.Add(i, "1", false, t0, t0, st, "", 0, i, 0)
+		l.Add(i, AcksLeader, false, t0, t0, st, "", 0, i, 0)
 	}
 	run := Run{Topics: []Topic{{Label: "a", Ledger: &l}, {Label: "a", Messages: []Message{{ID: "x-1", Status: StatusOK}}}, {Label: "b", Messages: []Message{{ID: "m-002", Status: StatusOK}}}}}
 	if n := run.CountAcked("a", []string{"m-002", "m-004", "x-1", "m-009"}); n != 2 {
@@ -506,7 +506,7 @@ func TestSeries(t *testing.T) {
 		if in.Sub(t0) >= time.Second && in.Sub(t0) < 2*time.Second {
 			ack = t0.Add(2500 * time.Millisecond)
 		}
-		l.Add(int64(i+1), "all", false, in, ack, StatusOK, "", 0, int64(i), 0)
+		l.Add(int64(i+1), AcksAll, false, in, ack, StatusOK, "", 0, int64(i), 0)
 	}
 	s := Topic{Ledger: &l}.Series(t0, t0.Add(4*time.Second), time.Second)
 	if len(s) != 4 {

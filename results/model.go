@@ -303,7 +303,7 @@ type Tally struct {
 
 	// Isolation is the read's isolation level when it is read_committed;
 	// "" (read_uncommitted) otherwise.
-	Isolation string `json:"isolation,omitempty"`
+	Isolation Isolation `json:"isolation,omitempty"`
 	// Transactions checks the read against the topic's transactions (see
 	// CheckTransactions): absent when no transactional producer wrote to
 	// it; the final read has one per isolation level.

@@ -72,8 +72,21 @@ func (r Run) TransactionsOf(label string) []Transaction {
 	return out
 }
 
-// Isolation levels of a read, as the runbook spells them.
+// Isolation is a read's isolation level, as runbooks and evidence spell
+// it; the zero value reads as ReadUncommitted, Kafka's default.
+type Isolation string
+
+// Isolation levels of a read.
 const (
-	ReadUncommitted = "read_uncommitted"
-	ReadCommitted   = "read_committed"
+	ReadUncommitted Isolation = "read_uncommitted"
+	ReadCommitted   Isolation = "read_committed"
 )
+
+// Level is the level i reads at: read_committed, or read_uncommitted for
+// any other (the zero value included).
+func (i Isolation) Level() Isolation {
+	if i == ReadCommitted {
+		return i
+	}
+	return ReadUncommitted
+}

@@ -31,7 +31,7 @@ func txnHistory() ([]Transaction, Topic) {
 }
 
 // readOf is a read of partition 0 finding ids at offsets.
-func readOf(isolation string, bound int64, found map[string]int64) TxnRead {
+func readOf(isolation Isolation, bound int64, found map[string]int64) TxnRead {
 	var recs []Record
 	for id, off := range found {
 		recs = append(recs, Record{ID: id, Partition: 0, Offset: off})

@@ -13,7 +13,7 @@ import (
 // final read of such a topic carries two, one per isolation level, so the
 // evidence shows what each reader would see.
 type TxnCheck struct {
-	Isolation      string          `json:"isolation"` // read_committed or read_uncommitted
+	Isolation      Isolation       `json:"isolation"` // read_committed or read_uncommitted
 	HighWatermarks map[int32]int64 `json:"high_watermarks"`
 	LastStable     map[int32]int64 `json:"last_stable"` // per partition; read_committed reads up to it
 	Read           int             `json:"read"`        // records read, sentinels included
@@ -73,7 +73,7 @@ type OrderFlip struct {
 
 // TxnRead is the input of CheckTransactions: one read of a topic.
 type TxnRead struct {
-	Isolation      string
+	Isolation      Isolation
 	Records        *Records
 	HighWatermarks map[int32]int64
 	LastStable     map[int32]int64 // nil: not known (the read's bound is then the high watermark)

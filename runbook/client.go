@@ -167,7 +167,7 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 			// The catalogue tells a typo (with a did-you-mean), a
 			// consumer property or a name no client has from a property
 			// of the other clients; one it takes, franz-go still cannot:
-			// kafkabook maps only the five the shorthand flags stand for.
+			// kafkabook maps only FranzGoProperties.
 			msg := FranzGoRefusal(name)
 			if caps.ClientProperty != nil {
 				if err := caps.ClientProperty(client, version, role, name, value); err != nil {
@@ -196,24 +196,42 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 	}
 }
 
-// mapped are the properties kafkabook itself reads for franz-go (and for
-// the ledger), with the check of their values.
+// mapped are the properties kafkabook maps onto franz-go's options
+// (internal/kafka's producer options; a test there keeps both lists the
+// same), with the check of their values: the five the shorthand flags
+// stand for, which the ledger reads too, and the others a franz-go user
+// sets as often.
 var mapped = map[string]func(string) bool{
+	"linger.ms":              nonNegative,
+	"batch.size":             positive,
+	"buffer.memory":          nonNegative,
+	"transaction.timeout.ms": positive,
+	"client.id":              func(string) bool { return true },
+	"compression.type": func(v string) bool {
+		return slices.Contains([]string{"none", "gzip", "snappy", "lz4", "zstd"}, v)
+	},
 	"acks": func(v string) bool { _, err := ParseAcksProperty(v); return err == nil },
 	"enable.idempotence": func(v string) bool {
 		_, err := strconv.ParseBool(v)
 		return err == nil
 	},
-	"retries":                               func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 },
-	"max.in.flight.requests.per.connection": func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
-	"delivery.timeout.ms":                   func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
-	"request.timeout.ms":                    func(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 1 },
+	"retries":                               nonNegative,
+	"max.in.flight.requests.per.connection": positive,
+	"delivery.timeout.ms":                   positive,
+	"request.timeout.ms":                    positive,
 }
 
+// nonNegative and positive check an integer property's value.
+func nonNegative(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 }
+func positive(v string) bool    { n, err := strconv.Atoi(v); return err == nil && n >= 1 }
+
+// FranzGoProperties are the producer properties kafkabook maps onto
+// franz-go, sorted.
+func FranzGoProperties() []string { return slices.Sorted(maps.Keys(mapped)) }
+
 // FranzGoMaps reports whether kafkabook maps a producer property onto
-// franz-go (the five its shorthand flags stand for, and
-// request.timeout.ms); franz-go takes no
-// other, and a property it would ignore is refused rather than dropped.
+// franz-go (FranzGoProperties); franz-go takes no other, and a property
+// it would ignore is refused rather than dropped.
 func FranzGoMaps(name string) bool {
 	_, ok := mapped[name]
 	return ok
@@ -222,7 +240,10 @@ func FranzGoMaps(name string) bool {
 // FranzGoRefusal says that franz-go cannot take a property, for check and
 // the engine alike.
 func FranzGoRefusal(name string) string {
-	return fmt.Sprintf("franz-go has no counterpart for %s: use --client java or --client librdkafka", name)
+	if name == "transactional.id" {
+		return "kafkabook gives a franz-go producer its transactional.id itself: use --transactional"
+	}
+	return fmt.Sprintf("kafkabook does not map %s onto franz-go (it maps %s): use --client java or --client librdkafka", name, strings.Join(FranzGoProperties(), ", "))
 }
 
 // ParseAcksProperty reads an acks property as the clients write it: 0, 1,

@@ -15,15 +15,15 @@ func clientDoc(front, step string) []byte {
 	return []byte("---\n" + front + "---\n\n```kafka\ntopic create t\n" + step + "\n```\n")
 }
 
-// fakeCatalogue knows linger.ms and compression.type for producers and
+// fakeCatalogue knows linger.ms, max.block.ms and compression.type for producers and
 // value.deserializer for consumers, and records what it was asked.
 type fakeCatalogue struct{ asked []string }
 
 func (f *fakeCatalogue) check(client, version, role, name, value string) error {
 	f.asked = append(f.asked, fmt.Sprintf("%s@%s %s %s=%s", client, version, role, name, value))
-	known := map[string]bool{"producer linger.ms": true, "producer compression.type": true, "producer acks": true,
+	known := map[string]bool{"producer linger.ms": true, "producer max.block.ms": true, "producer compression.type": true, "producer acks": true,
 		"consumer value.deserializer": true}
-	if client == FranzGo && name == "linger.ms" {
+	if client == FranzGo && name == "max.block.ms" {
 		return fmt.Errorf("franz-go has no counterpart for %s: use --client java", name)
 	}
 	if !known[role+" "+name] {
@@ -71,7 +71,10 @@ func TestClientPropertyErrors(t *testing.T) {
 	}{
 		{"", "produce t --count 3", Overrides{}, ""},
 		{"client: java\n", "produce t -X linger.ms=5 -X lnger.ms=5", Overrides{}, `c.md:7:29: -X lnger.ms: java has no producer property "lnger.ms"`},
-		{"", "produce t --acks 1 -X linger.ms=5", Overrides{}, "c.md:6:23: -X linger.ms: franz-go has no counterpart for linger.ms: use --client java"},
+		{"", "produce t --acks 1 -X max.block.ms=5", Overrides{}, "c.md:6:23: -X max.block.ms: franz-go has no counterpart for max.block.ms: use --client java"},
+		// franz-go takes the properties kafkabook maps onto its options.
+		{"", "produce t --acks 1 -X linger.ms=5 -X compression.type=lz4", Overrides{}, ""},
+		{"", "produce t --acks 1 -X compression.type=brotli", Overrides{}, "c.md:6:23: -X compression.type=brotli: bad value for compression.type"},
 		// A name franz-go does not map is asked of the catalogue, which
 		// tells a typo from a property of the other clients.
 		{"", "produce t --acks 1 -X lnger.ms=5", Overrides{}, `c.md:6:23: -X lnger.ms: franz-go has no producer property "lnger.ms"`},
@@ -83,7 +86,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
 		{"client: java\n", "produce t --acks all --transactional", Overrides{}, ""},
 		{"client: [java, librdkafka]\n", "produce t --acks all --transactional", Overrides{}, ""},
-		{"client: java\nproducer: {linger.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: linger.ms (from the front matter): franz-go has no counterpart for linger.ms"},
+		{"client: java\nproducer: {max.block.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: max.block.ms (from the front matter): franz-go has no counterpart for max.block.ms"},
 		{"", "produce t --client jav", Overrides{}, `c.md:6:20: --client: client "jav": want one of franz-go, java, librdkafka, spring, optionally with @version (java@4.3.1) (did you mean "java"?)`},
 		// Consumers: each client's own settings, the properties by its names.
 		{"", "consume t --group g --commit greedy --client java &", Overrides{}, "c.md:6:30: --commit greedy runs through java: greedy is franz-go's GreedyAutoCommit; java/spring/librdkafka: use --commit auto"},
@@ -145,8 +148,8 @@ func TestClientAcksDefault(t *testing.T) {
 		t.Errorf("AcksDefault = false, want true: %+v", p)
 	}
 	// Without a catalogue, franz-go still refuses what it would ignore.
-	if _, err := Load("c.md", clientDoc("", "produce t --acks 1 -X linger.ms=5"), Overrides{}); err == nil || !strings.Contains(err.Error(), "franz-go has no counterpart for linger.ms") {
-		t.Errorf("franz-go took -X linger.ms: %v", err)
+	if _, err := Load("c.md", clientDoc("", "produce t --acks 1 -X max.block.ms=5"), Overrides{}); err == nil || !strings.Contains(err.Error(), "kafkabook does not map max.block.ms onto franz-go") {
+		t.Errorf("franz-go took -X max.block.ms: %v", err)
 	}
 	d, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1"), Overrides{})
 	if err != nil {

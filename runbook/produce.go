@@ -70,7 +70,7 @@ var produceDirective = &Directive{
 		{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
 			Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
 		{Name: "property", Short: "X", Kind: KindProperty, Meta: "NAME=VALUE", Many: true,
-			Help: "A client property by the client's own name, as kcat's -X: -X linger.ms=5 -X compression.type=lz4; over the front matter's producer: map. check refuses a name the client does not have. The flags --acks, --idempotent, --retries, --max-in-flight and --delivery-timeout are shorthands for acks, enable.idempotence, retries, max.in.flight.requests.per.connection and delivery.timeout.ms; franz-go takes only these five and request.timeout.ms."},
+			Help: "A client property by the client's own name, as kcat's -X: -X linger.ms=5 -X compression.type=lz4; over the front matter's producer: map. check refuses a name the client does not have. The flags --acks, --idempotent, --retries, --max-in-flight and --delivery-timeout are shorthands for acks, enable.idempotence, retries, max.in.flight.requests.per.connection and delivery.timeout.ms; franz-go takes only these five and request.timeout.ms, linger.ms, batch.size, buffer.memory, compression.type, client.id and transaction.timeout.ms (kafkabook maps each onto its kgo option)."},
 		{Name: "from", Kind: KindInt, Meta: "N", Default: "1",
 			Help: "Number of the first message."},
 		{Name: "count", Kind: KindInt, Meta: "N", Default: "10",

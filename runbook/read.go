@@ -1,5 +1,7 @@
 package runbook
 
+import "github.com/kafkabook/kafkabook/results"
+
 // read: a topic read to its high watermark and tallied.
 
 const OpRead Op = "read"
@@ -8,7 +10,7 @@ const OpRead Op = "read"
 type Read struct {
 	Topic     string
 	Via       Target // zero: any node
-	Isolation string // results.ReadCommitted or results.ReadUncommitted
+	Isolation results.Isolation
 }
 
 func (Read) action() {}
@@ -20,8 +22,8 @@ var readDirective = &Directive{
 	Summary: "Read every partition from the beginning to its high watermark and tally what was found against what was acked.",
 	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 	Flags: []FlagSpec{
-		{Name: "isolation", Kind: KindWord, Meta: "read_uncommitted|read_committed", Default: "read_uncommitted",
-			Choices: []string{"read_uncommitted", "read_committed"},
+		{Name: "isolation", Kind: KindWord, Meta: "read_uncommitted|read_committed", Default: string(results.ReadUncommitted),
+			Choices: []string{string(results.ReadUncommitted), string(results.ReadCommitted)},
 			Help:    "The reader's isolation level: read_uncommitted reads to the high watermark, records of open and aborted transactions included; read_committed reads to the last stable offset and skips records of aborted transactions. Records of transactions are checked against their outcomes either way (see aborted_reads and torn)."},
 		viaFlag,
 	},
@@ -29,5 +31,5 @@ var readDirective = &Directive{
 }
 
 func buildRead(st *Step) Action {
-	return Read{Topic: st.arg(0).Text, Via: st.flagTarget("via"), Isolation: st.flagStr("isolation")}
+	return Read{Topic: st.arg(0).Text, Via: st.flagTarget("via"), Isolation: results.Isolation(st.flagStr("isolation"))}
 }

@@ -63,7 +63,7 @@ func main() {
 				if s := in.Sub(start); s > 5*time.Second && s < 9*time.Second { // the failover
 					lat = start.Add(9*time.Second).Sub(in) + lat
 				}
-				l.Add(int64(i+1), []string{"1", "all"}[ti], false, in, in.Add(lat), results.StatusOK, "", 0, int64(i), 0)
+				l.Add(int64(i+1), []results.Acks{results.AcksLeader, results.AcksAll}[ti], false, in, in.Add(lat), results.StatusOK, "", 0, int64(i), 0)
 			}
 			tp := results.Topic{Name: name, Label: label, Ledger: l}
 			run.Topics = append(run.Topics, tp)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -17,12 +16,8 @@ import (
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// Subcommand is the hidden command line word that makes a kafkabook
-// binary (or a test binary that forwards it) run one member:
-// `kafkabook consumer-member SPEC-JSON`.
-const Subcommand = "consumer-member"
-
-// Spec is one member process, as the engine launches it.
+// Spec is one franz-go member, as the engine asks franz-go's driver for
+// it (driver.FranzGoMember).
 type Spec struct {
 	Brokers []string `json:"brokers"`
 	// Access is how to reach the brokers (TLS, SASL); its Dial does not
@@ -63,37 +58,16 @@ const (
 	CrashHandled = "handled"
 )
 
-// Main runs the member of args[0], a Spec in JSON, until SIGTERM or
-// SIGINT, reporting on stdout; it returns the process's exit code. A
-// crash (--crash-at) never returns: the process kills itself.
-func Main(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintf(os.Stderr, "usage: kafkabook %s SPEC-JSON (started by kafkabook run, not by hand)\n", Subcommand)
-		return 2
-	}
-	var spec Spec
-	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", Subcommand, err)
-		return 2
-	}
-	spec.Access.PasswordFromEnv()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	// kafkabook holds the other end of stdin: when it ends, kafkabook is
-	// gone, and a member must not outlive its run.
-	go func() {
-		io.Copy(io.Discard, os.Stdin)
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	}()
-	run := Run
+// Serve runs the member spec says until ctx ends (a clean stop: it
+// finishes the batch in hand, then leaves the group), reporting on out:
+// a group member, or with spec.Transform a transform member. A crash
+// (--crash-at) never returns: the process kills itself. franz-go's driver
+// (internal/driver) runs it behind the driver protocol.
+func Serve(ctx context.Context, spec Spec, out io.Writer) error {
 	if spec.Transform != nil {
-		run = runTransform
+		return runTransform(ctx, spec, out)
 	}
-	if err := run(ctx, spec, os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "member %d of group %s: %v\n", spec.Member, spec.Group, err)
-		return 1
-	}
-	return 0
+	return Run(ctx, spec, out)
 }
 
 // member is one running member: its client, its store and its report.

@@ -13,11 +13,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/consumer"
 	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -68,22 +71,58 @@ func (d Driver) StartFranzGo(ctx context.Context, spec FranzGoSpec) (*Producer, 
 	return &Producer{process: proc, spec: ps, startup: startup}, nil
 }
 
-// FranzGoMain is the driver's process: it reads its spec and the start
-// command from stdin, produces, writes the protocol's events on stdout
-// and returns the exit code. When stdin ends (kafkabook told it to stop,
-// or died) it stops sending and reports what it has.
+// franzGoLine is franz-go's spec line: a producer's (FranzGoSpec), or
+// with role "member" a group or transform member's (consumer.Spec), as
+// the other drivers' lines say their role.
+type franzGoLine struct {
+	Role   string         `json:"role,omitempty"`
+	Member *consumer.Spec `json:"member,omitempty"`
+	FranzGoSpec
+}
+
+// FranzGoMemberLine is the spec line of a franz-go member: its Dial, which
+// cannot travel, left out.
+func FranzGoMemberLine(spec consumer.Spec) ([]byte, error) {
+	spec.Access.Dial = nil
+	return json.Marshal(franzGoLine{Role: "member", Member: &spec})
+}
+
+// StartFranzGoMember starts franz-go's driver as the group or transform
+// member spec says, as StartMember starts another client's member.
+func (d Driver) StartFranzGoMember(ctx context.Context, spec consumer.Spec) (*Member, error) {
+	line, err := FranzGoMemberLine(spec)
+	if err != nil {
+		return nil, err
+	}
+	return d.startMember(ctx, rawLine(line), spec.Store)
+}
+
+// rawLine is a spec line already written.
+type rawLine []byte
+
+func (l rawLine) MarshalJSON() ([]byte, error) { return l, nil }
+
+// FranzGoMain is the driver's process: it reads its spec from stdin and
+// runs the producer or the member it says, writing the protocol's events
+// on stdout, and returns the exit code. A producer waits for the start
+// command, and when stdin ends (kafkabook told it to stop, or died) stops
+// sending and reports what it has.
 func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	var spec FranzGoSpec
+	var line franzGoLine
 	if !in.Scan() {
 		fmt.Fprintf(os.Stderr, "%s: no spec on stdin\n", FranzGoSubcommand)
 		return 2
 	}
-	if err := json.Unmarshal(in.Bytes(), &spec); err != nil {
+	if err := json.Unmarshal(in.Bytes(), &line); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: bad spec: %v\n", FranzGoSubcommand, err)
 		return 2
 	}
+	if line.Role == "member" && line.Member != nil {
+		return franzGoMember(*line.Member, in, stdout)
+	}
+	spec := line.FranzGoSpec
 	spec.Access.PasswordFromEnv()
 	w := &eventWriter{w: bufio.NewWriterSize(stdout, 64<<10)}
 	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
@@ -118,6 +157,40 @@ func FranzGoMain(stdin io.Reader, stdout io.Writer) int {
 		return 1
 	}
 	w.shutdown(stats)
+	return 0
+}
+
+// franzGoMember runs a member: startup_complete with franz-go's
+// configuration in force, the member's events (consumer.Serve) until
+// SIGTERM, then shutdown_complete. When stdin ends kafkabook is gone, and
+// a member must not outlive its run: it kills itself, as every driver's
+// member does.
+func franzGoMember(spec consumer.Spec, in *bufio.Scanner, stdout io.Writer) int {
+	spec.Access.PasswordFromEnv()
+	info, err := consumer.InForce(spec)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: member %d of group %s: %v\n", FranzGoSubcommand, spec.Member, spec.Group, err)
+		return 2
+	}
+	w := &eventWriter{w: bufio.NewWriter(stdout)}
+	w.json(map[string]any{"name": evStartup, "client": info.Client, "library": info.Library, "version": info.Version,
+		"runtime": info.Runtime, "config": info.Config, "set_by_kafkabook": info.SetByKafkabook})
+	w.flush()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		for in.Scan() {
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}()
+	// The member's events go out as it writes them (a crash must not
+	// lose the last of them in a buffer).
+	if err := consumer.Serve(ctx, spec, stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "member %d of group %s: %v\n", spec.Member, spec.Group, err)
+		return 1
+	}
+	w.json(map[string]any{"name": evShutdown})
+	w.flush()
 	return 0
 }
 

@@ -121,7 +121,7 @@ func (w *workload) startDriver(ctx context.Context, ref driver.Ref, spec driver.
 // startFranzGo starts franz-go's driver where the cluster's clients run,
 // with the producer the step asks for, and says which franz-go runs.
 func (w *workload) startFranzGo(ctx context.Context, seeds kafka.Brokers, spec kafka.ProduceSpec, p runbook.Produce, id string, log *stepLog) (*driver.Producer, error) {
-	exe, err := w.memberCommand()
+	exe, err := franzGoBinary()
 	if err != nil {
 		return nil, err
 	}

@@ -46,8 +46,8 @@ type recordKey struct {
 
 // consume: consume TOPIC --group G --commit auto|greedy|after|before ... &
 //
-// The member runs as a process of its own (kafkabook consumer-member),
-// so that crash consumer is a real SIGKILL. The step returns once the
+// The member runs as a process of its own (its client's driver; franz-go's
+// is this binary), so that crash consumer is a real SIGKILL. The step returns once the
 // process runs; the & says that the member goes on.
 func consume(ctx context.Context, w *workload, s runbook.Step, c runbook.Consume, log *stepLog) error {
 	t := w.topic(c.Topic)

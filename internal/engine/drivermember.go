@@ -77,11 +77,18 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 	slices.Sort(info.SetByKafkabook)
 	w.ev.Emit(results.KindClient, w.num, info)
 	w.con.printf("  group %s member %d: client %s (started in %s): %s\n", g.label, n, ref, st.Took.Round(time.Millisecond), st.DescribeMember())
-	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail}
-	m.logged = dm.StderrLines
+	var notes []string
 	if len(c.AllowUnknown) > 0 {
-		m.notes = clientReaction(ctx, ref.String(), c.AllowUnknown, letThrough, dm.StderrLines, dm.Exited())
+		notes = clientReaction(ctx, ref.String(), c.AllowUnknown, letThrough, dm.StderrLines, dm.Exited())
 	}
+	return w.memberProcess(g, n, dm, notes), nil
+}
+
+// memberProcess is a started member of any client: how to signal it (a
+// clean stop is the driver's own), read its reports and reap it.
+func (w *workload) memberProcess(g *group, n int, dm *driver.Member, notes []string) memberProcess {
+	m := &member{n: n, pid: dm.Pid(), start: time.Now().UTC(), done: make(chan struct{}), stderr: dm.StderrTail,
+		logged: dm.StderrLines, notes: notes}
 	m.signal = func(sig syscall.Signal) error {
 		if sig == syscall.SIGTERM {
 			return dm.Stop() // the driver's own clean stop
@@ -107,7 +114,7 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 		dm.Close()
 		return state, err
 	}
-	return memberProcess{m, read, wait}, nil
+	return memberProcess{m, read, wait}
 }
 
 // memberProperties are a step's consumer properties with kafkabook's

@@ -5,26 +5,23 @@ package engine
 // it ended.
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/consumer"
+	"github.com/kafkabook/kafkabook/internal/driver"
 	"github.com/kafkabook/kafkabook/internal/launch"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
-// member is one member process: kafkabook's own (kafkabook
-// consumer-member, franz-go) or a client driver's (driver.Member).
+// member is one member process, a client driver's (driver.Member):
+// franz-go's (this binary) or another client's.
 type member struct {
 	n       int
 	pid     int
@@ -96,8 +93,9 @@ type memberProcess struct {
 	wait func() (launch.Exit, error)
 }
 
-// startOwnMember starts kafkabook's own member (franz-go): this binary's
-// consumer-member subcommand.
+// startOwnMember starts franz-go's member: this binary as franz-go's
+// driver (driver.FranzGo), behind the protocol every client's member
+// speaks.
 func (w *workload) startOwnMember(ctx context.Context, g *group, n, crashAt int, crashPoint string) (memberProcess, error) {
 	c := g.spec
 	spec := consumer.Spec{
@@ -106,72 +104,27 @@ func (w *workload) startOwnMember(ctx context.Context, g *group, n, crashAt int,
 		Dedup: c.Dedup, Store: g.store, CrashAt: crashAt, CrashPoint: crashPoint,
 		Handoff: c.Handoff, Transform: w.transformSpec(g),
 	}
-	js, _ := json.Marshal(spec) // plain data: cannot fail
-	exe, err := w.memberCommand()
+	exe, err := franzGoBinary()
 	if err != nil {
 		return memberProcess{}, err
 	}
-	stderr := &tailBuffer{max: 4096}
-	m := &member{n: n, done: make(chan struct{}), stderr: stderr.String}
-	// The member watches its stdin: when kafkabook dies, the pipe closes
-	// and the member kills itself, so no member outlives its run.
-	cmd := launch.Command{Argv: []string{exe, consumer.Subcommand, string(js)}, Files: []string{exe}, Writes: []string{g.store}, Stderr: stderr}
-	if spec.Access.SASL != nil {
-		cmd.Env = cluster.Environ(spec.Access) // the SASL password, which the JSON leaves out
-	}
-	proc, err := w.launcher.Start(ctx, cmd)
+	dm, err := driver.FranzGo(exe, w.launcher, w.access).StartFranzGoMember(ctx, spec)
 	if err != nil {
 		return memberProcess{}, fmt.Errorf("starting member %d of group %s: %w", n, g.label, err)
 	}
-	m.pid, m.start = proc.Pid(), time.Now().UTC()
-	m.signal = proc.Signal
-	// The member's franz-go configuration in force, as a driver member's
-	// startup_complete gives its own: read back from a client built as
-	// the member builds its own.
-	if info, err := consumer.InForce(spec); err == nil {
-		w.ev.Emit(results.KindClient, w.num, info)
-		w.con.printf("  group %s member %d: client franz-go %s (pid %d): %s\n", g.label, n, info.Version, m.pid, memberFacts(info.Config))
-	}
-	read := func(yield func(results.ConsumerEvent)) {
-		sc := bufio.NewScanner(proc.Stdout())
-		for sc.Scan() {
-			var ev results.ConsumerEvent
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				stderr.Write(append(append([]byte("unreadable report: "), sc.Bytes()...), '\n'))
-				continue
-			}
-			yield(ev)
-		}
-	}
-	wait := func() (launch.Exit, error) {
-		exit, err := proc.Wait()
-		proc.Close()
-		return exit, err
-	}
-	return memberProcess{m, read, wait}, nil
+	st := dm.Startup()
+	w.ev.Emit(results.KindClient, w.num, st.Info())
+	w.con.printf("  group %s member %d: client franz-go (started in %s): %s\n", g.label, n, st.Took.Round(time.Millisecond), st.DescribeMember())
+	return w.memberProcess(g, n, dm, nil), nil
 }
 
-// memberFacts are the settings of a member's configuration in force that
-// decide when it commits and how soon its partitions move on.
-func memberFacts(config map[string]string) string {
-	var out []string
-	for _, k := range []string{"enable.auto.commit", "auto.commit.interval.ms", "isolation.level", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms"} {
-		if v, ok := config[k]; ok {
-			out = append(out, k+"="+v)
-		}
-	}
-	return strings.Join(out, " ")
-}
-
-// memberCommand is the program that runs a member: this kafkabook binary
-// (or a test binary that forwards the subcommand: see Options).
-func (w *workload) memberCommand() (string, error) {
-	if w.opts.MemberCommand != "" {
-		return w.opts.MemberCommand, nil
-	}
+// franzGoBinary is the program that runs franz-go's driver: this kafkabook
+// binary (os.Executable), or a test binary whose TestMain forwards the
+// role (internal/subcommand).
+func franzGoBinary() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("finding the kafkabook binary to run a consumer member: %w", err)
+		return "", fmt.Errorf("finding the kafkabook binary to run franz-go's driver: %w", err)
 	}
 	return exe, nil
 }
@@ -243,29 +196,6 @@ func (w *workload) stopMember(g *group, why string, kill bool) (*member, error) 
 	m.signal(syscall.SIGKILL)
 	<-m.done
 	return m, fmt.Errorf("member %d (pid %d) of group %s did not stop within %s of SIGTERM: killed", m.n, m.pid, g.label, wait)
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
 
 // stopMembers stops every running member, cleanly or, when the run

@@ -18,11 +18,6 @@ type Options struct {
 	Out        io.Writer       // console: steps and their output as they run
 	Verbose    bool            // print (and record) every message's result, not only a summary
 	Provenance results.Provenance
-	// MemberCommand runs consumer group members: a program that takes
-	// consumer.Subcommand and a spec as its arguments. Empty: this very
-	// binary (os.Executable), which is kafkabook; tests give their own
-	// test binary, whose TestMain forwards the subcommand.
-	MemberCommand string
 	// Client is the client produce steps send through unless a step names
 	// its own: franz-go ("" too), java[@V] or librdkafka[@V] (one entry
 	// of the front matter's client: list or of --client). The caller

@@ -254,6 +254,7 @@ func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 		Retries:        p.Retries,
 		MaxInFlight:    p.MaxInFlight, // 0 when not given: franz-go's default
 		Given:          slices.Sorted(maps.Keys(p.Properties)),
+		Properties:     p.Properties,
 	}
 }
 

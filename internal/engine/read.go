@@ -55,7 +55,7 @@ type snapshot struct {
 // its last stable offset, read_committed) and classifies every message of
 // its ledger against what it found and what earlier reads of the run
 // found; on a topic with transactions it checks the read against them.
-func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation string) (results.Tally, error) {
+func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation results.Isolation) (results.Tally, error) {
 	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
 		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: isolation,
 	})

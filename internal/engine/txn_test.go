@@ -129,7 +129,7 @@ func checkTxnRun(t *testing.T, backend cluster.Backend, st cluster.Status, src s
 	if final.Acked != 12 || final.Present != 12 || len(final.Lost) != 0 || len(final.FailedPresent) != 0 {
 		t.Errorf("final: acked %d present %d lost %v failed present %v; want 12, 12, none, none", final.Acked, final.Present, final.Lost, final.FailedPresent)
 	}
-	views := map[string]results.TxnCheck{}
+	views := map[results.Isolation]results.TxnCheck{}
 	for _, c := range final.Transactions {
 		views[c.Isolation] = c
 		if len(c.AbortedReads)+len(c.Torn)+len(c.LostCommitted)+len(c.OutOfOrder) > 0 {

@@ -59,7 +59,7 @@ func (t *topicState) add(res kafka.Result, acks results.Acks, idempotent bool, e
 	if t.pending == nil {
 		t.pending = &results.Ledger{}
 	}
-	t.pending.Add(int64(res.Num), acks.String(), idempotent, res.Intended, res.Done, res.Status, res.Err, res.Partition, res.Offset, epoch)
+	t.pending.Add(int64(res.Num), acks, idempotent, res.Intended, res.Done, res.Status, res.Err, res.Partition, res.Offset, epoch)
 	t.count++
 	t.mu.Unlock()
 }

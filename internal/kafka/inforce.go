@@ -33,6 +33,7 @@ type option struct {
 // everyClient are the options of every role: how it finds brokers and
 // leaders and how it retries.
 var everyClient = []option{
+	{"client.id", kgo.ClientID},
 	{"kgo.MetadataMinAge", kgo.MetadataMinAge},
 	{"kgo.MetadataMaxAge", kgo.MetadataMaxAge},
 	{"kgo.RequestRetries", kgo.RequestRetries},
@@ -177,6 +178,15 @@ func configInForce(cl *kgo.Client, table []option) map[string]string {
 				config["max.in.flight.requests.per.connection"] = "5"
 			}
 		}
+		if cs, ok := cl.OptValue(kgo.ProducerBatchCompression).([]kgo.CompressionCodec); ok {
+			// The codecs in order of preference: franz-go uses the first
+			// the broker takes (snappy, then none, by default).
+			var names []string
+			for _, c := range cs {
+				names = append(names, codecName(c))
+			}
+			config["compression.type"] = strings.Join(names, ",")
+		}
 		if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" {
 			config["transactional.id"] = id
 		} else {
@@ -192,9 +202,9 @@ func configInForce(cl *kgo.Client, table []option) map[string]string {
 		}
 		// franz-go holds the level as Kafka's number: 1 read_committed.
 		if v, ok := cl.OptValue(kgo.FetchIsolationLevel).(int8); ok {
-			config["isolation.level"] = "read_uncommitted"
+			config["isolation.level"] = string(results.ReadUncommitted)
 			if v == 1 {
-				config["isolation.level"] = "read_committed"
+				config["isolation.level"] = string(results.ReadCommitted)
 			}
 		}
 		if bs, ok := cl.OptValue(kgo.Balancers).([]kgo.GroupBalancer); ok {
@@ -270,4 +280,14 @@ func optText(v any) (string, bool) {
 		return x, x != ""
 	}
 	return "", false
+}
+
+// codecName is a codec as compression.type names it.
+func codecName(c kgo.CompressionCodec) string {
+	for name, k := range codecs {
+		if k == c {
+			return name
+		}
+	}
+	return fmt.Sprint(c)
 }

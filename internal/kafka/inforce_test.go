@@ -1,11 +1,15 @@
 package kafka
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -114,5 +118,40 @@ func TestMemberInfo(t *testing.T) {
 	}
 	if !reflect.DeepEqual(info.SetByKafkabook, []string{"heartbeat.interval.ms", "session.timeout.ms", "transaction.timeout.ms"}) {
 		t.Errorf("transform: set by kafkabook %v, want the group timing and the transaction timeout", info.SetByKafkabook)
+	}
+}
+
+// TestFranzGoProperties: the properties check lets through for franz-go
+// (runbook.FranzGoProperties) are exactly those the producer applies,
+// and each set one is in force, named as the runbook's: a linger, a
+// batch size, a codec, a client id.
+func TestFranzGoProperties(t *testing.T) {
+	applied := append(slices.Collect(maps.Keys(producerProperties)), fieldProperties...)
+	slices.Sort(applied)
+	if checked := runbook.FranzGoProperties(); !slices.Equal(applied, checked) {
+		t.Errorf("franz-go applies %v, check lets through %v", applied, checked)
+	}
+	// The reference's table (clientconfig) says the same, and names the
+	// transactional.id --transactional sets.
+	documented := slices.Sorted(maps.Keys(clientconfig.FranzGo(clientconfig.Producer)))
+	if want := slices.Sorted(slices.Values(append(slices.Clone(applied), "transactional.id"))); !slices.Equal(documented, want) {
+		t.Errorf("the reference documents %v for franz-go, want %v", documented, want)
+	}
+	props := map[string]string{"linger.ms": "5", "batch.size": "16384", "compression.type": "lz4", "client.id": "app-1"}
+	spec := ProduceSpec{Topic: "t", Acks: results.AcksAll, Idempotent: true, Properties: props, Given: slices.Sorted(maps.Keys(props))}
+	info, err := ProducerInForce(Brokers{Seeds: []string{"127.0.0.1:1"}}, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"linger.ms": "5", "batch.size": "16384", "compression.type": "lz4", "client.id": "app-1"} {
+		if info.Config[k] != v {
+			t.Errorf("%s = %q in force, want %q", k, info.Config[k], v)
+		}
+	}
+	if len(info.SetByKafkabook) != 0 {
+		t.Errorf("set by kafkabook %v, want none: the runbook gave them", info.SetByKafkabook)
+	}
+	if d := franzGoDefaults()["compression.type"]; d != "snappy,none" {
+		t.Errorf("franz-go's default compression.type read back as %q, want snappy,none (config.go of v1.22.3)", d)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -37,6 +39,11 @@ type ProduceSpec struct {
 	// kafkabook had to set all the same is named in the evidence as
 	// kafkabook's (ProducerInForce).
 	Given []string
+	// Properties are the runbook's properties by the Java client's names:
+	// those with a field above are applied from it, producerProperties
+	// maps the others (linger.ms, batch.size, compression.type, ...)
+	// onto franz-go.
+	Properties map[string]string
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
 	// to be sent at the start.
@@ -205,7 +212,22 @@ func clientOpts(b Brokers, spec ProduceSpec) ([]kgo.Opt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(opts, more...), nil
+	opts = append(opts, more...)
+	for _, name := range slices.Sorted(maps.Keys(spec.Properties)) {
+		if slices.Contains(fieldProperties, name) {
+			continue // applied above, from the spec's fields
+		}
+		set, ok := producerProperties[name]
+		if !ok {
+			return nil, fmt.Errorf("kafkabook does not map %s onto franz-go", name)
+		}
+		opt, err := set(spec.Properties[name])
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", name, spec.Properties[name], err)
+		}
+		opts = append(opts, opt)
+	}
+	return opts, nil
 }
 
 // record is the record of message number n: its value, and its key and

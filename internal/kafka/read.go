@@ -23,7 +23,7 @@ type ReadOptions struct {
 	// Isolation is results.ReadCommitted to read as a read_committed
 	// consumer does: to the last stable offset, without the records of
 	// aborted transactions; anything else reads uncommitted.
-	Isolation string
+	Isolation results.Isolation
 }
 
 // Read is what ReadAll found.
@@ -74,7 +74,7 @@ func ReadAll(ctx context.Context, b Brokers, topic string, o ReadOptions) (Read,
 	if o.Isolation == results.ReadCommitted {
 		to, isolation = read.LastStable, kgo.ReadCommitted()
 	}
-	return read, readTo(ctx, b, topic, to, isolation, isolationName(o.Isolation), read.Records)
+	return read, readTo(ctx, b, topic, to, isolation, o.Isolation.Level(), read.Records)
 }
 
 // settledHW waits, up to o.Settle, until the high watermarks of topic
@@ -103,7 +103,7 @@ func settledHW(ctx context.Context, adm *kadm.Client, topic string, o ReadOption
 // records to recs; named is the isolation's name, for the error when ctx
 // ends first. Control records are read too, for their offsets: without
 // them a read could wait for an offset that holds no record.
-func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named string, recs *results.Records) error {
+func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named results.Isolation, recs *results.Records) error {
 	assign := map[int32]kgo.Offset{}
 	for p, end := range to {
 		if end > 0 {
@@ -186,14 +186,6 @@ func listOffsets(ctx context.Context, what, topic string, list func(context.Cont
 // read_committed reader), retrying like endOffsets.
 func lastStable(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
 	return listOffsets(ctx, "last stable offset", topic, adm.ListCommittedOffsets)
-}
-
-// isolationName is the isolation level a ReadOptions.Isolation reads at.
-func isolationName(s string) string {
-	if s == results.ReadCommitted {
-		return s
-	}
-	return results.ReadUncommitted
 }
 
 // AppendSentinels writes records with value value to every partition of

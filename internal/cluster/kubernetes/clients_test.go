@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -222,14 +221,23 @@ func TestClientPod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := json.Marshal(consumer.Spec{
+		sp := consumer.Spec{
 			Brokers: st.Bootstrap(), Topic: topic, Group: "g-" + randomSuffix(), Member: 1,
 			Commit: consumer.CommitAfter, Batch: 100, Dedup: consumer.DedupNone, Store: "/tmp/kafkabook-test-" + randomSuffix() + ".db",
-		})
+		}
+		line, err := driver.FranzGoMemberLine(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
 		exe, _ := os.Executable()
 		var stderr strings.Builder
-		p, err := l.Start(ctx, launch.Command{Argv: []string{exe, consumer.Subcommand, string(spec)}, Stderr: &stderr})
+		// franz-go's driver as a member: its spec line on stdin, which
+		// stays open (the member kills itself when it ends).
+		p, err := l.Start(ctx, launch.Command{Argv: []string{exe, driver.FranzGoSubcommand}, Stderr: &stderr})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Stdin().Write(append(line, '\n')); err != nil {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(p.Stdout())
@@ -275,8 +283,6 @@ func TestClientPod(t *testing.T) {
 			t.Errorf("signal 0 after SIGKILL: %v, want ESRCH from the pod", err)
 		}
 		// The member's store comes back to the same path here.
-		var sp consumer.Spec
-		json.Unmarshal(spec, &sp)
 		defer os.Remove(sp.Store)
 		if err := launch.Retrieve(ctx, l, sp.Store); err != nil {
 			t.Fatal(err)
