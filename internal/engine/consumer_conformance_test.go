@@ -233,6 +233,9 @@ func testConsumerRow(t *testing.T, backend cluster.Backend, row consumerRow) {
 			continue // a producer's entry, or a KIP-848 member's, whose timing the broker owns
 		}
 		members++
+		if row.client != runbook.FranzGo && !slices.Contains(c.SetByKafkabook, "auto.offset.reset") {
+			t.Errorf("%s member of %s: set by kafkabook %q; want auto.offset.reset (the protocol's earliest) among them", name, c.Config["group.id"], c.SetByKafkabook)
+		}
 		if c.Config["session.timeout.ms"] != "6000" || !slices.Contains(c.SetByKafkabook, "session.timeout.ms") || !slices.Contains(c.SetByKafkabook, "heartbeat.interval.ms") {
 			t.Errorf("%s member of %s: session.timeout.ms=%q, set by kafkabook %q; want 6000, with the heartbeat, named as kafkabook's",
 				name, c.Config["group.id"], c.Config["session.timeout.ms"], c.SetByKafkabook)

@@ -68,11 +68,12 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 			info.SetByKafkabook = append(info.SetByKafkabook, k) // the group timing (memberProperties)
 		}
 	}
-	if _, given := c.Properties["auto.offset.reset"]; !given && !slices.Contains(info.SetByKafkabook, "auto.offset.reset") {
-		// Every driver's member reads from the earliest offset unless the
-		// step says otherwise (docs/driver-protocol.md), where the Java
-		// client and librdkafka default to the latest.
-		info.SetByKafkabook = append(info.SetByKafkabook, "auto.offset.reset")
+	for _, k := range memberOwn {
+		if _, given := c.Properties[k]; !given && !slices.Contains(info.SetByKafkabook, k) {
+			if _, ok := info.Config[k]; ok {
+				info.SetByKafkabook = append(info.SetByKafkabook, k)
+			}
+		}
 	}
 	slices.Sort(info.SetByKafkabook)
 	w.ev.Emit(results.KindClient, w.num, info)
@@ -83,6 +84,14 @@ func (w *workload) startDriverMember(ctx context.Context, g *group, ref driver.R
 	}
 	return w.memberProcess(g, n, dm, notes), nil
 }
+
+// memberOwn are the settings every driver's member takes from the
+// protocol rather than from the step or the client's defaults
+// (docs/driver-protocol.md), named as kafkabook's in the evidence where
+// the client has them: it reads from the earliest offset (the Java client
+// and librdkafka default to the latest), kafkabook's values as bytes, and
+// the Java client reports its commits through kafkabook's interceptor.
+var memberOwn = []string{"auto.offset.reset", "key.deserializer", "value.deserializer", "interceptor.classes"}
 
 // memberProcess is a started member of any client: how to signal it (a
 // clean stop is the driver's own), read its reports and reap it.

@@ -97,7 +97,7 @@ public final class KafkabookDriver {
             System.exit(2);
             return;
         }
-        out.line(startupComplete(props));
+        out.line(startupComplete(props, spec.setByUs));
         out.flush();
         String cmd = in.readLine();
         if (cmd == null || !cmd.contains("\"start\"")) {
@@ -232,6 +232,12 @@ public final class KafkabookDriver {
     // ProducerConfig the producer itself builds, after defaults and the
     // adjustments the client makes (idempotence off when acks is not all).
     static String startupComplete(Properties props) {
+        return startupComplete(props, null);
+    }
+
+    // startupComplete with setByUs (Spec.setByUs) also says what kafkabook
+    // set on the client itself, as set_by_kafkabook.
+    static String startupComplete(Properties props, java.util.Collection<String> setByUs) {
         ProducerConfig pc = new ProducerConfig(props);
         StringBuilder b = new StringBuilder(4096);
         b.append("{\"name\":\"startup_complete\",\"client\":\"java\",\"library\":\"kafka-clients\",\"version\":")
@@ -256,7 +262,17 @@ public final class KafkabookDriver {
                 first = false;
             }
         }
-        return b.append("]}").toString();
+        b.append(']');
+        if (setByUs != null) {
+            b.append(",\"set_by_kafkabook\":[");
+            first = true;
+            for (String name : setByUs) {
+                b.append(first ? "" : ",").append(Json.quote(name));
+                first = false;
+            }
+            b.append(']');
+        }
+        return b.append('}').toString();
     }
 
     static String configValue(String name, Object v) {
@@ -363,6 +379,12 @@ public final class KafkabookDriver {
         final long from, count, keys, size;
         final double rate;
         final Map<String, Object> raw;
+        // setByUs names what properties() set on the producer that neither
+        // the runbook nor the client's defaults decided: the serializers of
+        // kafkabook's byte values, a transactional.id of its own, a request
+        // timeout lowered under a short delivery timeout. startup_complete
+        // says them, so that the evidence does.
+        final java.util.TreeSet<String> setByUs = new java.util.TreeSet<>();
 
         Spec(Map<String, Object> m) {
             raw = m;
@@ -394,12 +416,16 @@ public final class KafkabookDriver {
             p.put("bootstrap.servers", String.join(",", servers.stream().map(Object::toString).toList()));
             p.put("key.serializer", ByteArraySerializer.class.getName());
             p.put("value.serializer", ByteArraySerializer.class.getName());
+            setByUs.addAll(List.of("key.serializer", "value.serializer"));
             Map<String, String> given = Given.properties(raw);
             p.putAll(given);
             if (raw.get("acks") != null) {
                 p.put("acks", raw.get("acks").toString());
             }
             Txn.configure(p, raw);
+            if (raw.get("transactional_id") != null) {
+                setByUs.add("transactional.id");
+            }
             Object dt = raw.get("delivery_timeout_ms");
             if (dt != null) {
                 p.put("delivery.timeout.ms", Long.toString(((Number) dt).longValue()));
@@ -415,6 +441,7 @@ public final class KafkabookDriver {
                 long req = ((Number) defs.get("request.timeout.ms")).longValue();
                 if (!given.containsKey("request.timeout.ms") && ms < linger + req) {
                     p.put("request.timeout.ms", Long.toString(Math.max(1, ms - linger)));
+                    setByUs.add("request.timeout.ms");
                 }
             }
             p.putAll(Given.access(raw));

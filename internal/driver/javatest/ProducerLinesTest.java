@@ -152,6 +152,11 @@ final class ProducerLinesTest {
     static void testDeliveryTimeout() {
         Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\",\"b:2\"],\"acks\":\"1\",\"delivery_timeout_ms\":10000,"
                 + "\"transactional_id\":\"tx-1\",\"properties\":{\"linger.ms\":\"20\"}}").properties();
+        // What kafkabook set itself is said at startup_complete.
+        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"delivery_timeout_ms\":10000,"
+                + "\"transactional_id\":\"tx-1\",\"properties\":{\"linger.ms\":\"20\"}}");
+        Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(s.properties(), s.setByUs));
+        Check.eq(List.of("key.serializer", "request.timeout.ms", "transactional.id", "value.serializer"), m.get("set_by_kafkabook"));
         Check.eq("a:1,b:2", p.getProperty("bootstrap.servers"));
         Check.eq("1", p.getProperty("acks"));
         Check.eq("10000", p.getProperty("delivery.timeout.ms"));

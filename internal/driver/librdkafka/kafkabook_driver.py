@@ -408,6 +408,16 @@ def txn_properties(conf, spec):
     return conf
 
 
+def set_by_kafkabook(conf, spec):
+    """set_by_kafkabook names what txn_properties set that neither the
+    runbook nor librdkafka's defaults decided: the transactional.id
+    kafkabook makes, and the statistics interval it reads the producer id
+    and epoch from."""
+    given = spec.get("properties") or {}
+    return sorted(k for k in ("transactional.id", "statistics.interval.ms")
+                  if k in conf and k not in given and spec.get("transactional_id"))
+
+
 def txn_end(n, first, count, outcome, on_purpose, pid, epoch, err, start, t0):
     OUT.line(json.dumps({
         "name": "transaction_end", "txn": n, "first": first, "count": count, "outcome": outcome,
@@ -847,15 +857,19 @@ def member_main(spec):
     return code
 
 
-def startup_complete(config, why):
+def startup_complete(config, why, set_by=()):
     """startup_complete is the line that says which client runs, in which
-    version and with which configuration in force."""
+    version and with which configuration in force, and what of it kafkabook
+    set itself (set_by)."""
     version = confluent_kafka.version()
-    return json.dumps({
+    line = {
         "name": "startup_complete", "client": "librdkafka", "library": "confluent-kafka",
         "version": version[0] if isinstance(version, tuple) else version, "librdkafka_version": confluent_kafka.libversion()[0],
         "runtime": "python " + sys.version.split()[0], "config": config, "config_error": why,
-    }, separators=(",", ":"))
+    }
+    if set_by:
+        line["set_by_kafkabook"] = list(set_by)
+    return json.dumps(line, separators=(",", ":"))
 
 
 def main():
@@ -879,7 +893,7 @@ def main():
         OUT.line(json.dumps({"name": "startup_error", "exception": type(e).__name__, "message": str(e)}))
         OUT.flush()
         return 2
-    OUT.line(startup_complete(config, why))
+    OUT.line(startup_complete(config, why, set_by_kafkabook(conf, spec)))
     OUT.flush()
     cmd = sys.stdin.readline()
     if '"start"' not in cmd:

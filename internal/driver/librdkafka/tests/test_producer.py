@@ -248,6 +248,17 @@ class TxnIdsTest(DriverTest):
         self.assertEqual(driver.txn_properties({"statistics.interval.ms": "1000"}, {"transactional_id": "tx"}),
                          {"transactional.id": "tx", "statistics.interval.ms": "1000"})
 
+    def test_set_by_kafkabook(self):
+        spec = {"transactional_id": "tx"}
+        self.assertEqual(driver.set_by_kafkabook(driver.txn_properties({}, spec), spec),
+                         ["statistics.interval.ms", "transactional.id"])
+        given = {"transactional_id": "tx", "properties": {"statistics.interval.ms": "1000"}}
+        self.assertEqual(driver.set_by_kafkabook(driver.txn_properties({"statistics.interval.ms": "1000"}, given), given),
+                         ["transactional.id"])
+        self.assertEqual(driver.set_by_kafkabook({"acks": "all"}, {}), [])
+        line = json.loads(driver.startup_complete({}, "", ["transactional.id"]))
+        self.assertEqual(line["set_by_kafkabook"], ["transactional.id"])
+
     def test_describe(self):
         self.assertEqual(driver.describe(KafkaException(KafkaError(KafkaError._FENCED, "fenced by epoch 3"))),
                          "_FENCED: fenced by epoch 3")
