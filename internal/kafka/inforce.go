@@ -42,9 +42,9 @@ var everyClient = []option{
 	{"kgo.DialTimeout", kgo.DialTimeout},
 }
 
-// producerOptions are a producer's, a transform member's writing side's
-// included.
-var producerOptions = append([]option{
+// producing are the options of a client that writes, a producer's or a
+// transform member's writing side.
+var producing = []option{
 	{"acks", kgo.RequiredAcks},
 	{"retries", kgo.RecordRetries},
 	{"max.in.flight.requests.per.connection", kgo.MaxProduceRequestsInflightPerBroker},
@@ -56,7 +56,10 @@ var producerOptions = append([]option{
 	{"transaction.timeout.ms", kgo.TransactionTimeout},
 	{"kgo.MaxBufferedRecords", kgo.MaxBufferedRecords},
 	{"kgo.UnknownTopicRetries", kgo.UnknownTopicRetries},
-}, everyClient...)
+}
+
+// producerOptions are a producer's.
+var producerOptions = slices.Concat(producing, everyClient)
 
 // memberOptions are a group member's.
 var memberOptions = append([]option{
@@ -72,7 +75,7 @@ var memberOptions = append([]option{
 }, everyClient...)
 
 // transformOptions are a transform member's: a member's that also writes.
-var transformOptions = append(slices.Clone(memberOptions), producerOptions[:len(producerOptions)-len(everyClient)]...)
+var transformOptions = slices.Concat(memberOptions, producing)
 
 // clientInfo is the client entry of the evidence for a franz-go client
 // with the options of table: its version, its configuration in force and
