@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,7 +251,6 @@ func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
 		EventID:        p.EventID,
 		Retries:        p.Retries,
 		MaxInFlight:    p.MaxInFlight, // 0 when not given: franz-go's default
-		Given:          slices.Sorted(maps.Keys(p.Properties)),
 		Properties:     p.Properties,
 	}
 }

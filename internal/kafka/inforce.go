@@ -121,7 +121,7 @@ func ProducerInForce(b Brokers, spec ProduceSpec, txn *TxnSpec) (results.ClientI
 	if txn != nil {
 		opts = append(opts, kgo.TransactionalID(txn.ID))
 	}
-	return inForce(opts, producerOptions, spec.Given)
+	return inForce(opts, producerOptions, slices.Sorted(maps.Keys(spec.Properties)))
 }
 
 // MemberInForce is the client entry of a franz-go group member for spec,

@@ -34,15 +34,12 @@ type ProduceSpec struct {
 	// (kgo.ProduceRequestTimeout, the Java client's request.timeout.ms);
 	// 0: franz-go's default.
 	RequestTimeout time.Duration
-	// Given names the properties the runbook set (by the Java client's
-	// names); the others are franz-go's defaults, and an option that
-	// kafkabook had to set all the same is named in the evidence as
-	// kafkabook's (ProducerInForce).
-	Given []string
 	// Properties are the runbook's properties by the Java client's names:
 	// those with a field above are applied from it, producerProperties
 	// maps the others (linger.ms, batch.size, compression.type, ...)
-	// onto franz-go.
+	// onto franz-go. Every option off franz-go's default that is not one
+	// of them, kafkabook had to set, and the evidence names it as
+	// kafkabook's (ProducerInForce).
 	Properties map[string]string
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
