@@ -150,7 +150,9 @@ func (l *labeller) placeVertical(text string, x float64) bool {
 }
 
 // windowColors shades each kind of fault window (RGB; the alpha depends on
-// how many runs' windows may overlap).
+// how many runs' windows may overlap); a kind without a colour of its own
+// (a new fault's, until it gets one) is shaded in otherWindow, so that a
+// new fault needs no line here to be drawn.
 var windowColors = map[string]string{
 	"isolated":    "255, 152, 0",
 	"paused":      "33, 150, 243",
@@ -160,6 +162,17 @@ var windowColors = map[string]string{
 	"lossy":       "156, 39, 176",
 	"narrow link": "121, 134, 203",
 	"lost power":  "93, 64, 55",
+}
+
+// otherWindow is the shade of a window kind windowColors does not name.
+const otherWindow = "96, 125, 139"
+
+// windowColor is the RGB shade of a kind of fault window.
+func windowColor(kind string) string {
+	if c, ok := windowColors[kind]; ok {
+		return c
+	}
+	return otherWindow
 }
 
 // windowAlpha is the opacity of one run's window when layers of them may
@@ -182,7 +195,7 @@ func windowAreas(run results.Run, ws []window, layers int, lb *labeller) *markAr
 	a := &markArea{}
 	for _, w := range ws {
 		from := markPoint{Name: fmt.Sprintf("run %d: %s, %.1f s to %.1f s", run.Number, w.Name(), seconds(w.From), seconds(w.To)),
-			XAxis: round(seconds(w.From), 3), ItemStyle: &markStyle{Color: "rgba(" + windowColors[w.Kind] + ", " + alpha + ")"}}
+			XAxis: round(seconds(w.From), 3), ItemStyle: &markStyle{Color: "rgba(" + windowColor(w.Kind) + ", " + alpha + ")"}}
 		label := &markLabel{Show: false}
 		if lv, ok := lb.place(clipLabel(w.Name()), seconds(w.From)); ok {
 			label = &markLabel{Show: true, Position: "insideTopLeft", Formatter: clipLabel(w.Name()), Offset: []int{0, lv * levelHeight},

@@ -46,9 +46,18 @@ func TestPowerlossWindow(t *testing.T) {
 	if len(ws) != 1 || ws[0].Name() != "k1,k2 lost power" || ws[0].From != 5*time.Second || ws[0].To != 12*time.Second {
 		t.Errorf("windows %+v", ws)
 	}
+	// Every colour is a window kind's (none left from a fault that is
+	// gone), and a kind without one is still drawn.
+	opens := map[string]bool{}
 	for _, k := range results.FaultKinds {
-		if k.Opens != "" && windowColors[k.Opens] == "" {
-			t.Errorf("no colour for %s windows", k.Opens)
+		opens[k.Opens] = true
+	}
+	for kind := range windowColors {
+		if !opens[kind] {
+			t.Errorf("a colour for %q windows, which no fault opens", kind)
 		}
+	}
+	if windowColor("a new kind") != otherWindow {
+		t.Errorf("a window kind without a colour is shaded %q", windowColor("a new kind"))
 	}
 }

@@ -23,23 +23,18 @@ func TestActions(t *testing.T) {
 	}
 	wants := map[int]Action{
 		0:  TopicCreate{Topic: "acks1", Partitions: 1, Replicas: [][]int32{{1, 2, 3}}, Config: map[string]string{}},
-		1:  Produce{Topic: "acks1", Properties: map[string]string{"acks": "1"}, Acks: results.AcksLeader, From: 1, Count: 10},
+		1:  Produce{Topic: "acks1", Properties: map[string]string{"acks": "1"}, From: 1, Count: 10},
 		3:  Fault{Op: OpIsolate, Targets: []Target{{Node: "k2"}, {Node: "k3"}}},
 		7:  WaitLeader{Topic: "acks1", In: []Target{{Node: "k2"}, {Node: "k3"}}, Timeout: 60 * time.Second},
 		8:  Read{Topic: "acks1", Via: Target{Node: "k2"}, Isolation: results.ReadUncommitted},
 		11: WaitISR{Topic: "acks1", Size: 3, Timeout: 90 * time.Second},
-		15: Produce{Topic: "acksall", Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "60000"}, Acks: results.AcksAll, From: 11, Count: 10, Timeout: 60 * time.Second},
+		15: Produce{Topic: "acksall", Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "60000"}, From: 11, Count: 10},
 		16: Sleep{For: 5 * time.Second},
 		17: Fault{Op: OpKill, Targets: []Target{{Leader: "acksall"}}},
 		19: WaitProducers{Timeout: 60 * time.Second},
 	}
 	for i, want := range wants {
 		got := acts[i]
-		if p, ok := got.(Produce); ok {
-			if p.Retries != nil {
-				t.Errorf("step %d: --retries max built %d retries, want nil", i, *p.Retries)
-			}
-		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("step %d = %#v\nwant %#v", i, got, want)
 		}

@@ -245,7 +245,7 @@ func (c *checker) semantics(st *Step) {
 	if p, ok := st.Action.(Produce); ok {
 		// The one action that reads the front matter: its producer: map.
 		p.Properties = stepProperties(st, c.d.Meta.Producer)
-		p.clientSettings(p.Properties)
+		c.checkProducer(st, p.Properties)
 		st.Action = p
 	}
 	if a, ok := st.Action.(Consume); ok {

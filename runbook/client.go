@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 )
 
 // Clients a runbook runs with: franz-go in kafkabook's process, the others
@@ -92,6 +91,48 @@ func shorthandValue(st *Step, flag string) string {
 // timeout, what --retries max means.
 const maxInt32 = 1<<31 - 1
 
+// checkProducer checks a produce step's properties as each client of the
+// step would take them (clientconfig.CheckProducer: for franz-go every
+// value and the rules between them, for the others the rule that ties
+// idempotence and transactions to acks=all), and reports each problem
+// where the runbook gave the property: its shorthand flag, its -X value,
+// else the step (the front matter's producer: map). A problem already
+// reported there (by the catalogue) is not said twice, nor is a name
+// franz-go does not map (checkClientProperty words that one).
+func (c *checker) checkProducer(st *Step, props map[string]string) {
+	seen := map[string]bool{}
+	for _, cl := range c.stepClients(st) {
+		client, _, err := ParseClient(cl)
+		if err != nil || client == Spring {
+			continue
+		}
+		for _, e := range clientconfig.CheckProducer(client, props, st.flagBool("transactional")) {
+			p, label := c.propertySource(st, e.Name)
+			if e.Unmapped || seen[e.Error()] || c.errs.at(p) {
+				continue
+			}
+			seen[e.Error()] = true
+			c.errorf(p, "%s: %s", label, e.Msg)
+		}
+	}
+}
+
+// propertySource is where a produce step gives a property, and how an
+// error names it there.
+func (c *checker) propertySource(st *Step, name string) (Pos, string) {
+	for _, s := range shorthands {
+		if s.property == name && st.written(s.flag) {
+			return st.flagPos(s.flag), "--" + s.flag
+		}
+	}
+	for _, a := range slices.Backward(st.Flags["property"]) {
+		if n, _, _ := strings.Cut(a.Text, "="); n == name {
+			return a.Pos, "-X " + name
+		}
+	}
+	return st.Pos, "producer: " + name + " (from the front matter)"
+}
+
 // stepProperties are a produce step's client properties: the front
 // matter's producer: map, then the step's -X values, then its shorthand
 // flags, each later one winning (check refuses a shorthand and its
@@ -163,12 +204,12 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 			}
 			continue
 		}
-		if client == FranzGo && role == RoleProducer && !FranzGoMaps(name) {
+		if client == FranzGo && role == RoleProducer && !clientconfig.FranzGoMaps(name) {
 			// The catalogue tells a typo (with a did-you-mean), a
 			// consumer property or a name no client has from a property
 			// of the other clients; one it takes, franz-go still cannot:
-			// kafkabook maps only FranzGoProperties.
-			msg := FranzGoRefusal(name)
+			// kafkabook maps only clientconfig.FranzGoProperties.
+			msg := clientconfig.FranzGoRefusal(name)
 			if caps.ClientProperty != nil {
 				if err := caps.ClientProperty(client, version, role, name, value); err != nil {
 					msg = err.Error()
@@ -194,65 +235,6 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 			}
 		}
 	}
-}
-
-// mapped are the properties kafkabook maps onto franz-go's options
-// (internal/kafka's producer options; a test there keeps both lists the
-// same), with the check of their values: the five the shorthand flags
-// stand for, which the ledger reads too, and the others a franz-go user
-// sets as often.
-var mapped = map[string]func(string) bool{
-	"linger.ms":              nonNegative,
-	"batch.size":             positive,
-	"buffer.memory":          nonNegative,
-	"transaction.timeout.ms": positive,
-	"client.id":              func(string) bool { return true },
-	"compression.type": func(v string) bool {
-		return slices.Contains([]string{"none", "gzip", "snappy", "lz4", "zstd"}, v)
-	},
-	"acks": func(v string) bool { _, err := ParseAcksProperty(v); return err == nil },
-	"enable.idempotence": func(v string) bool {
-		_, err := strconv.ParseBool(v)
-		return err == nil
-	},
-	"retries":                               nonNegative,
-	"max.in.flight.requests.per.connection": positive,
-	"delivery.timeout.ms":                   positive,
-	"request.timeout.ms":                    positive,
-}
-
-// nonNegative and positive check an integer property's value.
-func nonNegative(v string) bool { n, err := strconv.Atoi(v); return err == nil && n >= 0 }
-func positive(v string) bool    { n, err := strconv.Atoi(v); return err == nil && n >= 1 }
-
-// FranzGoProperties are the producer properties kafkabook maps onto
-// franz-go, sorted.
-func FranzGoProperties() []string { return slices.Sorted(maps.Keys(mapped)) }
-
-// FranzGoMaps reports whether kafkabook maps a producer property onto
-// franz-go (FranzGoProperties); franz-go takes no other, and a property
-// it would ignore is refused rather than dropped.
-func FranzGoMaps(name string) bool {
-	_, ok := mapped[name]
-	return ok
-}
-
-// FranzGoRefusal says that franz-go cannot take a property, for check and
-// the engine alike.
-func FranzGoRefusal(name string) string {
-	if name == "transactional.id" {
-		return "kafkabook gives a franz-go producer its transactional.id itself: use --transactional"
-	}
-	return fmt.Sprintf("kafkabook does not map %s onto franz-go (it maps %s): use --client java or --client librdkafka", name, strings.Join(FranzGoProperties(), ", "))
-}
-
-// ParseAcksProperty reads an acks property as the clients write it: 0, 1,
-// all, or -1 (all, the Java client's and librdkafka's spelling).
-func ParseAcksProperty(v string) (results.Acks, error) {
-	if v == "-1" {
-		return results.AcksAll, nil
-	}
-	return results.ParseAcks(v)
 }
 
 // checkClientProperties checks a produce step's --client and -X values:
@@ -285,41 +267,9 @@ func checkClientProperties(c *checker, st *Step) {
 				c.errorf(a.Pos, "-X %s and --%s set the same property: give one", name, s.flag)
 			}
 		}
-		if ok := mapped[name]; ok != nil && !ok(value) {
-			c.errorf(a.Pos, "-X %s=%s: bad value for %s", name, value, name)
-		}
 		checkClientProperty(c.caps, &c.d.Meta, clients, RoleProducer, name, value, a.Pos, func(p Pos, msg string) {
 			c.errorf(p, "-X %s: %s", name, msg)
 		})
-	}
-}
-
-// clientSettings applies a produce step's properties to its typed fields:
-// what franz-go and the ledger read. Values were checked.
-func (a *Produce) clientSettings(props map[string]string) {
-	if v, ok := props["acks"]; ok {
-		a.Acks, _ = ParseAcksProperty(v)
-	} else {
-		a.AcksDefault = true
-	}
-	if v, ok := props["enable.idempotence"]; ok {
-		a.Idempotent, _ = strconv.ParseBool(v)
-	}
-	if v, ok := props["retries"]; ok {
-		if n, _ := strconv.Atoi(v); n < maxInt32 {
-			a.Retries = &n
-		}
-	}
-	if v, ok := props["max.in.flight.requests.per.connection"]; ok {
-		a.MaxInFlight, _ = strconv.Atoi(v)
-	}
-	if v, ok := props["delivery.timeout.ms"]; ok {
-		ms, _ := strconv.Atoi(v)
-		a.Timeout = time.Duration(ms) * time.Millisecond
-	}
-	if v, ok := props["request.timeout.ms"]; ok {
-		ms, _ := strconv.Atoi(v)
-		a.RequestTimeout = time.Duration(ms) * time.Millisecond
 	}
 }
 
@@ -335,9 +285,6 @@ type clientSetting struct {
 func checkClientSettings(settings []clientSetting, m *Meta, caps Capabilities) ErrorList {
 	var errs ErrorList
 	for _, s := range settings {
-		if ok := mapped[s.name]; s.role == RoleProducer && ok != nil && !ok(s.value) {
-			errs = append(errs, &Error{Pos: s.pos, Msg: fmt.Sprintf("producer: bad value %q for %s", s.value, s.name)})
-		}
 		checkClientProperty(caps, m, m.Client, s.role, s.name, s.value, s.pos, func(p Pos, msg string) {
 			errs = append(errs, &Error{Pos: p, Msg: s.role + ": " + msg})
 		})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/results"
 )
 
@@ -47,8 +48,8 @@ func TestClientProperties(t *testing.T) {
 	}
 	p := d.Blocks[0].Steps[1].Action.(Produce)
 	wantProps := map[string]string{"linger.ms": "5", "compression.type": "lz4", "enable.idempotence": "true"}
-	if !reflect.DeepEqual(p.Properties, wantProps) || !p.AcksDefault || !p.Idempotent {
-		t.Errorf("Produce = %+v, want properties %v, AcksDefault, Idempotent", p, wantProps)
+	if !reflect.DeepEqual(p.Properties, wantProps) {
+		t.Errorf("Produce = %+v, want properties %v", p, wantProps)
 	}
 	// java without a version is checked at the cluster's release.
 	for _, want := range []string{"java@4.3.1 producer linger.ms=5", "librdkafka@2.15.1 consumer value.deserializer=x",
@@ -74,7 +75,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "produce t --acks 1 -X max.block.ms=5", Overrides{}, "c.md:6:23: -X max.block.ms: franz-go has no counterpart for max.block.ms: use --client java"},
 		// franz-go takes the properties kafkabook maps onto its options.
 		{"", "produce t --acks 1 -X linger.ms=5 -X compression.type=lz4", Overrides{}, ""},
-		{"", "produce t --acks 1 -X compression.type=brotli", Overrides{}, "c.md:6:23: -X compression.type=brotli: bad value for compression.type"},
+		{"", "produce t --acks 1 -X compression.type=brotli", Overrides{}, `c.md:6:23: -X compression.type: bad value "brotli" for compression.type: want none, gzip, snappy, lz4 or zstd`},
 		// A name franz-go does not map is asked of the catalogue, which
 		// tells a typo from a property of the other clients.
 		{"", "produce t --acks 1 -X lnger.ms=5", Overrides{}, `c.md:6:23: -X lnger.ms: franz-go has no producer property "lnger.ms"`},
@@ -83,7 +84,7 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"client: [java, franz-go@1.0.0]\n", "produce t --acks 1", Overrides{}, `c.md:2:16: client: client "franz-go@1.0.0": franz-go is built into kafkabook`},
 		{"consumer:\n  value-serializer: x\n", "produce t --acks 1", Overrides{}, `c.md:3:3: consumer: franz-go has no consumer property "value-serializer"`},
 		{"", "produce t --acks 1 -X acks=all", Overrides{}, "c.md:6:23: -X acks and --acks set the same property: give one"},
-		{"", "produce t --client java -X acks=2", Overrides{}, "c.md:6:28: -X acks=2: bad value for acks"},
+		{"", "produce t --client java -X acks=2", Overrides{}, `c.md:6:28: -X acks: bad value "2" for acks: want 0, 1, all or -1`},
 		{"client: java\n", "produce t --acks all --transactional", Overrides{}, ""},
 		{"client: [java, librdkafka]\n", "produce t --acks all --transactional", Overrides{}, ""},
 		{"client: java\nproducer: {max.block.ms: 5}\n", "produce t --acks 1 --client franz-go", Overrides{}, "c.md:8:29: producer: max.block.ms (from the front matter): franz-go has no counterpart for max.block.ms"},
@@ -144,19 +145,27 @@ func TestClientAcksDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := d.Blocks[0].Steps[1].Action.(Produce); !p.AcksDefault {
-		t.Errorf("AcksDefault = false, want true: %+v", p)
+	if p := d.Blocks[0].Steps[1].Action.(Produce); len(p.Properties) != 0 {
+		t.Errorf("Properties = %v, want none: the clients' defaults apply", p.Properties)
 	}
 	// Without a catalogue, franz-go still refuses what it would ignore.
 	if _, err := Load("c.md", clientDoc("", "produce t --acks 1 -X max.block.ms=5"), Overrides{}); err == nil || !strings.Contains(err.Error(), "kafkabook does not map max.block.ms onto franz-go") {
 		t.Errorf("franz-go took -X max.block.ms: %v", err)
 	}
-	d, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1"), Overrides{})
+	// And what it cannot run: acks -1 from the front matter leaves
+	// idempotence on, where franz-go keeps 5 requests in flight. The
+	// error points at the -X that asks for one.
+	_, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1"), Overrides{})
+	if err == nil || !strings.Contains(err.Error(), "c.md:7:14: -X max.in.flight.requests.per.connection: 1 with idempotence: franz-go always keeps 5") {
+		t.Errorf("franz-go took one request in flight with idempotence: %v", err)
+	}
+	d, err = Load("c.md", clientDoc("producer: {acks: -1}\n", "produce t -X max.in.flight.requests.per.connection=1 -X enable.idempotence=false"), Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := d.Blocks[0].Steps[1].Action.(Produce); p.AcksDefault || p.Acks != results.AcksAll || p.MaxInFlight != 1 {
-		t.Errorf("Produce = %+v, want acks all and max in flight 1", p)
+	p := d.Blocks[0].Steps[1].Action.(Produce)
+	if c, errs := clientconfig.ParseFranzGoProducer(p.Properties, false); len(errs) > 0 || c.Acks != results.AcksAll || c.MaxInFlight != 1 || c.Idempotent {
+		t.Errorf("franz-go's configuration = %+v %v, want acks all, max in flight 1, no idempotence", c, errs)
 	}
 }
 
@@ -171,8 +180,9 @@ func TestFranzGoRequestTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := d.Blocks[0].Steps[1].Action.(Produce); p.RequestTimeout != 7*time.Second {
-			t.Errorf("%q: RequestTimeout = %v, want 7s", tc.step, p.RequestTimeout)
+		p := d.Blocks[0].Steps[1].Action.(Produce)
+		if c, _ := clientconfig.ParseFranzGoProducer(p.Properties, false); c.RequestTimeout != 7*time.Second {
+			t.Errorf("%q: RequestTimeout = %v, want 7s", tc.step, c.RequestTimeout)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package runbook
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -198,4 +199,9 @@ func (l *ErrorList) sort() {
 		out = append(out, e)
 	}
 	*l = out
+}
+
+// at reports whether an error is already reported at p.
+func (l ErrorList) at(p Pos) bool {
+	return slices.ContainsFunc(l, func(e *Error) bool { return e.Pos == p })
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/kafkabook/kafkabook/results"
 )
 
 func loadFile(t *testing.T, path string, ov Overrides) *Doc {
@@ -200,7 +198,7 @@ func TestRunExpansion(t *testing.T) {
 		s := blocks[0].Steps[1]
 		topic := "t-" + string(rune('0'+run))
 		p := s.Action.(Produce)
-		if s.Args[0].Text != topic || p.Topic != topic || p.From != run*10+5 || p.Count != 5 || p.Acks != results.AcksLeader {
+		if s.Args[0].Text != topic || p.Topic != topic || p.From != run*10+5 || p.Count != 5 || p.Properties["acks"] != "1" {
 			t.Errorf("run %d: %q %+v", run, s.Args[0].Text, p)
 		}
 		if s.Text != "produce t-${run} --acks 1 --from ${run}${n} --count ${n}" {

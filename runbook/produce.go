@@ -3,8 +3,6 @@ package runbook
 import (
 	"math"
 	"time"
-
-	"github.com/kafkabook/kafkabook/results"
 )
 
 // produce: numbered messages through the run's client or the step's,
@@ -21,32 +19,21 @@ type Produce struct {
 	// Properties are the producer's properties by the client's own names:
 	// the front matter's producer: map, the step's -X values and what its
 	// shorthand flags (--acks, --idempotent, --retries, --max-in-flight,
-	// --delivery-timeout) stand for. A driver gets them as they are;
-	// franz-go gets the typed fields below, which they fill.
+	// --delivery-timeout) stand for; what they do not give is the
+	// client's default. They are the step's one copy of its settings: a
+	// driver gets them as they are, franz-go as
+	// clientconfig.ParseFranzGoProducer reads them, and the ledger
+	// records the acks and idempotence the client reports in force.
 	Properties map[string]string
-	Acks       results.Acks
-	// AcksDefault is true when the step gives no acks: the client's
-	// default applies (java and librdkafka; check refuses it for
-	// franz-go), and Acks means nothing.
-	AcksDefault bool
-	From        int     // number of the first message
-	Count       int     // messages to send; with --for, rate × duration
-	Rate        float64 // messages a second; 0: every message at once
-	For         time.Duration
-	Size        int    // value size in bytes; 0: the id alone
-	Keys        int    // distinct keys given in turn; 0: no key
-	Key         string // the key of every message; "": none (or Keys)
-	EventID     string // the event-id header of every message; "": none
-	Idempotent  bool
-	Retries     *int // nil: the client's default
-	MaxInFlight int  // 0: the client's default
-	// Timeout is delivery.timeout.ms; 0: the client's default.
-	Timeout time.Duration
-	// RequestTimeout is request.timeout.ms, how long a produce request
-	// may wait for its answer before the client tries again; 0: the
-	// client's default.
-	RequestTimeout time.Duration
-	Via            Target // zero: any node
+	From       int     // number of the first message
+	Count      int     // messages to send; with --for, rate × duration
+	Rate       float64 // messages a second; 0: every message at once
+	For        time.Duration
+	Size       int    // value size in bytes; 0: the id alone
+	Keys       int    // distinct keys given in turn; 0: no key
+	Key        string // the key of every message; "": none (or Keys)
+	EventID    string // the event-id header of every message; "": none
+	Via        Target // zero: any node
 	// Transactional sends in transactions of TxnSize records, aborting
 	// every AbortEvery-th on purpose (0: none).
 	Transactional bool
@@ -110,19 +97,16 @@ var produceDirective = &Directive{
 
 func buildProduce(st *Step) Action {
 	a := Produce{
-		Topic:       st.arg(0).Text,
-		Client:      st.flagStr("client"),
-		From:        st.flagInt("from"),
-		Count:       st.flagInt("count"),
-		For:         st.flagDuration("for"),
-		Size:        st.flagInt("size"),
-		Keys:        st.flagInt("keys"),
-		Key:         st.flagStr("key"),
-		EventID:     st.flagStr("event-id"),
-		Idempotent:  st.flagBool("idempotent"),
-		MaxInFlight: st.flagInt("max-in-flight"),
-		Timeout:     st.flagDuration("delivery-timeout"),
-		Via:         st.flagTarget("via"),
+		Topic:   st.arg(0).Text,
+		Client:  st.flagStr("client"),
+		From:    st.flagInt("from"),
+		Count:   st.flagInt("count"),
+		For:     st.flagDuration("for"),
+		Size:    st.flagInt("size"),
+		Keys:    st.flagInt("keys"),
+		Key:     st.flagStr("key"),
+		EventID: st.flagStr("event-id"),
+		Via:     st.flagTarget("via"),
 	}
 	if st.flagBool("transactional") {
 		a.Transactional, a.TxnSize, a.AbortEvery = true, st.flagInt("txn-size"), st.flagInt("abort-every")
@@ -140,9 +124,6 @@ func forCount(rate float64, d time.Duration) int {
 }
 
 func checkProduce(c *checker, st *Step, topic string, tp Pos) {
-	// franz-go keeps this many produce requests in flight per broker with
-	// idempotence, and cannot be told another number.
-	const idempotentInFlight = 5
 	c.positive(st, "count")
 	c.positive(st, "from")
 	c.positive(st, "keys")
@@ -162,11 +143,6 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	}
 	checkClientProperties(c, st)
 	checkNotSpring(c, st)
-	if a, err := results.ParseAcks(st.flagStr("acks")); err == nil && st.given("acks") {
-		if err := results.CheckIdempotence(a, st.flagBool("idempotent")); err != nil {
-			c.errorf(st.flagPos("idempotent"), "--idempotent: %v", err)
-		}
-	}
 	if st.given("key") && st.given("keys") {
 		c.errorf(st.flagPos("key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
 	}
@@ -175,13 +151,8 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 			c.errorf(st.flagPos(f), "--%s is empty: give a word, or leave the flag out", f)
 		}
 	}
-	if n, ok := st.givenInt("max-in-flight"); ok {
-		switch {
-		case n == 0:
-			c.errorf(st.flagPos("max-in-flight"), "--max-in-flight 0 would never send: give 1 or more, or leave it out for franz-go's default (1 without idempotence)")
-		case st.flagBool("idempotent") && n != idempotentInFlight:
-			c.errorf(st.flagPos("max-in-flight"), "--max-in-flight %d with --idempotent: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number; leave --max-in-flight out (or give %d), or drop --idempotent", n, idempotentInFlight, idempotentInFlight)
-		}
+	if n, ok := st.givenInt("max-in-flight"); ok && n == 0 {
+		c.errorf(st.flagPos("max-in-flight"), "--max-in-flight 0 would never send: give 1 or more, or leave it out for the client's default")
 	}
 	if topic != "" {
 		c.produced[topic] = true
@@ -192,9 +163,10 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 }
 
 // checkProduceTxn checks a produce step, and what its transaction flags
-// need: --txn-size and --abort-every mean nothing without --transactional,
-// and a transactional producer is idempotent, so it needs --acks all and
-// franz-go's fixed number of requests in flight.
+// need: --txn-size and --abort-every mean nothing without --transactional.
+// What a transactional producer needs of its properties (acks=all, and
+// franz-go's fixed number of requests in flight) checkProducer checks
+// with the others.
 func checkProduceTxn(c *checker, st *Step, topic string, tp Pos) {
 	checkProduce(c, st, topic, tp)
 	if !st.flagBool("transactional") {
@@ -207,12 +179,4 @@ func checkProduceTxn(c *checker, st *Step, topic string, tp Pos) {
 	}
 	c.positive(st, "txn-size")
 	c.positive(st, "abort-every")
-	if a, err := results.ParseAcks(st.flagStr("acks")); err == nil && st.given("acks") {
-		if err := results.CheckIdempotence(a, true); err != nil {
-			c.errorf(st.flagPos("transactional"), "--transactional: a transactional producer is idempotent, and %v", err)
-		}
-	}
-	if n, ok := st.givenInt("max-in-flight"); ok && n != 5 && !st.flagBool("idempotent") {
-		c.errorf(st.flagPos("max-in-flight"), "--max-in-flight %d with --transactional: franz-go always keeps 5 produce requests in flight per broker with idempotence, which transactions need; leave --max-in-flight out", n)
-	}
 }

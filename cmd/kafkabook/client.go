@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,8 +55,9 @@ func clientCmd() *cobra.Command {
 // scripts/bench-produce.sh.
 func clientProduceCmd() *cobra.Command {
 	var spec driver.Spec
-	var bootstrap string
+	var bootstrap, acks string
 	var props []string
+	var deliveryTimeout time.Duration
 	c := &cobra.Command{
 		Use:     "produce CLIENT[@VERSION]",
 		Short:   "Produce messages through one client driver and print its configuration and outcomes",
@@ -81,6 +83,13 @@ func clientProduceCmd() *cobra.Command {
 				}
 				spec.Properties[k] = v
 			}
+			// The shorthands are properties, as produce's are.
+			if acks != "" {
+				spec.Properties["acks"] = acks
+			}
+			if deliveryTimeout > 0 {
+				spec.Properties["delivery.timeout.ms"] = strconv.FormatInt(deliveryTimeout.Milliseconds(), 10)
+			}
 			d, err := driver.Install(cmd.Context(), ref, progress(cmd))
 			if err != nil {
 				return err
@@ -94,9 +103,9 @@ func clientProduceCmd() *cobra.Command {
 	f.IntVar(&spec.From, "from", 1, "number of the first message (m-001)")
 	f.IntVar(&spec.Count, "count", 100, "messages to send")
 	f.IntVar(&spec.Size, "size", 0, "value size in bytes; 0: the message id alone")
-	f.StringVar(&spec.Acks, "acks", "", "0, 1 or all; empty: the client's default")
+	f.StringVar(&acks, "acks", "", "0, 1 or all (the property acks); empty: the client's default")
 	f.Float64Var(&spec.Rate, "rate", 0, "messages per second; 0: all at once")
-	f.DurationVar(&spec.DeliveryTimeout, "delivery-timeout", 0, "delivery timeout per message; 0: the client's default")
+	f.DurationVar(&deliveryTimeout, "delivery-timeout", 0, "delivery timeout per message (the property delivery.timeout.ms); 0: the client's default")
 	f.StringArrayVarP(&props, "property", "X", nil, "client property by the client's own name, name=value (repeatable)")
 	return c
 }

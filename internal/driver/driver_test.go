@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -129,17 +130,9 @@ func startProducer(ctx context.Context, d Driver, spec Spec) (*Producer, error) 
 	if d.Ref.Client != "franz-go" {
 		return d.StartProducer(ctx, spec)
 	}
-	ps := kafka.ProduceSpec{Topic: spec.Topic, Acks: results.AcksAll, From: spec.From, Count: spec.Count,
-		Timeout: spec.DeliveryTimeout, Rate: spec.Rate, Size: spec.Size}
-	if spec.Acks != "" {
-		var err error
-		if ps.Acks, err = results.ParseAcks(spec.Acks); err != nil {
-			return nil, err
-		}
-	}
-	if ps.Timeout == 0 {
-		ps.Timeout = 30 * time.Second
-	}
+	props := map[string]string{"delivery.timeout.ms": "30000"}
+	maps.Copy(props, spec.Properties)
+	ps := kafka.ProduceSpec{Topic: spec.Topic, From: spec.From, Count: spec.Count, Rate: spec.Rate, Size: spec.Size, Properties: props}
 	return d.StartFranzGo(ctx, FranzGoSpec{Brokers: spec.Bootstrap, Produce: ps})
 }
 
@@ -198,7 +191,7 @@ func testUnknown(t *testing.T, b cluster.Backend, d Driver, st cluster.Status) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	spec := Spec{Topic: "healthy-" + d.Ref.Client, Bootstrap: st.Bootstrap(), From: 101, Count: 30, Rate: 10,
-		Acks: "1", DeliveryTimeout: 3 * time.Second}
+		Properties: map[string]string{"acks": "1", "delivery.timeout.ms": "3000"}}
 	p, err := startProducer(ctx, d, spec)
 	if err != nil {
 		t.Fatal(err)

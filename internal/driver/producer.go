@@ -3,6 +3,7 @@ package driver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ func (p *Producer) Pid() int { return p.proc.Pid() }
 // configuration it runs. The driver sends nothing until Run. It exits when
 // its stdin ends, so a driver outlives neither Close nor kafkabook.
 func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error) {
-	line, err := spec.MarshalJSON()
+	line, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
 	}

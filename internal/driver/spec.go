@@ -7,7 +7,6 @@
 package driver
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -25,18 +24,15 @@ type Spec struct {
 	Bootstrap []string `json:"bootstrap_servers"`
 	From      int      `json:"from"`
 	Count     int      `json:"count"`
-	// Acks is "0", "1" or "all"; "": the client's own default.
-	Acks string `json:"acks,omitempty"`
 	// Properties are the runbook's client properties by the client's own
-	// names (linger.ms, enable.idempotence); the driver refuses those a
-	// runbook may not set (Refuse), and the client the rest it does not
-	// take.
+	// names (acks, linger.ms, enable.idempotence), the spec's only
+	// settings: one absent is the client's default. The driver refuses
+	// those a runbook may not set (Refuse), and the client the rest it
+	// does not take.
 	Properties map[string]string `json:"properties,omitempty"`
 	// Access are the properties that make the client reach the cluster as
 	// its access says (SecurityProperties), applied last.
 	Access map[string]string `json:"access,omitempty"`
-	// DeliveryTimeout is delivery.timeout.ms; 0: the client's default.
-	DeliveryTimeout time.Duration `json:"-"`
 	// Rate is in messages per second: message i is meant to be sent
 	// i/Rate seconds after the start command. 0: all at the start.
 	Rate    float64 `json:"rate,omitempty"`
@@ -51,16 +47,6 @@ type Spec struct {
 	TransactionalID string `json:"transactional_id,omitempty"`
 	TxnSize         int    `json:"txn_size,omitempty"`
 	AbortEvery      int    `json:"abort_every,omitempty"`
-}
-
-// MarshalJSON writes the spec line, the delivery timeout in milliseconds.
-func (s Spec) MarshalJSON() ([]byte, error) {
-	type plain Spec
-	v := struct {
-		plain
-		DeliveryTimeoutMS int64 `json:"delivery_timeout_ms,omitempty"`
-	}{plain(s), s.DeliveryTimeout.Milliseconds()}
-	return json.Marshal(v)
 }
 
 // Result is the outcome of one send as the client saw it: the same type

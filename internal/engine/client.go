@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -150,27 +148,10 @@ func (w *workload) redactStartup(st driver.Startup) driver.Startup {
 	return st
 }
 
-// driverSpec is what a produce step asks of a driver: the messages and
-// the properties as given; what is not given is the client's default.
-func driverSpec(topic string, seeds []string, p runbook.Produce) driver.Spec {
-	props := make(map[string]string, len(p.Properties))
-	for k, v := range p.Properties {
-		props[k] = v
-	}
-	return driver.Spec{Topic: topic, Bootstrap: slices.Clone(seeds), From: p.From, Count: p.Count,
-		Properties: props, Rate: p.Rate, Size: p.Size, Keys: p.Keys, Key: p.Key, EventID: p.EventID}
-}
-
-// franzGoTakes says why franz-go cannot run a produce step as written, or
-// nil: check refuses such a step, and the engine does not run one that a
-// caller built otherwise, since franz-go would ignore what it cannot map.
-func franzGoTakes(p runbook.Produce) error {
-	for _, name := range slices.Sorted(maps.Keys(p.Properties)) {
-		if !runbook.FranzGoMaps(name) {
-			return errors.New(runbook.FranzGoRefusal(name))
-		}
-	}
-	return nil
+// driverSpec is a produce step's spec as a driver takes it.
+func driverSpec(spec kafka.ProduceSpec, seeds []string) driver.Spec {
+	return driver.Spec{Topic: spec.Topic, Bootstrap: slices.Clone(seeds), From: spec.From, Count: spec.Count,
+		Properties: spec.Properties, Rate: spec.Rate, Size: spec.Size, Keys: spec.Keys, Key: spec.Key, EventID: spec.EventID}
 }
 
 // installDrivers installs, before the run's first step, every driver its

@@ -40,7 +40,10 @@ func nothing(*runner) struct{}             { return struct{}{} }
 // runners holds the step function of every directive, with the part of
 // the run it is given, by the Op the parser resolved. The syntax, usage,
 // defaults, checks and the typed Action live in runbook.Directives; a test
-// checks that every Op has a step function that takes its Action.
+// checks that every Op has a step function that takes its Action. The
+// binding is the runner's, not the step function's file: a part knows
+// nothing of the runner that hands it its steps (TestParts), so a new
+// directive costs its line here besides its own two files.
 var runners = map[runbook.Op]binder{
 	runbook.OpTopicCreate:    on(workloadOf, topicCreate),
 	runbook.OpProduce:        on(workloadOf, produce),

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 	var dp *driver.Producer
 	id := transactionalID(t, s)
 	if viaDriver {
-		ds := driverSpec(t.name, seeds.Seeds, p)
+		ds := driverSpec(spec, seeds.Seeds)
 		if err = driver.Refuse(ref.Client, clientconfig.Producer, ds.Properties); err != nil {
 			return err
 		}
@@ -75,15 +76,11 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 		if dp, err = w.startDriver(ctx, ref, ds, log); err != nil {
 			return err
 		}
-		defer dp.Close()
-		// The ledger says what each send was made with: the client's
-		// settings in force, its defaults and adjustments included.
-		if spec.Acks, spec.Idempotent, err = dp.Startup().InForce(); err != nil {
-			return err
-		}
 	} else {
-		if err := franzGoTakes(p); err != nil {
-			return err
+		// check refuses what franz-go cannot run; a caller that built
+		// the step otherwise is refused here, before a process starts.
+		if _, errs := clientconfig.ParseFranzGoProducer(p.Properties, p.Transactional); len(errs) > 0 {
+			return errs[0]
 		}
 		// franz-go runs as its driver process too, where the cluster's
 		// clients run (this machine, or a pod): a pause, a crash or a
@@ -91,7 +88,14 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 		if dp, err = w.startFranzGo(ctx, seeds, spec, p, id, log); err != nil {
 			return err
 		}
-		defer dp.Close()
+	}
+	defer dp.Close()
+	// The ledger says what each send was made with: the client's
+	// settings in force as it reported them, its defaults and
+	// kafkabook's adjustments included, read once for the step.
+	acks, idempotent, err := dp.Startup().InForce()
+	if err != nil {
+		return err
 	}
 	t.driving(dp)
 	defer t.driving(nil)
@@ -104,7 +108,7 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 		if res.Status == results.StatusOK {
 			epoch = w.epoch(t.name, res.Partition)
 		}
-		t.add(res, spec.Acks, spec.Idempotent, epoch)
+		t.add(res, acks, idempotent, epoch)
 		sum.add(res)
 		if list {
 			log.line("%s", resultLine(res))
@@ -223,36 +227,12 @@ func showDuration(d time.Duration) string {
 	return d.Round(time.Microsecond).String()
 }
 
-// produceSpec is the franz-go producer a produce step asks for, writing
-// to the topic's name in the cluster: the settings the runbook gives
-// (Given), franz-go's defaults for the rest. Idempotence in force is the
-// runbook's, or franz-go's: on with acks=all (its default), off with acks
-// 0 and 1, which franz-go cannot write idempotently.
+// produceSpec is what a produce step asks of its producer, writing to
+// the topic's name in the cluster: the messages, and the properties as
+// the runbook gives them; what it does not give is the client's default.
 func produceSpec(topic string, p runbook.Produce) kafka.ProduceSpec {
-	if p.AcksDefault {
-		p.Acks = results.AcksAll // franz-go's default
-	}
-	idempotent := p.Acks == results.AcksAll
-	if _, given := p.Properties["enable.idempotence"]; given {
-		idempotent = p.Idempotent
-	}
-	return kafka.ProduceSpec{
-		Topic:          topic,
-		Acks:           p.Acks,
-		From:           p.From,
-		Count:          p.Count,
-		Idempotent:     idempotent || p.Transactional, // a transactional producer is idempotent
-		Timeout:        p.Timeout,
-		RequestTimeout: p.RequestTimeout,
-		Rate:           p.Rate,
-		Size:           p.Size,
-		Keys:           p.Keys,
-		Key:            p.Key,
-		EventID:        p.EventID,
-		Retries:        p.Retries,
-		MaxInFlight:    p.MaxInFlight, // 0 when not given: franz-go's default
-		Properties:     p.Properties,
-	}
+	return kafka.ProduceSpec{Topic: topic, From: p.From, Count: p.Count, Properties: maps.Clone(p.Properties),
+		Rate: p.Rate, Size: p.Size, Keys: p.Keys, Key: p.Key, EventID: p.EventID}
 }
 
 // resultLine is one produce result as the console shows it.

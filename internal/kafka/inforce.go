@@ -111,15 +111,9 @@ func clientInfo(cl *kgo.Client, table []option, given []string) results.ClientIn
 // ProduceTransactional build theirs, for a producer that reports it before
 // it starts (franz-go's driver). The client connects to nothing.
 func ProducerInForce(b Brokers, spec ProduceSpec, txn *TxnSpec) (results.ClientInfo, error) {
-	if txn != nil {
-		spec.Idempotent = true // as ProduceTransactional has it
-	}
-	opts, err := clientOpts(b, spec)
+	_, opts, err := producerOpts(b, spec, txn)
 	if err != nil {
 		return results.ClientInfo{}, err
-	}
-	if txn != nil {
-		opts = append(opts, kgo.TransactionalID(txn.ID))
 	}
 	return inForce(opts, producerOptions, slices.Sorted(maps.Keys(spec.Properties)))
 }

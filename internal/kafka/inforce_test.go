@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
-	"github.com/kafkabook/kafkabook/results"
-	"github.com/kafkabook/kafkabook/runbook"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -21,9 +19,7 @@ import (
 // idempotence off, which franz-go cannot have with acks 1 and the runbook
 // did not give. No cluster is needed: a client connects only when used.
 func TestProducerInfo(t *testing.T) {
-	three := 3
-	spec := ProduceSpec{Topic: "t", Acks: results.AcksLeader, Timeout: 30 * time.Second, Retries: &three,
-		Properties: map[string]string{"acks": "1", "delivery.timeout.ms": "30000", "retries": "3"}}
+	spec := ProduceSpec{Topic: "t", Properties: map[string]string{"acks": "1", "delivery.timeout.ms": "30000", "retries": "3"}}
 	info, err := ProducerInForce(Brokers{Seeds: []string{"127.0.0.1:1"}}, spec, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +61,7 @@ func TestProducerInfo(t *testing.T) {
 
 	// A transactional producer: idempotent as franz-go's default, its
 	// transactional id kafkabook's.
-	spec = ProduceSpec{Topic: "t", Acks: results.AcksAll}
+	spec = ProduceSpec{Topic: "t", Properties: map[string]string{"acks": "all"}}
 	info, err = ProducerInForce(Brokers{Seeds: []string{"127.0.0.1:1"}}, spec, &TxnSpec{ID: "kafkabook-t-12-r1", Size: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -122,13 +118,13 @@ func TestMemberInfo(t *testing.T) {
 }
 
 // TestFranzGoProperties: the properties check lets through for franz-go
-// (runbook.FranzGoProperties) are exactly those the producer applies,
+// (clientconfig.FranzGoProperties) are exactly those the producer applies,
 // and each set one is in force, named as the runbook's: a linger, a
 // batch size, a codec, a client id.
 func TestFranzGoProperties(t *testing.T) {
-	applied := append(slices.Collect(maps.Keys(producerProperties)), fieldProperties...)
+	applied := append(slices.Collect(maps.Keys(producerProperties)), clientconfig.TypedProperties...)
 	slices.Sort(applied)
-	if checked := runbook.FranzGoProperties(); !slices.Equal(applied, checked) {
+	if checked := clientconfig.FranzGoProperties(); !slices.Equal(applied, checked) {
 		t.Errorf("franz-go applies %v, check lets through %v", applied, checked)
 	}
 	// The reference's table (clientconfig) says the same, and names the
@@ -138,7 +134,7 @@ func TestFranzGoProperties(t *testing.T) {
 		t.Errorf("the reference documents %v for franz-go, want %v", documented, want)
 	}
 	props := map[string]string{"linger.ms": "5", "batch.size": "16384", "compression.type": "lz4", "client.id": "app-1"}
-	spec := ProduceSpec{Topic: "t", Acks: results.AcksAll, Idempotent: true, Properties: props}
+	spec := ProduceSpec{Topic: "t", Properties: props}
 	info, err := ProducerInForce(Brokers{Seeds: []string{"127.0.0.1:1"}}, spec, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -19,27 +20,15 @@ import (
 // ProduceSpec is one `produce` step.
 type ProduceSpec struct {
 	Topic string
-	Acks  results.Acks
 	From  int // first message number
 	Count int
-	// Idempotent is whether the producer writes idempotently, as the
-	// runbook asks or, when it does not say, as franz-go does: on, off
-	// for acks 0 and 1, which franz-go cannot write idempotently.
-	Idempotent bool
-	// Timeout is the delivery timeout per message (the Java client's
-	// delivery.timeout.ms, kgo.RecordDeliveryTimeout); 0: franz-go's
-	// default, none.
-	Timeout time.Duration
-	// RequestTimeout is how long a produce request waits for its answer
-	// (kgo.ProduceRequestTimeout, the Java client's request.timeout.ms);
-	// 0: franz-go's default.
-	RequestTimeout time.Duration
-	// Properties are the runbook's properties by the Java client's names:
-	// those with a field above are applied from it, producerProperties
-	// maps the others (linger.ms, batch.size, compression.type, ...)
-	// onto franz-go. Every option off franz-go's default that is not one
-	// of them, kafkabook had to set, and the evidence names it as
-	// kafkabook's (ProducerInForce).
+	// Properties are the runbook's producer properties by the Java
+	// client's names, franz-go's defaults for the rest: read once by
+	// clientconfig.ParseFranzGoProducer, which checks them as franz-go
+	// would, and mapped onto kgo options (producerProperties). Every
+	// option off franz-go's default that is not one of them, kafkabook
+	// had to set, and the evidence names it as kafkabook's
+	// (ProducerInForce).
 	Properties map[string]string
 	// Rate is the schedule in messages per second: message i is meant to
 	// be sent i/Rate seconds after the start. 0: every message is meant
@@ -52,29 +41,7 @@ type ProduceSpec struct {
 	// that a consumer sees one event sent again; "": no header, and
 	// consumers take the message id for the event id.
 	EventID string
-	// Retries is how often a record's batch may be tried again after its
-	// first try before its records fail, like the Java client's retries
-	// (kgo.RecordRetries counts tries and fails a batch once they exceed
-	// it; failed metadata lookups count too). nil: no limit, only the
-	// delivery timeout. franz-go stops enforcing the limit for a batch
-	// once it cannot tell whether the batch was written: after
-	// REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND it retries
-	// until it succeeds or times out, and with idempotence, also after a
-	// request that went out without an answer, and then neither the
-	// limit nor the delivery timeout fails it (that could leave a gap in
-	// the sequence numbers): it waits for an answer.
-	Retries *int
-	// MaxInFlight is how many produce requests may be in flight to one
-	// broker; 0: franz-go's default, 1 without idempotence. With
-	// idempotence franz-go always allows 5 and cannot be set otherwise,
-	// so only 0 and 5 are accepted there.
-	MaxInFlight int
 }
-
-// idempotentInFlight is the number of produce requests franz-go keeps in
-// flight per broker with idempotence, whatever it is told (Kafka's limit
-// for idempotent producers since 1.0).
-const idempotentInFlight = 5
 
 // MessageID is the id of message number n: m-001.
 func MessageID(n int) string { return results.MessageID(int64(n)) }
@@ -148,7 +115,7 @@ func lagLimit(rate float64) time.Duration {
 // (ProduceStats.Sent counts the others).
 func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
 	var stats ProduceStats
-	opts, err := clientOpts(b, spec)
+	config, opts, err := producerOpts(b, spec, nil)
 	if err != nil {
 		return stats, err
 	}
@@ -168,7 +135,7 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 		}
 		pending.Add(1)
 		cl.Produce(ctx, spec.record(n), func(r *kgo.Record, err error) {
-			onResult(result(n, spec, intended, time.Now(), r, err, ctx))
+			onResult(result(n, config, intended, time.Now(), r, err, ctx))
 			pending.Done()
 		})
 		pace.sent(intended)
@@ -177,54 +144,68 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 	return stats, nil
 }
 
-// clientOpts are the options of a franz-go producer for spec: where the
-// cluster is (subjectOpts), the topic it writes to, and what the runbook
-// asks for, over franz-go's defaults (acks=all, idempotent writes, no
-// delivery timeout, unlimited retries, ...): nothing of kafkabook's own
-// tuning, so that the producer under test is the one franz-go's users run.
-func clientOpts(b Brokers, spec ProduceSpec) ([]kgo.Opt, error) {
+// producerOpts are the options of a franz-go producer for spec
+// (transactional with txn): where the cluster is (subjectOpts), the topic
+// it writes to, and the runbook's properties, read once
+// (clientconfig.ParseFranzGoProducer), over franz-go's defaults (acks=all,
+// idempotent writes, no delivery timeout, unlimited retries, ...):
+// nothing of kafkabook's own tuning, so that the producer under test is
+// the one franz-go's users run. The configuration read is returned too:
+// what each result means depends on its acks and idempotence.
+func producerOpts(b Brokers, spec ProduceSpec, txn *TxnSpec) (clientconfig.FranzGoProducer, []kgo.Opt, error) {
+	config, errs := clientconfig.ParseFranzGoProducer(spec.Properties, txn != nil)
+	if len(errs) > 0 {
+		return config, nil, errs[0]
+	}
+	if spec.Keys > 0 && spec.Key != "" {
+		return config, nil, errors.New("give every message one key or spread them over several, not both")
+	}
 	opts := append(subjectOpts(b), kgo.DefaultProduceTopic(spec.Topic))
-	switch spec.Acks {
+	switch config.Acks {
 	case results.AcksNone:
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
 	case results.AcksLeader:
 		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
-	case results.AcksAll: // franz-go's default
-	default:
-		return nil, fmt.Errorf("acks %v: want 0, 1 or all", spec.Acks)
 	}
-	if err := results.CheckIdempotence(spec.Acks, spec.Idempotent); err != nil {
-		return nil, err
-	}
-	if !spec.Idempotent {
+	if !config.Idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite())
+		if config.MaxInFlight > 0 {
+			opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(config.MaxInFlight))
+		}
 	}
-	if spec.Timeout > 0 {
-		opts = append(opts, kgo.RecordDeliveryTimeout(spec.Timeout))
+	if config.Retries != nil {
+		// kgo.RecordRetries counts tries and fails a batch once they
+		// exceed it; a metadata refresh that finds the partition without
+		// a leader counts too. franz-go stops enforcing the limit for a
+		// batch once it cannot tell whether the batch was written: after
+		// REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND it
+		// retries until it succeeds or times out, and with idempotence,
+		// also after a request that went out without an answer, and then
+		// neither the limit nor the delivery timeout fails it (that could
+		// leave a gap in the sequence numbers): it waits for an answer.
+		opts = append(opts, kgo.RecordRetries(*config.Retries))
 	}
-	if spec.RequestTimeout > 0 {
-		opts = append(opts, kgo.ProduceRequestTimeout(spec.RequestTimeout))
+	if config.DeliveryTimeout > 0 {
+		opts = append(opts, kgo.RecordDeliveryTimeout(config.DeliveryTimeout))
 	}
-	more, err := producerOpts(spec)
-	if err != nil {
-		return nil, err
+	if config.RequestTimeout > 0 {
+		opts = append(opts, kgo.ProduceRequestTimeout(config.RequestTimeout))
 	}
-	opts = append(opts, more...)
 	for _, name := range slices.Sorted(maps.Keys(spec.Properties)) {
-		if slices.Contains(fieldProperties, name) {
-			continue // applied above, from the spec's fields
+		if slices.Contains(clientconfig.TypedProperties, name) {
+			continue // applied above, from the configuration's fields
 		}
-		set, ok := producerProperties[name]
-		if !ok {
-			return nil, fmt.Errorf("kafkabook does not map %s onto franz-go", name)
-		}
+		set := producerProperties[name] // ParseFranzGoProducer refused a name without one
 		opt, err := set(spec.Properties[name])
 		if err != nil {
-			return nil, fmt.Errorf("%s=%s: %w", name, spec.Properties[name], err)
+			return config, nil, fmt.Errorf("%s=%s: %w", name, spec.Properties[name], err)
 		}
 		opts = append(opts, opt)
 	}
-	return opts, nil
+	if txn != nil {
+		opts = append(opts, kgo.TransactionalID(txn.ID))
+	}
+	return config, opts, nil
 }
 
 // record is the record of message number n: its value, and its key and
@@ -290,46 +271,19 @@ func (p *pacer) sent(intended time.Time) {
 	}
 }
 
-// producerOpts are the client options of the producer settings the Java
-// client calls retries and max.in.flight.requests.per.connection, or an
-// error for a combination franz-go cannot express.
-func producerOpts(spec ProduceSpec) ([]kgo.Opt, error) {
-	var opts []kgo.Opt
-	if spec.Keys > 0 && spec.Key != "" {
-		return nil, errors.New("give every message one key or spread them over several, not both")
-	}
-	if spec.Retries != nil {
-		if *spec.Retries < 0 {
-			return nil, fmt.Errorf("retries %d: want 0 or more", *spec.Retries)
-		}
-		opts = append(opts, kgo.RecordRetries(*spec.Retries))
-	}
-	switch n := spec.MaxInFlight; {
-	case n < 0:
-		return nil, fmt.Errorf("max in flight %d: want 1 or more", n)
-	case n == 0:
-	case spec.Idempotent:
-		if n != idempotentInFlight {
-			return nil, fmt.Errorf("max in flight %d with idempotence: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number", n, idempotentInFlight)
-		}
-	default:
-		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(n))
-	}
-	return opts, nil
-}
 
 // result turns one produce result into a ledger message: ok with its
 // offset; failed when the broker gave a definite, non-retriable answer or
 // the client refused the record before sending it; unknown when no definite
 // answer came (delivery timeout, connection lost, the run ended), since
 // such a record may or may not be in the log.
-func result(n int, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err error, ctx context.Context) Result {
+func result(n int, config clientconfig.FranzGoProducer, intended, at time.Time, r *kgo.Record, err error, ctx context.Context) Result {
 	m := Result{
 		Num: n, Intended: intended, Done: at,
 		Status: results.StatusOK, Partition: r.Partition, Offset: r.Offset,
 	}
 	if err == nil {
-		if spec.Acks == results.AcksNone {
+		if config.Acks == results.AcksNone {
 			m.Offset = -1 // no answer, no offset
 		}
 		return m
@@ -347,7 +301,7 @@ func result(n int, spec ProduceSpec, intended, at time.Time, r *kgo.Record, err 
 		m.Status = results.StatusFailed
 	case errors.Is(err, kgo.ErrMaxBuffered):
 		m.Status = results.StatusFailed
-	case spec.Idempotent && ctx.Err() == nil:
+	case config.Idempotent && ctx.Err() == nil:
 		// An idempotent record is failed by franz-go only when it knows
 		// the record is not in the log: it was never sent, or the broker
 		// answered with an error. One in flight without an answer is

@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,16 +20,15 @@ import (
 // TestProduceRefusesWhatFranzGoCannotDo: settings franz-go cannot express
 // are errors before anything is sent, not silently different producers.
 func TestProduceRefusesWhatFranzGoCannotDo(t *testing.T) {
-	minus := -1
 	for _, c := range []struct {
 		spec kafka.ProduceSpec
 		want string
 	}{
-		{kafka.ProduceSpec{Acks: results.AcksAll, Idempotent: true, MaxInFlight: 1}, "franz-go always keeps 5"},
-		{kafka.ProduceSpec{Acks: results.AcksAll, Idempotent: true, MaxInFlight: 10}, "franz-go always keeps 5"},
-		{kafka.ProduceSpec{Acks: results.AcksAll, MaxInFlight: -1}, "want 1 or more"},
-		{kafka.ProduceSpec{Acks: results.AcksAll, Retries: &minus}, "want 0 or more"},
-		{kafka.ProduceSpec{Acks: results.AcksAll, Key: "p", Keys: 3}, "not both"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "1"}}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "10"}}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "max.in.flight.requests.per.connection": "-1"}}, "want 1 or more"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "retries": "-1"}}, "want 0 or more"},
+		{kafka.ProduceSpec{Key: "p", Keys: 3, Properties: map[string]string{"acks": "all"}}, "not both"},
 	} {
 		_, err := kafka.Produce(context.Background(), kafka.Plain("127.0.0.1:1"), c.spec, func(kafka.Result) {
 			t.Errorf("%+v: a message was sent", c.spec)
@@ -59,8 +59,7 @@ func TestProduceSettings(t *testing.T) {
 		if err := admin.CreateTopic(ctx, kafka.TopicSpec{Name: "keyed", Partitions: 3, ReplicationFactor: 1}); err != nil {
 			t.Fatal(err)
 		}
-		got := produce(t, seeds, kafka.ProduceSpec{Topic: "keyed", Acks: results.AcksAll, From: 1, Count: 6,
-			Timeout: 30 * time.Second, Key: "product-1", EventID: "like-42"})
+		got := produce(t, seeds, kafka.ProduceSpec{Topic: "keyed", From: 1, Count: 6, Key: "product-1", EventID: "like-42", Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "30000"}})
 		for _, r := range got {
 			if r.Status != results.StatusOK {
 				t.Fatalf("m-%03d: %s %s", r.Num, r.Status, r.Err)
@@ -118,10 +117,9 @@ func TestProduceSettings(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ISR of one after stop k2: %v", err)
 		}
-		two := 2
 		for _, idem := range []bool{false, true} {
-			r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 1, Count: 1,
-				Timeout: 60 * time.Second, Retries: &two, Idempotent: idem})[0]
+			r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", From: 1, Count: 1,
+				Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "60000", "retries": "2", "enable.idempotence": strconv.FormatBool(idem)}})[0]
 			t.Logf("idempotent %v, retries 2: %s after %v: %s", idem, r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 			if r.Status != results.StatusFailed || !strings.Contains(r.Err, "NOT_ENOUGH_REPLICAS") {
 				t.Errorf("idempotent %v, retries 2: %s %q, want failed with NOT_ENOUGH_REPLICAS", idem, r.Status, r.Err)
@@ -130,7 +128,7 @@ func TestProduceSettings(t *testing.T) {
 				t.Errorf("idempotent %v, retries 2: failed after %v, long after three tries", idem, took)
 			}
 		}
-		r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 2, Count: 1, Timeout: 4 * time.Second})[0]
+		r := produce(t, seeds, kafka.ProduceSpec{Topic: "refused", From: 2, Count: 1, Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "4000", "enable.idempotence": "false"}})[0]
 		t.Logf("retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 		if r.Status == results.StatusOK {
 			t.Fatalf("retries max: acknowledged at offset %d by a partition short of replicas", r.Offset)
@@ -145,7 +143,7 @@ func TestProduceSettings(t *testing.T) {
 		}
 		// With idempotence franz-go gives a record up only when it knows
 		// it was not written: then failed is the truth.
-		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", Acks: results.AcksAll, From: 3, Count: 1, Timeout: 4 * time.Second, Idempotent: true})[0]
+		r = produce(t, seeds, kafka.ProduceSpec{Topic: "refused", From: 3, Count: 1, Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "4000", "enable.idempotence": "true"}})[0]
 		t.Logf("idempotent, retries max, delivery timeout 4s: %s after %v: %s", r.Status, r.Done.Sub(r.Intended).Round(time.Millisecond), r.Err)
 		if r.Status != results.StatusFailed {
 			t.Errorf("idempotent, delivery timeout 4s: %s %q, want failed", r.Status, r.Err)

@@ -9,10 +9,11 @@ import (
 )
 
 // producerProperties are the producer properties, by the Java client's
-// names, that kafkabook maps onto franz-go's options besides those a
-// ProduceSpec holds as fields (acks, idempotence, retries, in-flight
-// requests, the delivery and request timeouts): runbook.FranzGoProperties
-// lists both, and a test keeps the lists the same.
+// names, that kafkabook maps onto franz-go's options one by one: those
+// clientconfig.FranzGoProducer does not hold as fields (acks,
+// idempotence, retries, in-flight requests, the delivery and request
+// timeouts: clientconfig.TypedProperties). Their values were checked
+// there; a test keeps both lists together the same as clientconfig's.
 var producerProperties = map[string]func(string) (kgo.Opt, error){
 	"linger.ms": func(v string) (kgo.Opt, error) {
 		d, err := millis(v)
@@ -39,11 +40,6 @@ var producerProperties = map[string]func(string) (kgo.Opt, error){
 		return kgo.ProducerBatchCompression(c), nil
 	},
 }
-
-// fieldProperties are the properties a ProduceSpec holds as fields, which
-// clientOpts applies from them.
-var fieldProperties = []string{"acks", "enable.idempotence", "retries", "max.in.flight.requests.per.connection",
-	"delivery.timeout.ms", "request.timeout.ms"}
 
 // codecs are the compression.type values, as franz-go's codecs.
 var codecs = map[string]kgo.CompressionCodec{

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -44,18 +45,14 @@ type TxnResult struct {
 // ProduceStats.Stopped says why.
 func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn TxnSpec, onResult func(Result), onTxn func(TxnResult)) (ProduceStats, error) {
 	var stats ProduceStats
-	if err := results.CheckIdempotence(spec.Acks, true); err != nil {
-		return stats, fmt.Errorf("a transactional producer is idempotent: %w", err)
-	}
 	if txn.Size < 1 || txn.ID == "" {
 		return stats, fmt.Errorf("transactional producer %q with %d records per transaction: want an id and 1 or more", txn.ID, txn.Size)
 	}
-	spec.Idempotent = true
-	opts, err := clientOpts(b, spec)
+	config, opts, err := producerOpts(b, spec, &txn)
 	if err != nil {
 		return stats, err
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.TransactionalID(txn.ID))...)
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return stats, err
 	}
@@ -73,10 +70,10 @@ func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn 
 			if !ok {
 				break
 			}
-			t.send(ctx, cl, spec, spec.From+i, intended)
+			t.send(ctx, cl, spec, config, spec.From+i, intended)
 			pace.sent(intended)
 		}
-		res, recs := t.end(ctx, cl, spec, txn.AbortEvery > 0 && n%txn.AbortEvery == 0)
+		res, recs := t.end(ctx, cl, config, txn.AbortEvery > 0 && n%txn.AbortEvery == 0)
 		for _, r := range recs {
 			onResult(r)
 		}
@@ -100,7 +97,7 @@ type openTxn struct {
 }
 
 // send hands message n to the client inside the transaction.
-func (t *openTxn) send(ctx context.Context, cl *kgo.Client, spec ProduceSpec, n int, intended time.Time) {
+func (t *openTxn) send(ctx context.Context, cl *kgo.Client, spec ProduceSpec, config clientconfig.FranzGoProducer, n int, intended time.Time) {
 	t.mu.Lock()
 	j := len(t.recs)
 	t.recs = append(t.recs, Result{Num: n, Intended: intended, Status: results.StatusUnknown, Offset: -1})
@@ -111,7 +108,7 @@ func (t *openTxn) send(ctx context.Context, cl *kgo.Client, spec ProduceSpec, n 
 		defer t.wg.Done()
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		t.recs[j] = result(n, spec, intended, time.Now(), r, err, ctx)
+		t.recs[j] = result(n, config, intended, time.Now(), r, err, ctx)
 		if err != nil && t.firstErr == nil {
 			t.firstErr = err
 		}
@@ -132,9 +129,9 @@ const txnEndWait = 2 * time.Minute
 // outcome and its records' results as that outcome makes them. The end
 // runs on a context of its own, bounded by the delivery timeout, so that
 // a run ending meanwhile still settles the transaction.
-func (t *openTxn) end(ctx context.Context, cl *kgo.Client, spec ProduceSpec, abort bool) (TxnResult, []Result) {
+func (t *openTxn) end(ctx context.Context, cl *kgo.Client, config clientconfig.FranzGoProducer, abort bool) (TxnResult, []Result) {
 	t.wg.Wait() // every record has its result: Produce fails them when ctx ends
-	bound := spec.Timeout
+	bound := config.DeliveryTimeout
 	if bound <= 0 {
 		bound = txnEndWait // no delivery timeout: franz-go's default
 	}

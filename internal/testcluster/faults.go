@@ -75,7 +75,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	// write to k1 alone (acks=1), as the article did, so that k2 and k3
 	// fall behind. These messages are lost once k1 is killed.
 	var alone int
-	_, err = kafka.Produce(ctx, brokers(addr("k1")), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1001, Count: 5, Timeout: 20 * time.Second},
+	_, err = kafka.Produce(ctx, brokers(addr("k1")), kafka.ProduceSpec{Topic: topic, From: 1001, Count: 5, Properties: map[string]string{"acks": "1", "delivery.timeout.ms": "20000"}},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				alone++
@@ -109,7 +109,7 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	Apply(t, b, cluster.Pause, "k3")
 	WantState(t, b, map[string]cluster.State{"k3": cluster.Paused})
 	var acked int
-	_, err = kafka.Produce(ctx, brokers(st.Bootstrap()...), kafka.ProduceSpec{Topic: topic, Acks: results.AcksLeader, From: 1, Count: 20, Timeout: 30 * time.Second},
+	_, err = kafka.Produce(ctx, brokers(st.Bootstrap()...), kafka.ProduceSpec{Topic: topic, From: 1, Count: 20, Properties: map[string]string{"acks": "1", "delivery.timeout.ms": "30000"}},
 		func(m kafka.Result) {
 			if m.Status == results.StatusOK {
 				acked++

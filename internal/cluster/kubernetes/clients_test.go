@@ -305,7 +305,7 @@ func TestClientPod(t *testing.T) {
 			if client == "franz-go" {
 				exe, _ := os.Executable()
 				p, err = driver.FranzGo(exe, l, cluster.Access{}).StartFranzGo(ctx, driver.FranzGoSpec{Brokers: st.Bootstrap(),
-					Produce: kafka.ProduceSpec{Topic: topic, Acks: results.AcksAll, From: 1, Count: 10, Timeout: 30 * time.Second}})
+					Produce: kafka.ProduceSpec{Topic: topic, From: 1, Count: 10, Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "30000"}}})
 			} else {
 				d, ierr := driver.Install(ctx, driver.Ref{Client: client}, t.Logf)
 				if ierr != nil {

@@ -135,7 +135,7 @@ func TestPowerLoss(t *testing.T) {
 	const count = 200
 	for name := range topics {
 		acked := 0
-		_, err := kafka.Produce(ctx, kafka.Plain(st.Bootstrap()...), kafka.ProduceSpec{Topic: name, Acks: results.AcksAll, From: 1, Count: count, Size: 100, Timeout: 30 * time.Second},
+		_, err := kafka.Produce(ctx, kafka.Plain(st.Bootstrap()...), kafka.ProduceSpec{Topic: name, From: 1, Count: count, Size: 100, Properties: map[string]string{"acks": "all", "delivery.timeout.ms": "30000"}},
 			func(r kafka.Result) {
 				if r.Status == results.StatusOK {
 					acked++

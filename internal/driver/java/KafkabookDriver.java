@@ -407,8 +407,7 @@ public final class KafkabookDriver {
         }
 
         // properties are the producer's properties: the spec's map by the
-        // client's own names (Given), then acks and the delivery timeout
-        // when given, then the cluster's access.
+        // client's own names (Given), then the cluster's access.
         @SuppressWarnings("unchecked")
         Properties properties() {
             Properties p = new Properties();
@@ -419,21 +418,14 @@ public final class KafkabookDriver {
             setByUs.addAll(List.of("key.serializer", "value.serializer"));
             Map<String, String> given = Given.properties(raw);
             p.putAll(given);
-            if (raw.get("acks") != null) {
-                p.put("acks", raw.get("acks").toString());
-            }
             Txn.configure(p, raw);
             if (raw.get("transactional_id") != null) {
                 setByUs.add("transactional.id");
             }
-            Object dt = raw.get("delivery_timeout_ms");
-            if (dt != null) {
-                p.put("delivery.timeout.ms", Long.toString(((Number) dt).longValue()));
-            }
             // The client refuses delivery.timeout.ms < linger.ms +
-            // request.timeout.ms; a short delivery timeout, given by the
-            // spec's field or as a property (kafkabook's --delivery-timeout
-            // is one), lowers the request timeout unless the spec sets it.
+            // request.timeout.ms; a short delivery timeout (kafkabook's
+            // --delivery-timeout is the property) lowers the request
+            // timeout unless the spec sets it.
             if (p.getProperty("delivery.timeout.ms") != null) {
                 long ms = Long.parseLong(p.getProperty("delivery.timeout.ms").trim());
                 Map<String, Object> defs = ProducerConfig.configDef().defaultValues();

@@ -150,11 +150,11 @@ final class ProducerLinesTest {
     // client refuses delivery.timeout.ms < linger.ms + request.timeout.ms),
     // unless the spec sets the request timeout itself.
     static void testDeliveryTimeout() {
-        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\",\"b:2\"],\"acks\":\"1\",\"delivery_timeout_ms\":10000,"
-                + "\"transactional_id\":\"tx-1\",\"properties\":{\"linger.ms\":\"20\"}}").properties();
+        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\",\"b:2\"],"
+                + "\"transactional_id\":\"tx-1\",\"properties\":{\"acks\":\"1\",\"delivery.timeout.ms\":\"10000\",\"linger.ms\":\"20\"}}").properties();
         // What kafkabook set itself is said at startup_complete.
-        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"delivery_timeout_ms\":10000,"
-                + "\"transactional_id\":\"tx-1\",\"properties\":{\"linger.ms\":\"20\"}}");
+        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
+                + "\"transactional_id\":\"tx-1\",\"properties\":{\"delivery.timeout.ms\":\"10000\",\"linger.ms\":\"20\"}}");
         Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(s.properties(), s.setByUs));
         Check.eq(List.of("key.serializer", "request.timeout.ms", "transactional.id", "value.serializer"), m.get("set_by_kafkabook"));
         Check.eq("a:1,b:2", p.getProperty("bootstrap.servers"));
@@ -165,15 +165,15 @@ final class ProducerLinesTest {
         Properties given = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
                 + "\"properties\":{\"delivery.timeout.ms\":\"5000\",\"request.timeout.ms\":\"30000\"}}").properties();
         Check.eq("30000", given.getProperty("request.timeout.ms"));
-        Properties long_ = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"delivery_timeout_ms\":120000}").properties();
+        Properties long_ = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"properties\":{\"delivery.timeout.ms\":\"120000\"}}").properties();
         Check.eq(null, long_.getProperty("request.timeout.ms"));
     }
 
     // startup_complete names the client and the configuration in force,
     // secrets hidden, and the property names the client does not know.
     static void testStartupComplete() {
-        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"acks\":\"1\","
-                + "\"properties\":{\"bogus.x\":\"y\",\"client.id\":\"kb\"},\"access\":{\"ssl.key.password\":\"hunter2\"}}").properties();
+        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],"
+                + "\"properties\":{\"acks\":\"1\",\"bogus.x\":\"y\",\"client.id\":\"kb\"},\"access\":{\"ssl.key.password\":\"hunter2\"}}").properties();
         Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(p));
         Check.eq(List.of("name", "client", "library", "version", "runtime", "config", "unknown_properties"), List.copyOf(m.keySet()));
         Check.eq("startup_complete", m.get("name"));

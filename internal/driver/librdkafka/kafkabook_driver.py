@@ -87,14 +87,9 @@ def value_of(n, size):
 
 def properties(spec):
     """properties are the producer's properties by librdkafka's own names:
-    the runbook's (given), acks and the delivery timeout when the spec sets
-    them, then the cluster's access."""
+    the runbook's (given), then the cluster's access."""
     conf = {"bootstrap.servers": ",".join(spec["bootstrap_servers"])}
     conf.update(given(spec))
-    if spec.get("acks") is not None:
-        conf["acks"] = str(spec["acks"])
-    if spec.get("delivery_timeout_ms") is not None:
-        conf["delivery.timeout.ms"] = str(spec["delivery_timeout_ms"])
     conf.update(access(spec))
     return conf
 

@@ -22,16 +22,14 @@ DRIVER = driver.__file__
 class PropertiesTest(unittest.TestCase):
     def test_producer(self):
         spec = {"bootstrap_servers": ["10.0.0.1:9092", "10.0.0.2:9092"],
-                "properties": {"linger.ms": 5, "enable.idempotence": False, "acks": "1"},
-                "acks": "all", "delivery_timeout_ms": 30000}
+                "properties": {"linger.ms": 5, "enable.idempotence": False, "acks": "1", "delivery.timeout.ms": 30000}}
         self.assertEqual(driver.properties(spec), {
             "bootstrap.servers": "10.0.0.1:9092,10.0.0.2:9092", "linger.ms": "5", "enable.idempotence": "False",
-            "acks": "all", "delivery.timeout.ms": "30000"})
+            "acks": "1", "delivery.timeout.ms": "30000"})
 
     def test_producer_defaults(self):
-        self.assertEqual(driver.properties({"bootstrap_servers": ["b:1"], "properties": None, "acks": None}),
+        self.assertEqual(driver.properties({"bootstrap_servers": ["b:1"], "properties": None}),
                          {"bootstrap.servers": "b:1"})
-        self.assertEqual(driver.properties({"bootstrap_servers": ["b:1"], "acks": 0})["acks"], "0")
 
     def test_member(self):
         spec = {"bootstrap_servers": ["b:1"], "group": "g", "commit": "after", "auto_commit_ms": 200}
@@ -143,7 +141,7 @@ class MainTest(DriverTest):
         self.assertEqual(self.lines(), [{"name": "startup_error", "exception": "KeyError", "message": "'bootstrap_servers'"}])
 
     def test_startup_without_start(self):
-        spec = {"bootstrap_servers": ["10.0.0.1:9092"], "topic": "t", "count": 3, "acks": "1"}
+        spec = {"bootstrap_servers": ["10.0.0.1:9092"], "topic": "t", "count": 3, "properties": {"acks": "1"}}
         self.assertEqual(self.main(json.dumps(spec)), 0)
         (line,) = self.lines()
         self.assertEqual(line["name"], "startup_complete")
