@@ -79,7 +79,7 @@ var produceDirective = &Directive{
 		{Name: "retries", Kind: KindRetries, Meta: "N|max", Default: "max",
 			Help: "How many times a message's batch is tried again before its messages fail (retries); max: until the delivery timeout (the clients' default). franz-go counts every try, a metadata refresh that finds the partition without a leader included (so a leaderless partition spends them at the pace of its metadata refreshes, where the Java client waits), and does not enforce the limit while it cannot tell whether a try was written: after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, and with idempotence after a request that got no answer."},
 		{Name: "max-in-flight", Kind: KindInt, Meta: "N",
-			Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and always 5 with it (franz-go cannot set another number with idempotence)."},
+			Help: "Produce requests in flight per broker (max.in.flight.requests.per.connection); default: franz-go's, 1 without idempotence and up to 5 with it (one until a broker's first produce response; franz-go takes no other number with idempotence)."},
 		{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR",
 			Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); without it each client applies its own default: franz-go none (a record is tried until it is acknowledged or its retries run out), the Java client 120s, librdkafka 300s."},
 		{Name: "transactional", Kind: KindBool,

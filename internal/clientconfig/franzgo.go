@@ -18,7 +18,7 @@ var franzGo = map[Role]map[string]mapping{
 		"acks":                                  {"kgo.RequiredAcks", "0, 1, all or -1", isAcks},
 		"enable.idempotence":                    {"kgo.DisableIdempotentWrite (when false)", "true or false", isBool},
 		"retries":                               {"kgo.RecordRetries", "0 or more", nonNegative},
-		"max.in.flight.requests.per.connection": {"kgo.MaxProduceRequestsInflightPerBroker (without idempotence; with it franz-go always keeps 5)", "1 or more", positive},
+		"max.in.flight.requests.per.connection": {"kgo.MaxProduceRequestsInflightPerBroker (without idempotence; with it franz-go keeps up to 5 and takes no other number)", "1 or more", positive},
 		"delivery.timeout.ms":                   {"kgo.RecordDeliveryTimeout", "1 or more milliseconds", positive},
 		"request.timeout.ms":                    {"kgo.ProduceRequestTimeout", "1 or more milliseconds", positive},
 		"linger.ms":                             {"kgo.ProducerLinger", "0 or more milliseconds", nonNegative},

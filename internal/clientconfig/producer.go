@@ -38,7 +38,10 @@ type FranzGoProducer struct {
 	// (retries at or above the Java client's 2147483647 mean the same).
 	Retries *int
 	// MaxInFlight is 0 for franz-go's default (1 without idempotence;
-	// with it franz-go always keeps 5 and cannot be told another number).
+	// with it franz-go keeps up to 5 per broker, one until the broker's
+	// first produce response, and takes no other number: its validate
+	// refuses MaxProduceRequestsInflightPerBroker other than 1 with
+	// idempotence, and 1 does not hold it to one).
 	MaxInFlight int
 	// DeliveryTimeout and RequestTimeout are delivery.timeout.ms and
 	// request.timeout.ms; 0: franz-go's defaults (no delivery timeout).
@@ -122,11 +125,11 @@ func ParseFranzGoProducer(props map[string]string, transactional bool) (FranzGoP
 		c.Idempotent = true
 	}
 	if c.Idempotent && c.MaxInFlight != 0 && c.MaxInFlight != idempotentInFlight {
-		way := "or turn idempotence off (enable.idempotence=false)"
+		way := ", or turn idempotence off (enable.idempotence=false)"
 		if transactional {
-			way = "a transactional producer is idempotent"
+			way = ": a transactional producer is idempotent"
 		}
-		bad("max.in.flight.requests.per.connection", "%d with idempotence: franz-go always keeps %d produce requests in flight per broker with idempotence and cannot be set to another number; leave it out (or give %d): %s",
+		bad("max.in.flight.requests.per.connection", "%d with idempotence: franz-go keeps up to %d produce requests in flight per broker with idempotence and takes no other number; leave it out (or give %d)%s",
 			c.MaxInFlight, idempotentInFlight, idempotentInFlight, way)
 	}
 	return c, errs

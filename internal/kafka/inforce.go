@@ -169,9 +169,9 @@ func configInForce(cl *kgo.Client, table []option) map[string]string {
 		if v, ok := cl.OptValue(kgo.DisableIdempotentWrite).(bool); ok {
 			config["enable.idempotence"] = strconv.FormatBool(!v)
 			if !v {
-				// With idempotence franz-go ignores its in-flight
-				// option and keeps 5 requests per broker (newSink in
-				// sink.go of v1.22.3).
+				// With idempotence franz-go takes no in-flight
+				// number and keeps up to 5 requests per broker
+				// (newSink and firstRespCheck in sink.go of v1.22.3).
 				config["max.in.flight.requests.per.connection"] = "5"
 			}
 		}

@@ -24,8 +24,8 @@ func TestProduceRefusesWhatFranzGoCannotDo(t *testing.T) {
 		spec kafka.ProduceSpec
 		want string
 	}{
-		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "1"}}, "franz-go always keeps 5"},
-		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "10"}}, "franz-go always keeps 5"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "1"}}, "franz-go keeps up to 5"},
+		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "enable.idempotence": "true", "max.in.flight.requests.per.connection": "10"}}, "franz-go keeps up to 5"},
 		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "max.in.flight.requests.per.connection": "-1"}}, "want 1 or more"},
 		{kafka.ProduceSpec{Properties: map[string]string{"acks": "all", "retries": "-1"}}, "want 0 or more"},
 		{kafka.ProduceSpec{Key: "p", Keys: 3, Properties: map[string]string{"acks": "all"}}, "not both"},
