@@ -17,11 +17,14 @@ example: deps build
 # cluster, Docker or Kubernetes (one package at a time), then brief
 # fuzzing; it ends with each package's time. It proves every directive,
 # every backend's fault table, every client's conformance, the checker
-# against an independent reader, and two examples end to end.
+# against an independent reader, and two examples end to end; before the
+# lanes, prosecheck checks the prose against the published evidence and
+# recheck derives its tallies again from the stored reads.
 test: deps lint-workflows
-	@date -u +'== make test: vet, prosecheck and the lanes from %H:%M:%S UTC'
+	@date -u +'== make test: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
+	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh fast
 
 # test-full is what a release needs besides: every example end to end,
@@ -29,9 +32,10 @@ test: deps lint-workflows
 # the power-loss layer, longer fuzzing and the benchmarks' smoke runs
 # (KAFKABOOK_TEST_TIER=full). The nightly workflow runs it.
 test-full: deps lint-workflows
-	@date -u +'== make test-full: vet, prosecheck and the lanes from %H:%M:%S UTC'
+	@date -u +'== make test-full: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
 	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md
+	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh full
 
 lint-workflows:

@@ -37,6 +37,7 @@ const (
 	KindEnd            = "end"             // EndEvent
 	KindClient         = "client"          // ClientInfo: a client driver started (schema 4)
 	KindFeatures       = "features"        // FeaturesEvent: the cluster's finalized features, once per file
+	KindRead           = "read"            // ReadEvent: one read of a topic, record by record, before its tally
 )
 
 // runScoped tells which kinds belong to a run (and so need a run number);
@@ -46,7 +47,7 @@ var runScoped = map[string]bool{
 	KindFault: true, KindISR: true, KindSampling: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
-	KindTransactions: true, KindClient: true, KindFeatures: true,
+	KindTransactions: true, KindClient: true, KindFeatures: true, KindRead: true,
 }
 
 // syncedKinds are fsync'd as soon as they are written: they are rare and
@@ -174,7 +175,9 @@ func CreateEvents(path string) (*EventWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return &EventWriter{f: f, fold: newFolder(), now: time.Now}, nil
+	fold := newFolder()
+	fold.dropReads = true // the engine has each read's records already; only a replay needs them back
+	return &EventWriter{f: f, fold: fold, now: time.Now}, nil
 }
 
 // Emit appends one event. kind is one of the Kind constants, run the 1-based

@@ -22,6 +22,11 @@ type folder struct {
 	isr     map[int]*timeline[ISRSample, isrKey]
 	offsets map[int]map[string]*timeline[OffsetSample, int32]
 	cadence map[int]SamplingEvent
+
+	// dropReads leaves read events out of the fold (an EventWriter's:
+	// the records are the engine's already, and a large read would be
+	// held twice).
+	dropReads bool
 }
 
 func newFolder() *folder {
@@ -102,6 +107,16 @@ func (f *folder) apply(ev Event) error {
 		return f.applyRecord(ev, dec)
 	case KindTransactions:
 		return f.addTransactions(ev.Run, ev.Data)
+	case KindRead:
+		if f.dropReads {
+			return nil
+		}
+		var x ReadEvent
+		if err := dec(&x); err != nil {
+			return err
+		}
+		r := f.run(ev.Run)
+		r.Reads = append(r.Reads, x)
 	case KindClient:
 		var c ClientInfo
 		if err := dec(&c); err != nil {

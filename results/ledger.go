@@ -229,21 +229,34 @@ func (l *Ledger) Snapshot() *Ledger {
 	if l == nil {
 		return &Ledger{}
 	}
-	n := len(l.num)
+	return l.Prefix(len(l.num))
+}
+
+// Prefix returns the first n entries as a ledger of their own, as
+// Snapshot does.
+func (l *Ledger) Prefix(n int) *Ledger {
+	if l == nil {
+		return &Ledger{}
+	}
+	n = min(max(n, 0), len(l.num))
 	s := &Ledger{
 		num: l.num[:n:n], intended: l.intended[:n:n], acked: l.acked[:n:n], offset: l.offset[:n:n],
 		partition: l.partition[:n:n], epoch: l.epoch[:n:n], flags: l.flags[:n:n],
 		errs: l.errs[:len(l.errs):len(l.errs)],
 	}
-	if len(l.errAt) > 0 {
-		s.errAt = make(map[int32]uint32, len(l.errAt))
-		for i, k := range l.errAt {
+	for i, k := range l.errAt {
+		if int(i) < n {
+			if s.errAt == nil {
+				s.errAt = map[int32]uint32{}
+			}
 			s.errAt[i] = k
 		}
 	}
-	if len(l.ids) > 0 {
-		s.ids = make(map[int32]string, len(l.ids))
-		for i, id := range l.ids {
+	for i, id := range l.ids {
+		if int(i) < n {
+			if s.ids == nil {
+				s.ids = map[int32]string{}
+			}
 			s.ids[i] = id
 		}
 	}

@@ -132,6 +132,10 @@ type Run struct {
 	Consumers    []Consumer    `json:"consumers,omitempty"`    // consumer groups, in order of their consume steps
 	// Transactions of transactional produce steps, in the order they ended.
 	Transactions []Transaction `json:"transactions,omitempty"`
+	// Reads are what every read found, record by record, in order: the
+	// input of the tallies, which Recheck derives again. They are kept
+	// in events.jsonl only (results.json holds the verdicts).
+	Reads []ReadEvent `json:"-"`
 }
 
 // Topic is the produce ledger of one topic in one run. The ledger is held

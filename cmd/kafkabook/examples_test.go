@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,6 +60,7 @@ func TestExamples(t *testing.T) {
 			}
 			for _, dir := range dirs {
 				checkExample(t, f, dir)
+				checkRecheck(t, bin, state, dir)
 			}
 			noMachinePaths(t, out, state)
 		})
@@ -87,6 +89,24 @@ func checkExample(t *testing.T, f, dir string) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
 		t.Errorf("no report: %v", err)
+	}
+}
+
+// checkRecheck derives every tally of an example's run again from its
+// stored reads (kafkabook recheck) and wants each the same as recorded.
+func checkRecheck(t *testing.T, bin, state, dir string) {
+	t.Helper()
+	res, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range res.Runs {
+		n += len(r.Tallies) + len(r.Final)
+	}
+	stdout, stderr, code := runKB(t, bin, state, "recheck", dir)
+	if want := fmt.Sprintf("1 run directories, %d tallies derived again, 0 differences", n); code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("kafkabook recheck %s exited with %d, want 0 and %q:\n%s\n%s", dir, code, want, stdout, stderr)
 	}
 }
 

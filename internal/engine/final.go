@@ -83,7 +83,7 @@ func (o *observation) final(ctx context.Context) (err error) {
 // so the evidence shows what each reader would see.
 func (o *observation) finalTally(ctx context.Context, label string, seeds kafka.Brokers, at map[int32]int64, log *stepLog) (results.Tally, error) {
 	if len(o.history.transactions(label)) == 0 {
-		t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted)
+		t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadUncommitted, "", "")
 		if err != nil {
 			return t, fmt.Errorf("final read of %s: %w", label, err)
 		}
@@ -92,11 +92,11 @@ func (o *observation) finalTally(ctx context.Context, label string, seeds kafka.
 	if _, err := kafka.WaitStable(ctx, seeds, o.realName(label), at, stableWait, log.progress); err != nil {
 		return results.Tally{}, fmt.Errorf("final read of %s: %w", label, err)
 	}
-	t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadCommitted)
+	t, err := o.readTopic(ctx, label, seeds, log, true, results.ReadCommitted, "", "")
 	if err != nil {
 		return t, fmt.Errorf("final read_committed read of %s: %w", label, err)
 	}
-	view, err := o.finalTxnView(ctx, label, seeds, o.history.ledger(label), log)
+	view, err := o.finalTxnView(ctx, label, seeds, log)
 	if err != nil {
 		return t, err
 	}
@@ -106,13 +106,13 @@ func (o *observation) finalTally(ctx context.Context, label string, seeds kafka.
 
 // finalTxnView reads a transactional topic the other way than the final
 // tally did (read_uncommitted), so the evidence shows what each reader
-// sees, and checks it.
-func (o *observation) finalTxnView(ctx context.Context, label string, seeds kafka.Brokers, ledger results.Topic, log *stepLog) (results.TxnCheck, error) {
-	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
-		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: results.ReadUncommitted,
-	})
+// sees, and checks it; the read is stored as the final read's view.
+func (o *observation) finalTxnView(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog) (results.TxnCheck, error) {
+	ev, ledger, txns, err := o.readEvent(ctx, label, seeds, log, results.ReadUncommitted)
 	if err != nil {
 		return results.TxnCheck{}, fmt.Errorf("final read_uncommitted read of %s: %w", label, err)
 	}
-	return checkTxns(o.history.transactions(label), ledger, results.ReadUncommitted, rd)[0], nil
+	ev.Final, ev.View = true, true
+	o.ev.Emit(results.KindRead, o.num, ev)
+	return ev.TxnCheck(ledger, txns), nil
 }

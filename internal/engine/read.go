@@ -27,11 +27,10 @@ func read(ctx context.Context, o *observation, s runbook.Step, rd runbook.Read, 
 	if err != nil {
 		return err
 	}
-	tally, err := o.readTopic(ctx, label, seeds, log, false, rd.Isolation)
+	tally, err := o.readTopic(ctx, label, seeds, log, false, rd.Isolation, s.Pos.String(), via)
 	if err != nil {
 		return err
 	}
-	tally.Via, tally.Pos = via, s.Pos.String()
 	o.mu.Lock()
 	o.snapshots[label] = append(o.snapshots[label], snapshot{s.Pos, tally})
 	o.mu.Unlock()
@@ -55,17 +54,16 @@ type snapshot struct {
 // its last stable offset, read_committed) and classifies every message of
 // its ledger against what it found and what earlier reads of the run
 // found; on a topic with transactions it checks the read against them.
-func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation results.Isolation) (results.Tally, error) {
-	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
-		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: isolation,
-	})
+// What it found goes into the evidence first, record by record (a read
+// event), and the tally is derived from that event as a re-check of the
+// stored evidence derives it (results.ReadEvent.Tally).
+func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, final bool, isolation results.Isolation, pos, via string) (results.Tally, error) {
+	ev, ledger, txns, err := o.readEvent(ctx, label, seeds, log, isolation)
 	if err != nil {
 		return results.Tally{}, err
 	}
-	bound := rd.HW
-	if isolation == results.ReadCommitted {
-		bound = rd.LastStable // records of open transactions above it are unseen, not lost
-	}
+	ev.Final, ev.Pos, ev.Via = final, pos, via
+	o.ev.Emit(results.KindRead, o.num, ev)
 	o.mu.Lock()
 	seen := o.seen[label]
 	if seen == nil {
@@ -73,17 +71,30 @@ func (o *observation) readTopic(ctx context.Context, label string, seeds kafka.B
 		o.seen[label] = seen
 	}
 	o.mu.Unlock()
-	ledger := o.history.ledger(label)
-	tally := results.ClassifyRead(ledger, rd.Records, bound, seen, final)
-	tally.At, tally.Settled, tally.Final = time.Now().UTC(), rd.Settled, final
-	if isolation == results.ReadCommitted {
-		tally.Isolation = isolation
-	}
-	tally.Transactions = checkTxns(o.history.transactions(label), ledger, isolation, rd)
+	tally := ev.Tally(ledger, txns, seen)
 	o.mu.Lock()
-	seen.Remember(rd.Records)
+	seen.Remember(ev.Records)
 	o.mu.Unlock()
 	return tally, nil
+}
+
+// readEvent reads a topic and says what the read found with the ledger
+// and transactions it is to be judged against (as they stand now).
+func (o *observation) readEvent(ctx context.Context, label string, seeds kafka.Brokers, log *stepLog, isolation results.Isolation) (results.ReadEvent, results.Topic, []results.Transaction, error) {
+	rd, err := kafka.ReadAll(ctx, seeds, o.realName(label), kafka.ReadOptions{
+		Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Progress: log.progress, Isolation: isolation,
+	})
+	if err != nil {
+		return results.ReadEvent{}, results.Topic{}, nil, err
+	}
+	ledger := o.history.ledger(label)
+	txns := o.history.transactions(label)
+	ev := results.ReadEvent{Topic: o.realName(label), Label: label, At: time.Now().UTC(), Settled: rd.Settled,
+		HighWatermarks: rd.HW, LastStable: rd.LastStable, LedgerLen: ledger.Len(), Txns: len(txns), Records: rd.Records}
+	if isolation == results.ReadCommitted {
+		ev.Isolation = isolation
+	}
+	return ev, ledger, txns, nil
 }
 
 // tallyLines is what a read prints.

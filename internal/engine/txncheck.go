@@ -3,22 +3,9 @@ package engine
 import (
 	"fmt"
 
-	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 )
 
-// checkTxns checks a read of a topic against its transactions; nil when no
-// transactional producer wrote to it.
-func checkTxns(txns []results.Transaction, ledger results.Topic, isolation results.Isolation, rd kafka.Read) []results.TxnCheck {
-	if len(txns) == 0 {
-		return nil
-	}
-	return []results.TxnCheck{results.CheckTransactions(txns, ledger, results.TxnRead{
-		Isolation: isolation.Level(), Records: rd.Records, HighWatermarks: rd.HW, LastStable: rd.LastStable,
-	})}
-}
-
-// isolationOf spells a read's isolation level, read_uncommitted when unset.
 // txnLines is what a read prints of its transaction checks.
 func txnLines(cs []results.TxnCheck) []string {
 	var out []string
