@@ -366,11 +366,21 @@ func provenanceFacts(r *results.Results) []fact {
 		fact{"started", stamp(p.Start)},
 		fact{"ended", stamp(p.End)},
 		fact{"runs", fmt.Sprintf("%d of %d asked", len(r.Runs), p.Repeat)},
+		fact{"re-check", recheckFact(p)},
 	)
 	if p.ClusterReused {
 		f = append(f, fact{"cluster", "reused from before this invocation"})
 	}
 	return f
+}
+
+// recheckFact says whether the reads' verdicts can be derived again from
+// the evidence (kafkabook recheck).
+func recheckFact(p results.Provenance) string {
+	if p.ReadsStored {
+		return "every read stored what it found: kafkabook recheck derives each tally again from events.jsonl"
+	}
+	return "not possible: recorded before kafkabook stored what each read found, so the tallies stand as recorded"
 }
 
 // txnProtocol says which transaction protocol the cluster finalized

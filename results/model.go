@@ -79,6 +79,10 @@ type Provenance struct {
 	// metadata the controllers write. Nil in evidence from before it was
 	// recorded (read as "not recorded", never as level 0).
 	Features map[string]int16 `json:"features,omitempty"`
+	// ReadsStored says that every read stored what it found (read events
+	// in events.jsonl), so that kafkabook recheck can derive the tallies
+	// again; false in evidence from before reads were stored.
+	ReadsStored bool `json:"reads_stored,omitempty"`
 }
 
 // TransactionVersion is the cluster's finalized transaction.version and

@@ -11,12 +11,13 @@ import (
 // read events, the ledgers and the transactions) with the checkers of
 // this build, and says where a derived tally differs from the recorded
 // one: what a fixed checker changes in published evidence, or proof that
-// the evidence holds up. A tally recorded without its read (evidence from
-// before reads were stored) cannot be derived and is counted as such.
+// the evidence holds up. A tally recorded without its read cannot be
+// derived: in evidence from before reads were stored it is counted as
+// such; in evidence that says every read was stored it is a difference.
 func Recheck(r *Results) RecheckReport {
 	var rep RecheckReport
 	for i := range r.Runs {
-		rep.add(recheckRun(&r.Runs[i]))
+		rep.add(recheckRun(&r.Runs[i], r.Provenance.ReadsStored))
 	}
 	return rep
 }
@@ -74,7 +75,7 @@ func (k tallyKey) String() string {
 // recheckRun derives the tallies of one run from its reads, in the order
 // they were made (each read's earlier ones are the reads of the topic
 // before it), and compares them with those recorded.
-func recheckRun(run *Run) RecheckReport {
+func recheckRun(run *Run, stored bool) RecheckReport {
 	derived := map[tallyKey]*Tally{}
 	seen := map[string]*Seen{}
 	for _, e := range run.Reads {
@@ -98,6 +99,11 @@ func recheckRun(run *Run) RecheckReport {
 	for _, rec := range slices.Concat(run.Tallies, run.Final) {
 		k := tallyKey{final: rec.Final, label: rec.Label, pos: rec.Pos}
 		d := derived[k]
+		if d == nil && stored {
+			rep.Differences = append(rep.Differences, Difference{Run: run.Number, Tally: k.String(), Field: "(read)",
+				Recorded: "a tally", Derived: "no read event: the evidence says every read was stored"})
+			continue
+		}
 		if d == nil {
 			rep.Underived++
 			continue

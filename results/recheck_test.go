@@ -116,6 +116,12 @@ func TestRecheck(t *testing.T) {
 	if rep.Rechecked != 2 || rep.Underived != 1 || len(rep.Differences) != 0 {
 		t.Fatalf("recheck of the run as recorded: %+v", rep)
 	}
+	// Evidence that says every read was stored has no tally without one.
+	stored.Provenance.ReadsStored = true
+	if rep := Recheck(stored); rep.Underived != 0 || len(rep.Differences) != 1 || rep.Differences[0].Field != "(read)" {
+		t.Errorf("a tally without its read in evidence that stores reads: %+v", rep)
+	}
+	stored.Provenance.ReadsStored = false
 	// A verdict that is not what its read shows.
 	stored.Runs[0].Final[0].Lost = []Loss{}
 	rep = Recheck(stored)

@@ -182,7 +182,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backends.NameOf(lease.Backend),
 			FranzGo: kafka.FranzGoVersion(), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: lease.Reused,
-			Cell: o.cell.id, Batch: o.cell.batch,
+			Cell: o.cell.id, Batch: o.cell.batch, ReadsStored: true,
 		},
 	})
 	done()
