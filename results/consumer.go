@@ -24,9 +24,12 @@ type Consumer struct {
 	Offsets []OffsetSample  `json:"offsets"` // change points of the committed offsets, sampled through the admin API
 	// OffsetSampling says how finely Offsets was sampled; nil while
 	// Offsets holds every sample taken.
-	OffsetSampling *Sampling         `json:"offsets_sampling,omitempty"`
-	Tally          *ConsumerTally    `json:"tally,omitempty"`
-	Settings       map[string]string `json:"settings,omitempty"` // the consume step's other flags: batch, work, auto-commit-interval
+	OffsetSampling *Sampling      `json:"offsets_sampling,omitempty"`
+	Tally          *ConsumerTally `json:"tally,omitempty"`
+	// Input is what the tally was derived from besides Events (a
+	// group_input event), kept in events.jsonl only, for Recheck.
+	Input    *GroupInput       `json:"-"`
+	Settings map[string]string `json:"settings,omitempty"` // the consume step's other flags: batch, work, auto-commit-interval
 }
 
 // Member is one process of a consumer group.

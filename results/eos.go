@@ -73,11 +73,13 @@ func (c *EOSCheck) MissingIDs() []string {
 	return sortedIDs(ids)
 }
 
-// EOSRead is one read_committed read of a topic for CheckEOS.
+// EOSRead is one read_committed read of a topic for CheckEOS, as a
+// group_input event stores it.
 type EOSRead struct {
-	Name       string
-	Records    *Records
-	HW, Stable map[int32]int64
+	Name    string          `json:"name"`
+	Records *Records        `json:"records"`
+	HW      map[int32]int64 `json:"high_watermarks"`
+	Stable  map[int32]int64 `json:"last_stable"`
 }
 
 // CheckEOS matches the derived records of out with the inputs of in.

@@ -47,7 +47,7 @@ var runScoped = map[string]bool{
 	KindFault: true, KindISR: true, KindSampling: true, KindLog: true, KindTally: true,
 	KindExpect: true, KindRunEnd: true,
 	KindConsumer: true, KindMember: true, KindConsumerEvents: true, KindOffsets: true, KindConsumerTally: true,
-	KindTransactions: true, KindClient: true, KindFeatures: true, KindRead: true,
+	KindTransactions: true, KindClient: true, KindFeatures: true, KindRead: true, KindGroupInput: true,
 }
 
 // syncedKinds are fsync'd as soon as they are written: they are rare and

@@ -101,7 +101,7 @@ func (f *folder) apply(ev Event) error {
 		return f.applyFrame(ev, dec)
 	case KindTopic, KindMessages, KindMessage:
 		return f.applyLedger(ev, dec)
-	case KindConsumer, KindMember, KindConsumerEvents, KindOffsets, KindConsumerTally:
+	case KindConsumer, KindMember, KindConsumerEvents, KindOffsets, KindConsumerTally, KindGroupInput:
 		return f.applyConsumer(ev, dec)
 	case KindStep, KindFault, KindISR, KindSampling, KindLog, KindTally, KindExpect:
 		return f.applyRecord(ev, dec)
@@ -258,6 +258,16 @@ func (f *folder) applyConsumer(ev Event, dec func(any) error) error {
 			return err
 		}
 		c.Tally = &x.Tally
+	case KindGroupInput:
+		if f.dropReads {
+			return nil
+		}
+		var x GroupInput
+		c, err := f.consumer(ev, dec, &x, &x.Group)
+		if err != nil {
+			return err
+		}
+		c.Input = &x
 	}
 	return nil
 }

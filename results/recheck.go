@@ -96,6 +96,9 @@ func recheckRun(run *Run, stored bool) RecheckReport {
 		derived[k] = &t
 	}
 	var rep RecheckReport
+	for _, c := range run.Consumers {
+		rep.add(recheckGroup(run.Number, c, stored))
+	}
 	for _, rec := range slices.Concat(run.Tallies, run.Final) {
 		k := tallyKey{final: rec.Final, label: rec.Label, pos: rec.Pos}
 		d := derived[k]
@@ -109,10 +112,34 @@ func recheckRun(run *Run, stored bool) RecheckReport {
 			continue
 		}
 		rep.Rechecked++
-		for _, f := range tallyDiff(rec, *d) {
+		for _, f := range diffFields(rec, *d) {
 			f.Run, f.Tally = run.Number, k.String()
 			rep.Differences = append(rep.Differences, f)
 		}
+	}
+	return rep
+}
+
+// recheckGroup derives a consumer group's tally from its stored input and
+// its members' reports, and compares it with the recorded one.
+func recheckGroup(run int, c Consumer, stored bool) RecheckReport {
+	var rep RecheckReport
+	name := "tally of group " + c.Label
+	switch {
+	case c.Tally == nil:
+		return rep
+	case c.Input == nil && stored:
+		rep.Differences = append(rep.Differences, Difference{Run: run, Tally: name, Field: "(input)",
+			Recorded: "a tally", Derived: "no group_input event: the evidence says every read was stored"})
+		return rep
+	case c.Input == nil:
+		rep.Underived++
+		return rep
+	}
+	rep.Rechecked++
+	for _, f := range diffFields(*c.Tally, c.Input.Tally(c.Events)) {
+		f.Run, f.Tally = run, name
+		rep.Differences = append(rep.Differences, f)
 	}
 	return rep
 }
@@ -139,9 +166,9 @@ func transactionsOf(run *Run, topic string) []Transaction {
 	return out
 }
 
-// tallyDiff compares two tallies field by field, as results.json holds
+// diffFields compares two tallies field by field, as results.json holds
 // them.
-func tallyDiff(recorded, derived Tally) []Difference {
+func diffFields(recorded, derived any) []Difference {
 	a, b := jsonFields(recorded), jsonFields(derived)
 	var out []Difference
 	for _, name := range sortedUnion(a, b) {

@@ -129,3 +129,54 @@ func TestRecheck(t *testing.T) {
 		t.Errorf("recheck of a changed verdict: %+v", rep.Differences)
 	}
 }
+
+// TestRecheckGroup: a group's tally derived from its stored input and its
+// members' reports equals the one recorded from them, through
+// events.jsonl and back; a changed recorded tally is a difference.
+func TestRecheckGroup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EventsFileName)
+	w, err := CreateEvents(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
+	w.Emit(KindStart, 0, StartEvent{Schema: SchemaVersion, Title: "group", Provenance: Provenance{ReadsStored: true}})
+	w.Emit(KindRunStart, 1, RunStartEvent{})
+	w.Emit(KindConsumer, 1, Consumer{Group: "g-1", Label: "g", Topic: "t", Commit: "auto"})
+	// m-001..m-003 delivered, m-001 and m-002 applied, offset 3
+	// committed, then the member crashed: m-003 is unapplied.
+	var evs []ConsumerEvent
+	for i := int64(0); i < 3; i++ {
+		evs = append(evs, ConsumerEvent{At: t0, Member: 1, Kind: EventDeliver, Offset: i, ID: MessageID(i + 1)})
+	}
+	for i := int64(0); i < 2; i++ {
+		evs = append(evs, ConsumerEvent{At: t0, Member: 1, Kind: EventEffect, Offset: i, ID: MessageID(i + 1)})
+	}
+	evs = append(evs, ConsumerEvent{At: t0, Member: 1, Kind: EventCommit, Offset: 3})
+	w.Emit(KindConsumerEvents, 1, ConsumerEventsEvent{Group: "g-1", Events: evs})
+	in := GroupInput{Group: "g-1", At: t0.Add(time.Second), Events: len(evs), Store: true,
+		Applied: map[string]int64{"m-001": 1, "m-002": 1}, Committed: map[int32]int64{0: 3}, End: map[int32]int64{0: 3}}
+	w.Emit(KindGroupInput, 1, in)
+	tally := in.Tally(evs)
+	if len(tally.Unapplied) != 1 || tally.Unapplied[0] != "m-003" {
+		t.Fatalf("unapplied %v, want m-003", tally.Unapplied)
+	}
+	w.Emit(KindConsumerTally, 1, ConsumerTallyEvent{Group: "g-1", Tally: tally})
+	w.Emit(KindRunEnd, 1, RunEndEvent{Complete: true})
+	w.Emit(KindEnd, 0, EndEvent{Complete: true})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := Replay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := Recheck(stored); rep.Rechecked != 1 || rep.Underived != 0 || len(rep.Differences) != 0 {
+		t.Fatalf("recheck of the group as recorded: %+v", rep)
+	}
+	stored.Runs[0].Consumers[0].Tally.Unapplied = []string{}
+	rep := Recheck(stored)
+	if len(rep.Differences) != 1 || rep.Differences[0].Field != "unapplied" || rep.Differences[0].Tally != "tally of group g" {
+		t.Errorf("recheck of a changed group tally: %+v", rep.Differences)
+	}
+}

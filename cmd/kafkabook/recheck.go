@@ -18,10 +18,13 @@ func recheckCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "recheck DIR...",
 		Short: "Derive every tally of stored evidence again with this build's checkers and show what differs",
-		Long: `Recheck derives every read's tally (read steps and the final read) of
-each run directory under DIR again, from what the run stored: the records
-each read found (read events of events.jsonl), the ledgers and the
-transactions, with the checkers of this kafkabook. It prints every field
+		Long: `Recheck derives every read's tally (read steps and the final read) and
+every consumer group's tally of each run directory under DIR again, from
+what the run stored: the records each read found (read events of
+events.jsonl), the ledgers and the transactions; the members' reports,
+the effects the group's store counted, the committed offsets and a
+transform's reads (group_input events); with the checkers of this
+kafkabook. It prints every field
 of a tally that differs from the one results.json recorded, and exits 1
 when one does: a checker changed, or the evidence is not what its
 verdicts say. No cluster is needed.
@@ -113,9 +116,19 @@ func recheckDir(dir string) (results.RecheckReport, error) {
 	}
 	// The verdicts are results.json's, the history the events'.
 	for i := range stored.Runs {
+		s := &stored.Runs[i]
 		for _, r := range recorded.Runs {
-			if r.Number == stored.Runs[i].Number {
-				stored.Runs[i].Tallies, stored.Runs[i].Final = r.Tallies, r.Final
+			if r.Number != s.Number {
+				continue
+			}
+			s.Tallies, s.Final = r.Tallies, r.Final
+			for j := range s.Consumers {
+				s.Consumers[j].Tally = nil
+				for _, c := range r.Consumers {
+					if c.Group == s.Consumers[j].Group {
+						s.Consumers[j].Tally = c.Tally
+					}
+				}
 			}
 		}
 	}

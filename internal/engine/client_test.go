@@ -432,5 +432,6 @@ func runWithClientDir(t *testing.T, backend cluster.Backend, client, src string)
 	// The transcript comes after the test's own errors, which a reader
 	// of a cut log (CI's) then still sees under the test's name.
 	t.Cleanup(func() { t.Log(out.String()) })
+	recheckStored(t, dir, res)
 	return res, dir, err
 }

@@ -207,6 +207,25 @@ func (w *workload) flushGroups() {
 	}
 }
 
+// groupEvents are a group's members' reports, every one written to the
+// evidence.
+func (w *workload) groupEvents(g *group) []results.ConsumerEvent {
+	w.flushGroups()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.events)
+}
+
+// groupTally stores a group's tally input (a group_input event), derives
+// the tally from it as a re-check of the evidence does, and records it.
+func (w *workload) groupTally(g *group, in results.GroupInput, evs []results.ConsumerEvent) results.ConsumerTally {
+	w.ev.Emit(results.KindGroupInput, w.num, in)
+	t := in.Tally(evs)
+	w.ev.Emit(results.KindConsumerTally, w.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+	g.tally = &t
+	return t
+}
+
 // crashConsumer: crash consumer G — SIGKILL, then a check that the
 // process is gone.
 func crashConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.CrashConsumer, log *stepLog) error {
@@ -375,7 +394,8 @@ func (w *workload) liveGroups() map[string]string {
 }
 
 // tallyGroups tallies every group once its members have stopped: their
-// reports, the store and the committed offsets, asked of the cluster.
+// reports, the store and the committed offsets, asked of the cluster;
+// what the tally is made of goes into the evidence first (groupTally).
 func (w *workload) tallyGroups(ctx context.Context) error {
 	for _, g := range w.groupList() {
 		if g.transform != nil {
@@ -398,11 +418,10 @@ func (w *workload) tallyGroups(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("reading the store of group %s: %w", label, err)
 		}
-		g.mu.Lock()
-		evs := slices.Clone(g.events)
-		g.mu.Unlock()
-		t := results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
-		w.ev.Emit(results.KindConsumerTally, w.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
+		evs := w.groupEvents(g)
+		in := results.GroupInput{Group: g.name, At: time.Now().UTC(), Events: len(evs), Store: true,
+			Applied: contents.Applied, Likes: contents.Likes, Handled: len(contents.Handled), Committed: committed, End: g.end}
+		t := w.groupTally(g, in, evs)
 		g.tally = &t
 		w.con.printf("  group %s: delivered %d, applied %d, applied twice %d, skipped %d, unapplied %d, pending %d; committed %s\n",
 			label, t.Delivered, t.Applied, len(t.AppliedTwice), len(t.Skipped), len(t.Unapplied), len(t.Pending), showOffsets(t.Committed))

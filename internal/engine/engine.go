@@ -48,6 +48,7 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	prov.Params = doc.Meta.Params
 	prov.Broker = doc.Meta.Broker
 	prov.Nodes = doc.Meta.Nodes
+	prov.ReadsStored = true // every read and group tally stores its input first (read, group_input events)
 	if opts.Client != runbook.FranzGo {
 		prov.Client = opts.Client
 	}

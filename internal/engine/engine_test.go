@@ -399,5 +399,28 @@ func runRunbook(t *testing.T, backend cluster.Backend, parent, name, src string)
 	var out bytes.Buffer
 	res, err = engine.Run(context.Background(), engine.Options{Doc: doc, Dir: dir, Backend: backend, Out: &out})
 	t.Cleanup(func() { t.Log(out.String()) }) // after the test's errors: see runWithClientDir
+	if res != nil {
+		recheckStored(t, dir, res)
+	}
 	return res, dir, out.String(), err
+}
+
+// recheckStored derives every tally of a run's evidence again from what
+// it stored (results.Recheck on its events.jsonl) and wants each the same
+// as the engine recorded: a checker judges the stored history, never the
+// engine's memory.
+func recheckStored(t *testing.T, dir string, res *results.Results) {
+	t.Helper()
+	stored, err := results.Replay(filepath.Join(dir, results.EventsFileName))
+	if err != nil {
+		t.Errorf("replaying the run's events: %v", err)
+		return
+	}
+	rep := results.Recheck(stored)
+	for _, d := range rep.Differences {
+		t.Errorf("recheck: %s", d)
+	}
+	if rep.Underived > 0 {
+		t.Errorf("recheck: %d tallies without their stored input", rep.Underived)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
 	"github.com/kafkabook/kafkabook/internal/consumer"
@@ -185,7 +186,7 @@ func (w *workload) tallyTransform(ctx context.Context, g *group) error {
 		return fmt.Errorf("the exactly-once check of group %s: %w", g.label, err)
 	}
 	opts := kafka.ReadOptions{Timeout: readTimeout, Settle: settleLimit, Quiet: settleQuiet, Isolation: results.ReadCommitted}
-	in, err := kafka.ReadAll(ctx, seeds, g.topic.name, opts)
+	inRead, err := kafka.ReadAll(ctx, seeds, g.topic.name, opts)
 	if err != nil {
 		return fmt.Errorf("reading %s for the exactly-once check of group %s: %w", g.topic.label, g.label, err)
 	}
@@ -193,30 +194,14 @@ func (w *workload) tallyTransform(ctx context.Context, g *group) error {
 	if err != nil {
 		return fmt.Errorf("reading %s for the exactly-once check of group %s: %w", g.transform.Out, g.label, err)
 	}
-	check := results.CheckEOS(
-		results.EOSRead{Name: g.topic.name, Records: in.Records, HW: in.HW, Stable: in.LastStable},
-		results.EOSRead{Name: outName, Records: out.Records, HW: out.HW, Stable: out.LastStable},
-		g.transform.EOS)
 	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
 	if err != nil {
 		return err
 	}
-	copies := map[string]int64{}
-	for _, d := range check.Duplicates {
-		copies[d.ID] = int64(len(d.Out))
-	}
-	for i := range out.Records.Len() {
-		if id := out.Records.ID(i); copies[id] == 0 && !results.IsSentinel(id) {
-			copies[id] = 1
-		}
-	}
-	g.mu.Lock()
-	evs := append([]results.ConsumerEvent(nil), g.events...)
-	g.mu.Unlock()
-	var t results.ConsumerTally
-	if g.store == "" {
-		t = results.TallyConsumer(evs, copies, nil, 0, committed, g.end)
-	} else {
+	in := results.GroupInput{Group: g.name, At: time.Now().UTC(), Committed: committed, End: g.end, EOS: g.transform.EOS,
+		In:  &results.EOSRead{Name: g.topic.name, Records: inRead.Records, HW: inRead.HW, Stable: inRead.LastStable},
+		Out: &results.EOSRead{Name: outName, Records: out.Records, HW: out.HW, Stable: out.LastStable}}
+	if g.store != "" {
 		// With --effect the effects are the store's: what it counts per
 		// event is what applied_twice judges, not the output's copies.
 		store, err := w.openStore(ctx, g.store)
@@ -228,11 +213,12 @@ func (w *workload) tallyTransform(ctx context.Context, g *group) error {
 		if err != nil {
 			return fmt.Errorf("reading the store of group %s: %w", g.label, err)
 		}
-		t = results.TallyConsumer(evs, contents.Applied, contents.Likes, len(contents.Handled), committed, g.end)
+		in.Store, in.Applied, in.Likes, in.Handled = true, contents.Applied, contents.Likes, len(contents.Handled)
 	}
-	t.EOS = &check
-	w.ev.Emit(results.KindConsumerTally, w.num, results.ConsumerTallyEvent{Group: g.name, Tally: t})
-	g.tally = &t
+	evs := w.groupEvents(g)
+	in.Events = len(evs)
+	t := w.groupTally(g, in, evs)
+	check := *t.EOS
 	for _, l := range eosLines(g.label, g.transform.Out, check) {
 		w.con.printf("  %s\n", l)
 	}
