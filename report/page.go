@@ -86,6 +86,9 @@ type summary struct {
 	Rows   []summaryRow
 	Total  summaryRow
 	Proofs []proof // runs with lost, unseen or otherwise notable messages
+	// Bounds say what the final reads bound: how often such a run loses
+	// any acknowledged message, how often such a message is lost.
+	Bounds []string
 }
 
 // summaryRow counts one run's messages of one experiment by the run's
@@ -156,6 +159,9 @@ func summaries(r *results.Results, labels []string, steps stepIndex) []summary {
 		p := r.LatencyAll(l)
 		tot.P50, tot.P99, tot.Max = dur(p.P50, p.Count), dur(p.P99, p.Count), dur(p.Max, p.Count)
 		s.Total = tot
+		if runs, msgs := r.LossBounds(l); runs.N > 0 {
+			s.Bounds = []string{runs.Words("runs", "lost any"), msgs.Words("acknowledged messages", "lost")}
+		}
 		out = append(out, s)
 	}
 	return out

@@ -332,6 +332,9 @@ type groupHeadline struct {
 type headline struct {
 	Label      string
 	LostPerRun string // "10, 10, 20, 20"; "0*" for a run judged by a snapshot
+	// Bound is how often such a run loses any acknowledged message, at
+	// 95% confidence ("≤ 52.7%"), BoundWords the same in a sentence.
+	Bound, BoundWords string
 	Unseen     string // "unseen 10, 10, 20, 20" when some run was judged by a snapshot
 	Acked      int
 	P99        string
@@ -363,6 +366,9 @@ func entry(sr siteRun, labels, groups []string) siteEntry {
 		}
 		p := sum.Latency[l]
 		h := headline{Label: l, LostPerRun: strings.Join(parts, ", "), Acked: sum.Acked[l], P99: dur(p.P99, p.Count)}
+		if b, ok := sum.RunsLost[l]; ok {
+			h.Bound, h.BoundWords = b.Short(), b.Words("runs", "lost any")
+		}
 		if snapshots {
 			h.Unseen = "unseen " + strings.Join(unseen, ", ")
 			e.Snapshots = true

@@ -80,7 +80,8 @@ func TestRenderSite(t *testing.T) {
 		`href="producer-acks/kafka-4.3.1/20261129T213500Z/index.html"`,
 		`href="producer-acks/kafka-4.3.1/20261128T080000Z/index.html"`,
 		`href="producer-acks/kafka-4.0.0/20261129T200000Z/index.html"`,
-		`<td>10, 10, 20, 20</td>`, `<td>10, 10, 10, 10</td>`,
+		`<td>10, 10, 20, 20<br><span class="muted" title="4 of 4 runs lost any: the rate is at least 47.3% (95% confidence)">runs losing: ≥ 47.3%</span></td>`,
+		`<td>10, 10, 10, 10<br><span class="muted"`,
 		`id="chart-rb1-lost"`, `id="chart-rb1-p99"`,
 		`src="assets/echarts.min.js"`,
 	} {

@@ -81,6 +81,9 @@ type runSummary struct {
 	Unseen   map[string][]int // per label, per run, for runs judged by a snapshot; else 0
 	Snapshot map[string][]bool
 	Acked    map[string]int
+	// RunsLost bounds, per label, how often such a run loses an
+	// acknowledged message (results.LossBounds over the final reads).
+	RunsLost map[string]results.Bound `json:",omitempty"`
 	Latency  map[string]results.Percentiles // over all runs
 	Verdict  verdict
 	Complete bool
@@ -120,6 +123,12 @@ func summarize(r *results.Results, exps []explain.Explanation) runSummary {
 			s.Unseen[l] = append(s.Unseen[l], len(t.Unseen))
 		}
 		s.Latency[l] = r.LatencyAll(l)
+		if runs, _ := r.LossBounds(l); runs.N > 0 {
+			if s.RunsLost == nil {
+				s.RunsLost = map[string]results.Bound{}
+			}
+			s.RunsLost[l] = runs
+		}
 	}
 	if v, ok := r.Provenance.TransactionVersion(); ok {
 		s.TxnVersion = strconv.Itoa(int(v))

@@ -182,7 +182,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 			Tool: toolV, Commit: commit, Kafka: version, Backend: backends.NameOf(lease.Backend),
 			FranzGo: kafka.FranzGoVersion(), Host: host,
 			GoVersion: runtime.Version(), ClusterReused: lease.Reused,
-			Cell: o.cell.id, Batch: o.cell.batch, ReadsStored: true,
+			Cell: o.cell.id, Batch: o.cell.batch,
 		},
 	})
 	done()
@@ -257,6 +257,9 @@ func summarize(w io.Writer, res *results.Results, dir string) {
 		p := res.LatencyAll(label)
 		fmt.Fprintf(w, "  %-12s lost per run %v  latency p50 %s p99 %s max %s\n", label, lost,
 			p.P50.Round(time.Millisecond), p.P99.Round(time.Millisecond), p.Max.Round(time.Millisecond))
+		if runsB, msgsB := res.LossBounds(label); runsB.N > 0 {
+			fmt.Fprintf(w, "  %-12s %s\n  %-12s %s\n", "", runsB.Words("runs", "lost any"), "", msgsB.Words("acknowledged messages", "lost"))
+		}
 	}
 	fmt.Fprintf(w, "evidence: %s\n", dir)
 }

@@ -69,6 +69,11 @@ type Experiment struct {
 	P99 time.Duration `json:"p99_ns"`
 	// Runs counts the runs that produced to or read the experiment.
 	Runs int `json:"runs"`
+	// RunsLost and MessagesLost bound how often such a run loses any
+	// acknowledged message and how often an acknowledged message is lost,
+	// over the runs whose final read judged it (results.LossBounds).
+	RunsLost     results.Bound `json:"runs_lost"`
+	MessagesLost results.Bound `json:"messages_lost"`
 }
 
 // Group is one consumer group summed over every run that tallied it.
@@ -155,6 +160,7 @@ func experiments(res *results.Results) []Experiment {
 	for _, label := range res.Labels() {
 		e := Experiment{Label: label, LostPerRun: res.LostPerRun(label), Lost: res.TotalLost(label),
 			P99: res.LatencyAll(label).P99}
+		e.RunsLost, e.MessagesLost = res.LossBounds(label)
 		for _, run := range res.Runs {
 			used := false
 			for _, t := range run.Topics {

@@ -31,6 +31,17 @@ func (b Block) Markdown(w io.Writer) error {
 		fmt.Fprintf(&s, "| %s | %d | %d | %d | %d | %d | %s | %d |\n",
 			mdCode(e.Label, true), e.Acked, e.Lost, e.Duplicates, e.Failed, e.Unknown, Duration(e.P99), e.Runs)
 	}
+	bounds := false
+	for _, e := range b.Experiments {
+		if e.RunsLost.N == 0 {
+			continue
+		}
+		if !bounds {
+			s.WriteString("\nWhat the final reads bound (exact binomial, Clopper–Pearson; the messages of one run are not independent trials, since one fault loses them together, so the runs' bound is the one to decide on):\n\n")
+			bounds = true
+		}
+		fmt.Fprintf(&s, "- %s: %s; %s.\n", mdCode(e.Label, true), e.RunsLost.Words("runs", "lost any"), e.MessagesLost.Words("acknowledged messages", "lost"))
+	}
 	if len(b.Groups) > 0 {
 		s.WriteString("\n| consumer group | commit | dedup | delivered | applied | applied twice | skipped | unapplied (lost in the consumer) | crashes | runs |\n")
 		s.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
