@@ -76,6 +76,17 @@ func Compare(a, b *results.Results, nameA, nameB string) Comparison {
 		count("runs", func(e Experiment) int { return e.Runs })
 		count("acked", func(e Experiment) int { return e.Acked })
 		count("lost", func(e Experiment) int { return e.Lost })
+		// How often such a run loses any acknowledged message, bounded at
+		// 95%: a change only when the two intervals do not overlap, so
+		// that 0 of 4 against 1 of 4 is not called a difference.
+		ra, rb := "-", "-"
+		if oka && xa.RunsLost.N > 0 {
+			ra = xa.RunsLost.Short() + fmt.Sprintf(" (%d of %d)", xa.RunsLost.K, xa.RunsLost.N)
+		}
+		if okb && xb.RunsLost.N > 0 {
+			rb = xb.RunsLost.Short() + fmt.Sprintf(" (%d of %d)", xb.RunsLost.K, xb.RunsLost.N)
+		}
+		add(label, "runs losing, 95% bound", ra, rb, (ra == "-") != (rb == "-") || (ra != "-" && (xa.RunsLost.Hi < xb.RunsLost.Lo || xb.RunsLost.Hi < xa.RunsLost.Lo)))
 		count("duplicates", func(e Experiment) int { return e.Duplicates })
 		count("failed", func(e Experiment) int { return e.Failed })
 		count("unknown", func(e Experiment) int { return e.Unknown })
