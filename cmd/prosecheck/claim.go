@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 //	lost(acks1)=10,10,20,20       run by run, directories in the order cited
 //	failed(retries3)=121..155     the smallest and the largest run
 //	unapplied(greedy)={m-004..m-010} per run
+//	max(idem)=15.0s..19.3s        a latency, to the precision written
 //
 // The measures are results.Measures, the functions of `expect`: a claim
 // means what the same expression means in a runbook.
@@ -32,8 +34,12 @@ type claim struct {
 	Terms []term // of a "measure": summed run by run
 	Cond  *cond  // of a "count": which runs to count
 
-	Op    string // ==, !=, <, <=, >, >=
-	Want  []int64
+	Op   string // ==, !=, <, <=, >, >=
+	Want []int64
+	// Tol is, for a latency, half the last digit written of each value
+	// of Want (19.3s: 50ms): a measured latency equals a written one
+	// when it rounds to it.
+	Tol   []int64
 	Range bool     // Want is [smallest, largest] over the runs
 	Set   []string // an id set, compared run by run; nil when not a set
 	Scope string   // "per run", "total", "list" or "" (runs, held, count)
@@ -56,10 +62,14 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|\d+\.\.\d+|\d+(?:\s*,\s*\d+)*)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*)\s*(per run|total)?$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
 )
+
+// num is a value of a claim: a count, or a latency with its unit
+// (19.3s, 120ms).
+const num = `\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h)?`
 
 const claimForms = "write runs=N, held=N, runs(lost(t)==N)=N, or a measure such as lost(t)=N per run, lost(t)=N total, lost(t)=A,B,C, lost(t)=A..B or lost(t)={m-001..m-010} per run"
 
@@ -122,14 +132,22 @@ func parseTerm(s string) (term, error) {
 // the scope.
 func (c *claim) setValue(rhs string) error {
 	if c.Kind != "measure" {
-		if c.Scope != "" || strings.ContainsAny(rhs, "{,.") {
+		if c.Scope != "" || strings.ContainsAny(rhs, "{,.") || !isInt(rhs) {
 			return fmt.Errorf("a count of runs is one number, without per run or total")
 		}
 		n, _ := strconv.ParseInt(rhs, 10, 64)
-		c.Want = []int64{n}
+		c.Want, c.Tol = []int64{n}, []int64{0}
 		return nil
 	}
 	first := c.Terms[0].Measure
+	add := func(v string) error {
+		n, tol, err := parseNum(strings.TrimSpace(v), first.Duration)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.lhs(), err)
+		}
+		c.Want, c.Tol = append(c.Want, n), append(c.Tol, tol)
+		return nil
+	}
 	switch {
 	case strings.HasPrefix(rhs, "{"):
 		if len(c.Terms) > 1 || first.IDs == nil {
@@ -148,32 +166,75 @@ func (c *claim) setValue(rhs string) error {
 		c.Set = ids
 	case strings.Contains(rhs, ".."):
 		a, b, _ := strings.Cut(rhs, "..")
-		lo, _ := strconv.ParseInt(a, 10, 64)
-		hi, _ := strconv.ParseInt(b, 10, 64)
 		if c.Op != "==" || c.Scope != "" {
 			return fmt.Errorf("a range A..B states the smallest and largest run: write it with = and no scope")
 		}
-		c.Want, c.Range = []int64{lo, hi}, true
+		if err := add(a); err != nil {
+			return err
+		}
+		if err := add(b); err != nil {
+			return err
+		}
+		c.Range = true
 	case strings.Contains(rhs, ","):
 		if c.Op != "==" || c.Scope != "" {
 			return fmt.Errorf("a list A,B,C states each run in order: write it with = and no scope")
 		}
 		for _, f := range strings.Split(rhs, ",") {
-			n, _ := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-			c.Want = append(c.Want, n)
+			if err := add(f); err != nil {
+				return err
+			}
 		}
 		c.Scope = "list"
 	default:
 		if c.Scope == "" {
 			return fmt.Errorf("say per run or total after %s", rhs)
 		}
-		n, _ := strconv.ParseInt(rhs, 10, 64)
-		c.Want = []int64{n}
-	}
-	if first.Duration {
-		return fmt.Errorf("%s is a latency; this check compares counts only", first.Name)
+		if err := add(rhs); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// units are the units a latency is written in, by their size.
+var units = map[string]int64{"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
+
+// parseNum reads one value: a count, or for a latency a number with its
+// unit, whose tolerance is half its last digit (19.3s: 50ms; 120ms:
+// 0.5ms), since the prose rounds.
+func parseNum(v string, duration bool) (n, tol int64, err error) {
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	digits, unit := v, ""
+	if i >= 0 {
+		digits, unit = v[:i], v[i:]
+	}
+	if !duration {
+		if unit != "" || !isInt(digits) {
+			return 0, 0, fmt.Errorf("%q: a count is a whole number", v)
+		}
+		n, err := strconv.ParseInt(digits, 10, 64)
+		return n, 0, err
+	}
+	size, ok := units[unit]
+	if !ok {
+		return 0, 0, fmt.Errorf("%q: a latency needs its unit (19.3s, 120ms)", v)
+	}
+	f, err := strconv.ParseFloat(digits, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q: %w", v, err)
+	}
+	decimals := 0
+	if _, frac, ok := strings.Cut(digits, "."); ok {
+		decimals = len(frac)
+	}
+	step := float64(size) / math.Pow10(decimals)
+	return int64(math.Round(f * float64(size))), int64(step / 2), nil
+}
+
+// isInt reports whether s is digits only.
+func isInt(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // lhs writes the claim's summed measures: acked(t)+failed(t).
@@ -236,7 +297,7 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 				n++
 			}
 		}
-		return fmt.Sprintf("%d (%s run by run: %s)", n, c.Cond.term, showValues(vals)), compare(n, c.Op, c.Want[0]), nil
+		return fmt.Sprintf("%d (%s run by run: %s)", n, c.Cond.term, showValues(c.Cond.Measure, vals)), compare(n, c.Op, c.Want[0]), nil
 	}
 	if c.Set != nil {
 		return c.checkSet(runs)
@@ -245,22 +306,27 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	shown := showValues(vals)
+	m := c.Terms[0].Measure
+	shown := showValues(m, vals)
 	switch {
 	case c.Range:
 		lo, hi := slices.Min(vals), slices.Max(vals)
-		return fmt.Sprintf("%d..%d (%s)", lo, hi, shown), lo == c.Want[0] && hi == c.Want[1], nil
+		return fmt.Sprintf("%s..%s (%s)", m.Show(lo), m.Show(hi), shown), near(lo, c.Want[0], c.Tol[0]) && near(hi, c.Want[1], c.Tol[1]), nil
 	case c.Scope == "list":
-		return shown, slices.Equal(vals, c.Want), nil
+		ok := len(vals) == len(c.Want)
+		for i := 0; ok && i < len(vals); i++ {
+			ok = near(vals[i], c.Want[i], c.Tol[i])
+		}
+		return shown, ok, nil
 	case c.Scope == "total":
 		var sum int64
 		for _, v := range vals {
 			sum += v
 		}
-		return fmt.Sprintf("%d (%s)", sum, shown), compare(sum, c.Op, c.Want[0]), nil
+		return fmt.Sprintf("%s (%s)", m.Show(sum), shown), compareTol(sum, c.Op, c.Want[0], c.Tol[0]), nil
 	}
 	for _, v := range vals {
-		if !compare(v, c.Op, c.Want[0]) {
+		if !compareTol(v, c.Op, c.Want[0], c.Tol[0]) {
 			return shown, false, nil
 		}
 	}
@@ -321,6 +387,22 @@ func noValue(t term, r citedRun) error {
 	return fmt.Errorf("%s has no value in run %d of %s: no such topic or group there, or nothing read", t, r.Run.Number, r.Dir)
 }
 
+// near reports whether got rounds to want, which was written to within
+// tol.
+func near(got, want, tol int64) bool { return got >= want-tol && got <= want+tol }
+
+// compareTol is compare for a value written to within tol: equal when it
+// rounds to it, else compared as written.
+func compareTol(got int64, op string, want, tol int64) bool {
+	switch op {
+	case "==":
+		return near(got, want, tol)
+	case "!=":
+		return !near(got, want, tol)
+	}
+	return compare(got, op, want)
+}
+
 func compare(got int64, op string, want int64) bool {
 	switch op {
 	case "==":
@@ -339,12 +421,12 @@ func compare(got int64, op string, want int64) bool {
 	return false
 }
 
-// showValues writes per-run values as the reports do: "10 ×4" when all
-// agree, else "10, 10, 20, 20".
-func showValues(vals []int64) string {
+// showValues writes per-run values of m as the reports do: "10 ×4" when
+// all agree, else "10, 10, 20, 20".
+func showValues(m *results.Measure, vals []int64) string {
 	s := make([]string, len(vals))
 	for i, v := range vals {
-		s[i] = fmt.Sprint(v)
+		s[i] = m.Show(v)
 	}
 	return compact(s)
 }

@@ -17,6 +17,10 @@
 //
 //	prosecheck [-output DIR] FILE.md...
 //
+// Latencies (the measures p50, p99 and max) are claimed with their unit,
+// to the precision the prose writes: max(idem)=15.3s..18.7s holds when the
+// fastest run's maximum rounds to 15.3 s and the slowest's to 18.7 s.
+//
 // It loads each cited results.json with the results package (any schema
 // version it reads), evaluates each claim with results.Measures (the
 // functions of `expect`), prints file:line: marker: want X, evidence says
