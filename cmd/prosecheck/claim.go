@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kafkabook/kafkabook/results"
 )
@@ -30,9 +31,15 @@ import (
 type claim struct {
 	Text string // as written
 
-	Kind  string // "runs", "held", "count" (runs(...)) or "measure"
+	Kind  string // "runs", "held", "count" (runs(...)), "log" (runs(log(...))) or "measure"
 	Terms []term // of a "measure": summed run by run
 	Cond  *cond  // of a "count": which runs to count
+	// Node and Line are a "log" claim's: runs in which Node logged a
+	// line holding Line (among the broker lines the run kept).
+	Node, Line string
+	// Before and After are an "order" claim's: runs in which Before
+	// happened and After after it.
+	Before, After event
 
 	Op   string // ==, !=, <, <=, >, >=
 	Want []int64
@@ -63,6 +70,7 @@ type cond struct {
 
 var (
 	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*)\s*(per run|total)?$`)
+	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
 )
@@ -85,6 +93,22 @@ func parseClaim(s string) (claim, error) {
 	switch {
 	case lhs == "runs" || lhs == "held":
 		c.Kind = lhs
+	case strings.HasPrefix(lhs, "runs(") && condRe.FindStringSubmatch(lhs) == nil && orderRe.MatchString(lhs):
+		og := orderRe.FindStringSubmatch(lhs)
+		var err error
+		if c.Before, err = parseEvent(og[1]); err != nil {
+			return c, err
+		}
+		if c.After, err = parseEvent(og[2]); err != nil {
+			return c, err
+		}
+		c.Kind = "order"
+	case strings.HasPrefix(lhs, "runs(log("):
+		lg := logRe.FindStringSubmatch(lhs)
+		if lg == nil {
+			return c, fmt.Errorf("cannot read %q: count runs with a log line as runs(log(k1: Shrinking ISR))", lhs)
+		}
+		c.Kind, c.Node, c.Line = "log", lg[1], strings.TrimSpace(lg[2])
 	case strings.HasPrefix(lhs, "runs("):
 		cg := condRe.FindStringSubmatch(lhs)
 		if cg == nil {
@@ -286,6 +310,33 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 			}
 		}
 		return fmt.Sprint(n), compare(n, c.Op, c.Want[0]), nil
+	case "log":
+		var n int64
+		var with []string
+		for _, r := range runs {
+			if slices.ContainsFunc(r.Run.Logs, func(l results.LogLine) bool { return l.Node == c.Node && strings.Contains(l.Text, c.Line) }) {
+				n++
+				with = append(with, fmt.Sprintf("%s run %d", r.Dir, r.Run.Number))
+			}
+		}
+		return fmt.Sprintf("%d (%s)", n, strings.Join(with, ", ")), compare(n, c.Op, c.Want[0]), nil
+	case "order":
+		var n int64
+		var shown []string
+		for _, r := range runs {
+			a, okA := c.Before.when(r.Run)
+			b, okB := c.After.when(r.Run)
+			switch {
+			case !okA || !okB:
+				shown = append(shown, "–")
+			case a.Before(b):
+				n++
+				shown = append(shown, "+"+b.Sub(a).Round(time.Millisecond).String())
+			default:
+				shown = append(shown, "-"+a.Sub(b).Round(time.Millisecond).String())
+			}
+		}
+		return fmt.Sprintf("%d (%s after %s, run by run: %s)", n, c.After, c.Before, strings.Join(shown, ", ")), compare(n, c.Op, c.Want[0]), nil
 	case "count":
 		vals, err := values([]term{c.Cond.term}, runs)
 		if err != nil {
