@@ -21,6 +21,11 @@
 // to the precision the prose writes: max(idem)=15.3s..18.7s holds when the
 // fastest run's maximum rounds to 15.3 s and the slowest's to 18.7 s.
 //
+// A decision record's evidence blocks ("#### Evidence X: ..." down to
+// their "- report: [...]" line, pasted from kafkabook evidence) are each
+// checked to be, byte for byte, what kafkabook evidence prints now for the
+// run their report link names (blocks.go).
+//
 // It loads each cited results.json with the results package (any schema
 // version it reads), evaluates each claim with results.Measures (the
 // functions of `expect`), prints file:line: marker: want X, evidence says

@@ -32,8 +32,11 @@ func main() {
 func check(w io.Writer, output string, files []string) bool {
 	l := loader{output: output, cache: map[string]*results.Results{}}
 	good := true
-	var markers, claims int
+	var markers, claims, blocks int
 	for _, f := range files {
+		n, ok := checkBlocks(w, f)
+		blocks += n
+		good = good && ok
 		ms, errs := readMarkers(f)
 		for _, err := range errs {
 			fmt.Fprintln(w, err)
@@ -51,7 +54,7 @@ func check(w io.Writer, output string, files []string) bool {
 	if !good {
 		verdict = "SOME DO NOT MATCH"
 	}
-	fmt.Fprintf(w, "prosecheck: %d claims in %d markers of %d files: %s\n", claims, markers, len(files), verdict)
+	fmt.Fprintf(w, "prosecheck: %d claims in %d markers and %d evidence blocks of %d files: %s\n", claims, markers, blocks, len(files), verdict)
 	return good
 }
 

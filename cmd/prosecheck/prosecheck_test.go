@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/evidence"
+	"github.com/kafkabook/kafkabook/report"
 )
 
 const fixtures = "testdata/output"
@@ -15,7 +20,7 @@ func TestRightCounts(t *testing.T) {
 	if !check(&out, fixtures, []string{"testdata/right.md"}) {
 		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
 	}
-	if want := "20 claims in 7 markers of 1 files: all match"; !strings.Contains(out.String(), want) {
+	if want := "20 claims in 7 markers and 0 evidence blocks of 1 files: all match"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary: got %q, want it to contain %q", out.String(), want)
 	}
 }
@@ -65,5 +70,45 @@ func TestBadMarkers(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no line %q in\n%s", want, out.String())
 		}
+	}
+}
+
+// TestEvidenceBlocks: a pasted evidence block passes while it is what
+// kafkabook evidence prints for its run, and fails, naming the line, once
+// a number in it is changed.
+func TestEvidenceBlocks(t *testing.T) {
+	dir := t.TempDir()
+	run, err := filepath.Abs(filepath.Join(fixtures, "demo", "kafka-9.9.9", "20260101T000000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.ToSlash(rel) + "/" + report.IndexFile
+	res, sum, err := report.ReadResults(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blk bytes.Buffer
+	if err := evidence.Summarize(res, sum, link).Markdown(&blk); err != nil {
+		t.Fatal(err)
+	}
+	pasted := strings.Replace(blk.String(), "#### Evidence: ", "#### Evidence A: ", 1)
+	adr := filepath.Join(dir, "adr.md")
+	os.WriteFile(adr, []byte("# A decision\n\n"+pasted+"\nMore prose.\n"), 0o644)
+	var out bytes.Buffer
+	if !check(&out, fixtures, []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
+		t.Fatalf("a block as printed was refused:\n%s", out.String())
+	}
+	changed := strings.Replace(pasted, "| 2 |", "| 3 |", 1)
+	if changed == pasted {
+		t.Fatalf("the fixture's block has no cell 2 to change:\n%s", pasted)
+	}
+	os.WriteFile(adr, []byte("# A decision\n\n"+changed), 0o644)
+	out.Reset()
+	if check(&out, fixtures, []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block A: line ") {
+		t.Errorf("a changed block passed:\n%s", out.String())
 	}
 }
