@@ -26,6 +26,13 @@
 // checked to be, byte for byte, what kafkabook evidence prints now for the
 // run their report link names (blocks.go).
 //
+// With -examples DIR a marker must also cite every published run of each
+// cell it cites (a runbook on one release through one client) that ran the
+// steps DIR/<runbook>.md has now, and no run of other steps, unless it
+// says `subset` before its directories (and the sentence says which runs
+// it speaks of): a sentence cannot pick the runs that agree with it
+// (cited.go).
+//
 // It loads each cited results.json with the results package (any schema
 // version it reads), evaluates each claim with results.Measures (the
 // functions of `expect`), prints file:line: marker: want X, evidence says

@@ -12,6 +12,7 @@ import (
 
 func main() {
 	output := flag.String("output", "output", "the directory the markers' run directories are relative to")
+	examples := flag.String("examples", "", "with a directory of runbooks (examples): also require every marker to cite each published run of its cells with the runbook's current steps, and no other, unless it says subset")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: prosecheck [-output DIR] FILE.md...\n")
 		flag.PrintDefaults()
@@ -21,7 +22,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if !check(os.Stdout, *output, flag.Args()) {
+	if !check(os.Stdout, *output, *examples, flag.Args()) {
 		os.Exit(1)
 	}
 }
@@ -29,8 +30,8 @@ func main() {
 // check checks every marker of files against the runs under output,
 // printing each mismatch and error to w, then a summary. It reports
 // whether every claim matched.
-func check(w io.Writer, output string, files []string) bool {
-	l := loader{output: output, cache: map[string]*results.Results{}}
+func check(w io.Writer, output, examples string, files []string) bool {
+	l := loader{output: output, examples: examples, cache: map[string]*results.Results{}}
 	good := true
 	var markers, claims, blocks int
 	for _, f := range files {
@@ -60,8 +61,9 @@ func check(w io.Writer, output string, files []string) bool {
 
 // loader loads each cited run directory once.
 type loader struct {
-	output string
-	cache  map[string]*results.Results
+	output   string
+	examples string
+	cache    map[string]*results.Results
 }
 
 func (l *loader) load(dir string) (*results.Results, error) {
@@ -91,6 +93,10 @@ func (l *loader) checkMarker(w io.Writer, m marker) bool {
 		}
 	}
 	good := true
+	for _, p := range l.checkCited(m) { // only with -examples
+		fmt.Fprintf(w, "%s: %s: %s (cite every run of the cell with the current steps, or write subset first and say in the sentence which runs it speaks of)\n", m.Pos, m.Text, p)
+		good = false
+	}
 	for _, c := range m.Claims {
 		got, ok, err := c.check(runs)
 		switch {

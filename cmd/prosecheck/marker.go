@@ -18,6 +18,10 @@ type marker struct {
 	Text   string // the comment as written, without <!-- and -->, shortened when it cites many runs
 	Dirs   []string
 	Claims []claim
+	// Subset says the marker cites some of the published runs of its
+	// cells on purpose (the sentence names which): written `subset`
+	// before the directories.
+	Subset bool
 }
 
 // readMarkers returns the evidence markers of the Markdown file path, in
@@ -68,6 +72,9 @@ func parseMarker(pos, body string) (marker, error) {
 	fields := strings.Fields(body)
 	m := marker{Pos: pos, Text: "evidence: " + strings.Join(fields, " ")}
 	i := 0
+	if len(fields) > 0 && fields[0] == "subset" {
+		m.Subset, i = true, 1
+	}
 	for ; i < len(fields) && isDir(fields[i]); i++ {
 		if err := checkDir(fields[i]); err != nil {
 			return m, fmt.Errorf("%s: %s: %w", pos, m.Text, err)

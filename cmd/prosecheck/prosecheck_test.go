@@ -17,7 +17,7 @@ const fixtures = "testdata/output"
 // passes.
 func TestRightCounts(t *testing.T) {
 	var out bytes.Buffer
-	if !check(&out, fixtures, []string{"testdata/right.md"}) {
+	if !check(&out, fixtures, "", []string{"testdata/right.md"}) {
 		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
 	}
 	if want := "20 claims in 7 markers and 0 evidence blocks of 1 files: all match"; !strings.Contains(out.String(), want) {
@@ -29,7 +29,7 @@ func TestRightCounts(t *testing.T) {
 // at the marker's line, with what the evidence says instead.
 func TestWrongCountFails(t *testing.T) {
 	var out bytes.Buffer
-	if check(&out, fixtures, []string{"testdata/wrong.md"}) {
+	if check(&out, fixtures, "", []string{"testdata/wrong.md"}) {
 		t.Fatalf("a wrong count passed:\n%s", out.String())
 	}
 	for _, want := range []string{
@@ -52,7 +52,7 @@ func TestWrongCountFails(t *testing.T) {
 // reason, rather than being skipped.
 func TestBadMarkers(t *testing.T) {
 	var out bytes.Buffer
-	if check(&out, fixtures, []string{"testdata/bad.md"}) {
+	if check(&out, fixtures, "", []string{"testdata/bad.md"}) {
 		t.Fatalf("bad markers passed:\n%s", out.String())
 	}
 	for _, want := range []string{
@@ -99,7 +99,7 @@ func TestEvidenceBlocks(t *testing.T) {
 	adr := filepath.Join(dir, "adr.md")
 	os.WriteFile(adr, []byte("# A decision\n\n"+pasted+"\nMore prose.\n"), 0o644)
 	var out bytes.Buffer
-	if !check(&out, fixtures, []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
+	if !check(&out, fixtures, "", []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
 		t.Fatalf("a block as printed was refused:\n%s", out.String())
 	}
 	changed := strings.Replace(pasted, "| 2 |", "| 3 |", 1)
@@ -108,7 +108,31 @@ func TestEvidenceBlocks(t *testing.T) {
 	}
 	os.WriteFile(adr, []byte("# A decision\n\n"+changed), 0o644)
 	out.Reset()
-	if check(&out, fixtures, []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block A: line ") {
+	if check(&out, fixtures, "", []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block A: line ") {
 		t.Errorf("a changed block passed:\n%s", out.String())
+	}
+}
+
+// TestCited: with -examples, a marker must cite every published run of
+// its cell that ran the runbook's current steps, and none of other steps,
+// unless it says subset.
+func TestCited(t *testing.T) {
+	var out bytes.Buffer
+	if check(&out, "testdata/cells/output", "testdata/cells/examples", []string{"testdata/cells/cited.md"}) {
+		t.Fatalf("a partial citation passed:\n%s", out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"cited.md:3: evidence: demo/kafka-9.9.9/20260101T000000Z runs=2: demo/kafka-9.9.9/20260102T000000Z, published with the current steps, is not cited",
+		"cited.md:5: evidence: demo/kafka-9.9.9/20260101T000000Z (and 2 more) runs=6: demo/kafka-9.9.9/20260103T000000Z ran other steps than testdata/cells/examples/demo.md has now",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no line %q in\n%s", want, got)
+		}
+	}
+	for _, line := range []string{"cited.md:4:", "cited.md:6:"} {
+		if strings.Contains(got, line) {
+			t.Errorf("%s refused:\n%s", line, got)
+		}
 	}
 }
