@@ -20,25 +20,29 @@ const Confidence = 0.95
 // one-sided bound at Confidence (0 of 20: p at most 13.9%); otherwise
 // [Lo, Hi] is the two-sided Clopper–Pearson interval.
 type Bound struct {
-	K  int64   `json:"k"`
-	N  int64   `json:"n"`
-	Lo float64 `json:"lo"`
-	Hi float64 `json:"hi"`
+	K    int64   `json:"k"`
+	N    int64   `json:"n"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	Conf float64 `json:"confidence"`
 }
 
-// BoundOf is the bound of k events in n trials; n 0 bounds nothing (0 to
-// 1).
-func BoundOf(k, n int64) Bound {
-	b := Bound{K: k, N: n, Lo: 0, Hi: 1}
+// BoundOf is the bound of k events in n trials at Confidence; n 0 bounds
+// nothing (0 to 1).
+func BoundOf(k, n int64) Bound { return BoundAt(k, n, Confidence) }
+
+// BoundAt is BoundOf at the confidence conf (0.95 for 95%).
+func BoundAt(k, n int64, conf float64) Bound {
+	b := Bound{K: k, N: n, Lo: 0, Hi: 1, Conf: conf}
 	switch {
 	case n <= 0 || k < 0 || k > n:
-		return Bound{K: k, N: n, Lo: 0, Hi: 1}
+		return b
 	case k == 0:
-		b.Hi = betaQuantile(Confidence, 1, float64(n))
+		b.Hi = betaQuantile(conf, 1, float64(n))
 	case k == n:
-		b.Lo = betaQuantile(1-Confidence, float64(n), 1)
+		b.Lo = betaQuantile(1-conf, float64(n), 1)
 	default:
-		a := (1 - Confidence) / 2
+		a := (1 - conf) / 2
 		b.Lo = betaQuantile(a, float64(k), float64(n-k+1))
 		b.Hi = betaQuantile(1-a, float64(k+1), float64(n-k))
 	}
@@ -53,7 +57,7 @@ func (b Bound) Words(trials, event string) string {
 		return fmt.Sprintf("no %s: nothing is known of how often they %s", trials, event)
 	}
 	head := fmt.Sprintf("%d of %d %s %s", b.K, b.N, trials, event)
-	conf := "(" + strconv.Itoa(int(math.Round(Confidence*100))) + "% confidence)"
+	conf := "(" + strconv.FormatFloat(b.Conf*100, 'g', 4, 64) + "% confidence)"
 	switch {
 	case b.K == 0:
 		return fmt.Sprintf("%s: the rate is at most %s %s", head, Percent(b.Hi), conf)
@@ -168,19 +172,81 @@ func betaFraction(x, a, b float64) float64 {
 // read judged it: the runs that lost any acknowledged message, and the
 // acknowledged messages lost.
 func (r *Results) LossBounds(label string) (runs, messages Bound) {
-	var n, lostRuns, acked, lost int64
-	for _, run := range r.Runs {
+	c := lossCounts(r.Runs, label)
+	return BoundOf(c.lostRuns, c.runs), BoundOf(c.lost, c.acked)
+}
+
+// Decide says whether the rate the bound is of satisfies "rate OP x": held
+// when the bound proves it (for < and <=, its upper end is below x; for >
+// and >=, its lower end is above), failed when it proves the opposite,
+// and undecided (decided false) while the interval straddles x: more runs
+// decide it.
+func (b Bound) Decide(op string, x float64) (held, decided bool) {
+	switch op {
+	case "<":
+		return b.Hi < x, b.Hi < x || b.Lo >= x
+	case "<=":
+		return b.Hi <= x, b.Hi <= x || b.Lo > x
+	case ">":
+		return b.Lo > x, b.Lo > x || b.Hi <= x
+	case ">=":
+		return b.Lo >= x, b.Lo >= x || b.Hi < x
+	}
+	return false, false
+}
+
+// RateMeasure is a function of expect expressions over every run so far,
+// rather than one: the rate of an event, bounded at a confidence
+// (expect runs_lost(t) < 5% at 95%).
+type RateMeasure struct {
+	Name, Summary string
+	// Trials and Event name what is counted, for Words.
+	Trials, Event string
+	// Count is how many of the trials the event happened in, over runs.
+	Count func(runs []Run, label string) (k, n int64)
+}
+
+// RateMeasures are the rate functions, in the order of the reference.
+var RateMeasures = []RateMeasure{
+	{Name: "runs_lost", Summary: "the share of the runs so far whose final read found any acknowledged message of the topic lost, bounded at the expectation's confidence",
+		Trials: "runs", Event: "lost any", Count: func(runs []Run, label string) (int64, int64) {
+			c := lossCounts(runs, label)
+			return c.lostRuns, c.runs
+		}},
+	{Name: "lost_rate", Summary: "the share of acknowledged messages of the topic lost over the runs so far, bounded at the expectation's confidence (one fault loses a run's messages together: runs_lost is the sounder bound)",
+		Trials: "acknowledged messages", Event: "lost", Count: func(runs []Run, label string) (int64, int64) {
+			c := lossCounts(runs, label)
+			return c.lost, c.acked
+		}},
+}
+
+// FindRateMeasure returns the rate function named name, or nil.
+func FindRateMeasure(name string) *RateMeasure {
+	for i := range RateMeasures {
+		if RateMeasures[i].Name == name {
+			return &RateMeasures[i]
+		}
+	}
+	return nil
+}
+
+// losses counts a topic's losses over runs' final reads.
+type losses struct{ runs, lostRuns, acked, lost int64 }
+
+func lossCounts(runs []Run, label string) losses {
+	var c losses
+	for _, run := range runs {
 		for _, t := range run.Final {
 			if t.Label != label {
 				continue
 			}
-			n++
-			acked += int64(t.Acked)
-			lost += int64(len(t.Lost))
+			c.runs++
+			c.acked += int64(t.Acked)
+			c.lost += int64(len(t.Lost))
 			if len(t.Lost) > 0 {
-				lostRuns++
+				c.lostRuns++
 			}
 		}
 	}
-	return BoundOf(lostRuns, n), BoundOf(lost, acked)
+	return c
 }

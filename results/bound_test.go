@@ -48,3 +48,40 @@ func TestBoundOf(t *testing.T) {
 		t.Errorf("Short = %q", s)
 	}
 }
+
+// TestDecide: a rate is decided once its bound is on one side of the
+// value. With no loss in any run, runs_lost < 20% at 95% is undecided up
+// to 13 runs and held from the 14th (1 - 0.05^(1/14) = 19.3%); with a loss
+// in every run, runs_lost < 20% fails from the 2nd (at least 22.4%).
+func TestDecide(t *testing.T) {
+	decidedAt := func(lost func(i int) bool, op string, x float64) (int, bool) {
+		var runs []Run
+		for i := 1; i <= 100; i++ {
+			tl := Tally{Label: "t", Acked: 10, Lost: []Loss{}}
+			if lost(i) {
+				tl.Lost = []Loss{{ID: "m-001"}}
+			}
+			runs = append(runs, Run{Number: i, Final: []Tally{tl}})
+			m := FindRateMeasure("runs_lost")
+			k, n := m.Count(runs, "t")
+			if held, decided := BoundAt(k, n, 0.95).Decide(op, x); decided {
+				return i, held
+			}
+		}
+		return 0, false
+	}
+	if n, held := decidedAt(func(int) bool { return false }, "<", 0.2); n != 14 || !held {
+		t.Errorf("no losses: decided after %d runs, held %v; want 14, held", n, held)
+	}
+	if n, held := decidedAt(func(int) bool { return true }, "<", 0.2); n != 2 || held {
+		t.Errorf("a loss in every run: decided after %d runs, held %v; want 2, failed", n, held)
+	}
+	if n, held := decidedAt(func(i int) bool { return i%2 == 0 }, ">", 0.1); held != true || n == 0 {
+		t.Errorf("a loss in every other run, > 10%%: decided after %d runs, held %v; want held", n, held)
+	}
+	// lost_rate counts messages: 0 of 10 per run.
+	runs := []Run{{Final: []Tally{{Label: "t", Acked: 10, Lost: []Loss{{ID: "m-001"}}}}}, {Final: []Tally{{Label: "t", Acked: 10, Lost: []Loss{}}}}}
+	if k, n := FindRateMeasure("lost_rate").Count(runs, "t"); k != 1 || n != 20 {
+		t.Errorf("lost_rate counts %d of %d, want 1 of 20", k, n)
+	}
+}

@@ -350,6 +350,11 @@ type Expectation struct {
 	Expr   string `json:"expr"`   // as written, e.g. "lost(acks1) > 0"
 	Actual string `json:"actual"` // the left side's value, e.g. "10" or "29.3s"
 	Held   bool   `json:"held"`
+	// Undecided marks an expectation with a confidence (runs_lost(t) <
+	// 5% at 95%) whose bound over the runs so far does not decide it
+	// either way: more runs would. Held is false then; the run is not
+	// failed by it (Run.Held), and run --until-decided runs on.
+	Undecided bool `json:"undecided,omitempty"`
 }
 
 // Fault is one injected fault. Op is kill, stop, start, pause, resume,

@@ -7,11 +7,23 @@ func (r Run) Held() bool {
 		return false
 	}
 	for _, e := range r.Expectations {
-		if !e.Held {
+		if !e.Held && !e.Undecided {
 			return false
 		}
 	}
 	return true
+}
+
+// Undecided returns the expectations of the run that its runs so far did
+// not decide.
+func (r Run) Undecided() []Expectation {
+	var out []Expectation
+	for _, e := range r.Expectations {
+		if e.Undecided {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Verdict counts the runs whose expectations all held, out of all runs.
@@ -28,7 +40,7 @@ func (r *Results) Verdict() (held, runs int) {
 func (r Run) FailedExpectations() []Expectation {
 	var out []Expectation
 	for _, e := range r.Expectations {
-		if !e.Held {
+		if !e.Held && !e.Undecided {
 			out = append(out, e)
 		}
 	}

@@ -21,7 +21,12 @@ type Expr struct {
 	// Set is Value as a set of ids, when it is one ({m-004..m-010}): the
 	// expectation then compares the ids the function counts, sorted.
 	Set []string
-	Pos Pos // of the function name
+	// Rate and Confidence are a rate function's (runs_lost, lost_rate):
+	// the rate Value states (5% is 0.05) and the confidence its bound
+	// over the runs so far must reach (at 95%: 0.95); Confidence is 0
+	// for every other function.
+	Rate, Confidence float64
+	Pos              Pos // of the function name
 
 	topicPos Pos
 }
@@ -31,7 +36,10 @@ type Expr struct {
 var ExprFuncs = func() []ExprFunc {
 	var out []ExprFunc
 	for _, m := range results.Measures {
-		out = append(out, ExprFunc{m.Name, m.Summary, m.Group, m.IDs != nil})
+		out = append(out, ExprFunc{Name: m.Name, Summary: m.Summary, Group: m.Group, IDs: m.IDs != nil})
+	}
+	for _, m := range results.RateMeasures {
+		out = append(out, ExprFunc{Name: m.Name, Summary: m.Summary, Rate: true})
 	}
 	return out
 }()
@@ -42,7 +50,14 @@ type ExprFunc struct {
 	Name, Summary string
 	Group         bool // takes a consumer group, not a topic
 	IDs           bool // counts ids, so it also compares with a set of ids
+	// Rate marks a function over every run so far, compared with a rate
+	// at a confidence: runs_lost(t) < 5% at 95%.
+	Rate bool
 }
+
+// IsRate reports whether the function is a rate over the runs so far,
+// compared at a confidence.
+func (e *Expr) IsRate() bool { return results.FindRateMeasure(e.Func) != nil }
 
 // ExprOps are the comparison operators of expect expressions.
 var ExprOps = []string{"==", "!=", "<", "<=", ">", ">="}
@@ -81,9 +96,14 @@ func (e *Expr) Holds(got int64) bool {
 	return false
 }
 
-// String formats e canonically: "lost(acks1) > 0".
+// String formats e canonically: "lost(acks1) > 0", "runs_lost(t) < 5% at
+// 95%".
 func (e *Expr) String() string {
-	return fmt.Sprintf("%s(%s) %s %s", e.Func, e.Topic, e.Op, e.Value)
+	s := fmt.Sprintf("%s(%s) %s %s", e.Func, e.Topic, e.Op, e.Value)
+	if e.Confidence > 0 {
+		s += " at " + strconv.FormatFloat(e.Confidence*100, 'g', 4, 64) + "%"
+	}
+	return s
 }
 
 func funcNames() []string {
@@ -249,13 +269,54 @@ func (x *exprScanner) value(e *Expr) (Pos, bool) {
 	e.Value = x.s[vstart:x.i]
 	vpos := x.v.at(vstart)
 	x.skip()
-	if x.i < len(x.s) {
-		return vpos, x.fail("unexpected %q after the expression", x.s[x.i:])
-	}
 	if e.Value == "" {
 		return vpos, x.fail("expected a value after %s", e.Op)
 	}
+	if strings.HasPrefix(x.s[x.i:], "at ") {
+		x.i += len("at ")
+		x.skip()
+		cstart := x.i
+		for x.i < len(x.s) && x.s[x.i] != ' ' {
+			x.i++
+		}
+		c, ok := percent(x.s[cstart:x.i])
+		if !ok || c <= 0 || c >= 1 {
+			x.i = cstart
+			return vpos, x.fail("expected a confidence after at, like 95%%")
+		}
+		if !e.IsRate() {
+			x.i = cstart - len("at ")
+			return vpos, x.fail("a confidence (at %s) is for the rates over runs (%s): %s(...) is judged in each run", x.s[cstart:], strings.Join(rateNames(), ", "), e.Func)
+		}
+		e.Confidence = c
+		x.skip()
+	}
+	if x.i < len(x.s) {
+		return vpos, x.fail("unexpected %q after the expression", x.s[x.i:])
+	}
+	if e.IsRate() && e.Confidence == 0 {
+		return vpos, x.fail("%s(...) is a rate over the runs so far: say at which confidence, like %s(%s) %s %s at 95%%", e.Func, e.Func, e.Topic, e.Op, e.Value)
+	}
 	return vpos, true
+}
+
+// percent reads 95% as 0.95.
+func percent(s string) (float64, bool) {
+	n, ok := strings.CutSuffix(s, "%")
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n, 64)
+	return f / 100, err == nil
+}
+
+// rateNames are the rate functions' names.
+func rateNames() []string {
+	var out []string
+	for _, m := range results.RateMeasures {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // exprWant converts e.Value, at vpos, into what the function's measure
@@ -263,6 +324,25 @@ func (x *exprScanner) value(e *Expr) (Pos, bool) {
 // set compares only with == or !=, and an error about that points at the
 // operator, at opPos. It returns e, or nil after reporting a bad value.
 func (c *checker) exprWant(e *Expr, vpos, opPos Pos) *Expr {
+	if e.IsRate() {
+		// A rate: 5%, or a fraction such as 1e-4; bounded over runs, so
+		// only an inequality can be decided.
+		r, ok := percent(e.Value)
+		if !ok {
+			f, err := strconv.ParseFloat(e.Value, 64)
+			r, ok = f, err == nil
+		}
+		switch {
+		case !ok || r < 0 || r > 1:
+			c.errorf(vpos, "bad value %q: %s(...) is a rate, compare it with a share like 5%% or 1e-4", e.Value, e.Func)
+			return nil
+		case e.Op == "==" || e.Op == "!=":
+			c.errorf(opPos, "a rate over runs is bounded, never known exactly: compare it with <, <=, > or >=, not %s", e.Op)
+			return nil
+		}
+		e.Rate = r
+		return e
+	}
 	if strings.HasPrefix(e.Value, "{") {
 		m := results.FindMeasure(e.Func)
 		switch {

@@ -69,6 +69,9 @@ arguments (nothing ran).`,
 			if err != nil {
 				return err
 			}
+			if err := o.checkUntilDecided(cmd, doc); err != nil {
+				return err
+			}
 			reapAbandoned(cmd)
 			o.stdout, o.stderr, o.progress = cmd.OutOrStdout(), cmd.ErrOrStderr(), progress(cmd)
 			if o.bf.backend == "" && o.bf.clusterFile == "" {
@@ -110,7 +113,31 @@ arguments (nothing ran).`,
 	o.cell.register(c.Flags())
 	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
+	c.Flags().BoolVar(&o.untilDecided, "until-decided", false, "repeat the runbook (past repeat:) until every expectation on a rate over runs, such as runs_lost(t) < 5% at 95%, is decided either way, or --max runs")
+	c.Flags().IntVar(&o.maxRuns, "max", 100, "with --until-decided: the most runs per Kafka version and client")
 	return c
+}
+
+// checkUntilDecided refuses --until-decided for a runbook with nothing to
+// decide, and --max without it.
+func (o *runOpts) checkUntilDecided(cmd *cobra.Command, doc *runbook.Doc) error {
+	if cmd.Flags().Changed("max") && !o.untilDecided {
+		return usageErr("--max bounds --until-decided: give both, or use --repeat for a fixed number of runs")
+	}
+	if !o.untilDecided {
+		return nil
+	}
+	if o.maxRuns < 1 {
+		return usageErr("--max %d: give 1 or more runs", o.maxRuns)
+	}
+	for _, b := range doc.Blocks {
+		for _, s := range b.Steps {
+			if e, ok := s.Action.(runbook.Expect); ok && e.Expr.IsRate() {
+				return nil
+			}
+		}
+	}
+	return usageErr("--until-decided: %s has no expectation on a rate over runs to decide (expect runs_lost(t) < 20%% at 95%%)", doc.Path)
 }
 
 // runOpts are run's flags and the streams it writes to.
@@ -125,6 +152,8 @@ type runOpts struct {
 	collected                    []*results.Results // each version's results, for --junit
 	cell                         cellFlags          // --cell, --batch
 	attach                       attachFlags        // --attach, --allow-faults
+	untilDecided                 bool               // --until-decided
+	maxRuns                      int                // --max
 }
 
 // runVersion runs the runbook against one Kafka version, once per client
@@ -184,6 +213,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 			GoVersion: runtime.Version(), ClusterReused: lease.Reused,
 			Cell: o.cell.id, Batch: o.cell.batch,
 		},
+		UntilDecided: o.untilDecided, MaxRuns: o.maxRuns,
 	})
 	done()
 	if res == nil {
@@ -223,6 +253,9 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 	}
 	if held, runs := res.Verdict(); held < runs {
 		return exitExpect, nil
+	}
+	if n := len(res.Runs); n > 0 && len(res.Runs[n-1].Undecided()) > 0 {
+		return exitExpect, nil // a rate the runs did not decide is no finding
 	}
 	return exitOK, nil
 }

@@ -45,6 +45,9 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	prov := opts.Provenance
 	prov.Start = time.Now().UTC()
 	prov.Repeat = doc.Meta.Repeat
+	if opts.UntilDecided {
+		prov.Repeat = max(doc.Meta.Repeat, opts.MaxRuns) // the most runs asked for
+	}
 	prov.Params = doc.Meta.Params
 	prov.Broker = doc.Meta.Broker
 	prov.Nodes = doc.Meta.Nodes
@@ -68,13 +71,23 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	rand.Read(id) // never fails (crypto/rand)
 	clients := &drivers{}
 	runErr := func() error {
-		for n := 1; n <= doc.Meta.Repeat; n++ {
+		for n := 1; n <= doc.Meta.Repeat || opts.UntilDecided && n <= opts.MaxRuns; n++ {
 			r := &runner{
 				env: &env{opts: opts, ev: ev, num: n, suffix: fmt.Sprintf("-r%d-%x", n, id)},
 				out: opts.Out,
 			}
 			if err := r.run(ctx, clients); err != nil {
 				return fmt.Errorf("run %d: %w", n, err)
+			}
+			undecided := ev.Run(n).Undecided()
+			if opts.UntilDecided && n >= doc.Meta.Repeat {
+				if len(undecided) == 0 {
+					fmt.Fprintf(opts.Out, "--- every rate decided after %d runs ---\n", n)
+					break
+				}
+				if n == opts.MaxRuns {
+					fmt.Fprintf(opts.Out, "--- still undecided after %d runs (--max): %s ---\n", n, exprList(undecided))
+				}
 			}
 		}
 		return nil
@@ -93,4 +106,13 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 		runErr = fmt.Errorf("writing the evidence: %w", err)
 	}
 	return res, runErr
+}
+
+// exprList lists expectations' expressions.
+func exprList(es []results.Expectation) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Expr)
+	}
+	return strings.Join(out, "; ")
 }

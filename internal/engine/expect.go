@@ -49,6 +49,10 @@ func (c *checker) check(env *env) error {
 	}
 	for _, x := range expects {
 		s, e := x.step, x.expr
+		if e.IsRate() {
+			c.checkRate(env, s, e)
+			continue
+		}
 		m := results.FindMeasure(e.Func)
 		if m == nil {
 			return fmt.Errorf("%s: unknown function %s", s.Pos, e.Func) // runbook.Load rejects it first
@@ -79,4 +83,29 @@ func (c *checker) check(env *env) error {
 		env.con.printf("  line %d: %s: %s(%s) is %s — %s\n", s.Pos.Line, e, e.Func, e.Topic, shown, verdict)
 	}
 	return env.evidenceErr()
+}
+
+// checkRate judges an expectation on a rate over every run so far
+// (runs_lost(t) < 5% at 95%): held or failed once the rate's bound at the
+// expectation's confidence decides it, undecided while it straddles the
+// value, which more runs (run --until-decided) may decide.
+func (c *checker) checkRate(env *env, s runbook.Step, e *runbook.Expr) {
+	m := results.FindRateMeasure(e.Func)
+	runs := make([]results.Run, 0, env.num)
+	for n := 1; n <= env.num; n++ {
+		runs = append(runs, env.ev.Run(n))
+	}
+	k, n := m.Count(runs, e.Topic)
+	b := results.BoundAt(k, n, e.Confidence)
+	held, decided := b.Decide(e.Op, e.Rate)
+	shown := b.Words(m.Trials, m.Event)
+	env.ev.Emit(results.KindExpect, env.num, results.Expectation{Pos: s.Pos.String(), Expr: e.String(), Actual: shown, Held: held && decided, Undecided: !decided})
+	verdict := "held"
+	switch {
+	case !decided:
+		verdict = fmt.Sprintf("undecided after %d runs (kafkabook run --until-decided runs until it is decided)", env.num)
+	case !held:
+		verdict = "FAILED"
+	}
+	env.con.printf("  line %d: %s: %s — %s\n", s.Pos.Line, e, shown, verdict)
 }

@@ -23,4 +23,9 @@ type Options struct {
 	// of the front matter's client: list or of --client). The caller
 	// runs the runbook once per client, as once per Kafka release.
 	Client string
+	// UntilDecided repeats the runbook past its repeat count while an
+	// expectation on a rate over runs (runs_lost(t) < 5% at 95%) is
+	// undecided, up to MaxRuns runs in all.
+	UntilDecided bool
+	MaxRuns      int
 }

@@ -97,6 +97,10 @@ type ExpectationVerdict struct {
 	Held   int      `json:"held"`
 	Runs   int      `json:"runs"`   // runs that checked it
 	Actual []string `json:"actual"` // measured value, per run that checked it
+	// Decision is, for a rate over runs (runs_lost(t) < 5% at 95%),
+	// the last run's word on it: "held", "failed" or "undecided" after
+	// Runs runs; "" for an expectation judged in each run.
+	Decision string `json:"decision,omitempty"`
 }
 
 // Summarize makes the block of res. resultsSHA256 is the hex sha256 of the
@@ -201,6 +205,10 @@ func Expectations(res *results.Results) []ExpectationVerdict {
 				out[i].Held++
 			}
 			out[i].Actual = append(out[i].Actual, x.Actual)
+			if e := results.FindRateMeasure(strings.TrimSpace(strings.SplitN(x.Expr, "(", 2)[0])); e != nil {
+				out[i].Decision = decision(x)
+				out[i].Actual = []string{x.Actual} // each run's bound covers the runs before it: the last says it all
+			}
 		}
 	}
 	return out
@@ -261,4 +269,15 @@ func (b Block) JSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(b)
+}
+
+// decision is a rate expectation's verdict as the last run recorded it.
+func decision(x results.Expectation) string {
+	switch {
+	case x.Undecided:
+		return "undecided"
+	case x.Held:
+		return "held"
+	}
+	return "failed"
 }

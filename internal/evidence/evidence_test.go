@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -200,5 +201,19 @@ func TestEvidenceClient(t *testing.T) {
 	plain.Provenance.FranzGo = ""
 	if got := Summarize(plain, "", "").ClientLabel(); got != "franz-go" {
 		t.Errorf("a franz-go run without its version: %q, want franz-go", got)
+	}
+}
+
+// TestRateDecision: an expectation on a rate over runs is reported as the
+// last run decided it, with that run's bound, not counted run by run.
+func TestRateDecision(t *testing.T) {
+	res := &results.Results{Runs: []results.Run{
+		{Number: 1, Expectations: []results.Expectation{{Pos: "r.md:9:1", Expr: "runs_lost(t) < 60% at 95%", Actual: "0 of 1 runs lost any: the rate is at most 95% (95% confidence)", Undecided: true}}},
+		{Number: 2, Expectations: []results.Expectation{{Pos: "r.md:9:1", Expr: "runs_lost(t) < 60% at 95%", Actual: "0 of 2 runs lost any: the rate is at most 77.6% (95% confidence)", Undecided: true}}},
+		{Number: 3, Expectations: []results.Expectation{{Pos: "r.md:9:1", Expr: "runs_lost(t) < 60% at 95%", Actual: "0 of 4 runs lost any: the rate is at most 52.7% (95% confidence)", Held: true}}},
+	}}
+	got := Expectations(res)
+	if len(got) != 1 || got[0].Decision != "held" || got[0].Runs != 3 || !reflect.DeepEqual(got[0].Actual, []string{"0 of 4 runs lost any: the rate is at most 52.7% (95% confidence)"}) {
+		t.Errorf("Expectations = %+v", got)
 	}
 }

@@ -53,7 +53,11 @@ func (b Block) Markdown(w io.Writer) error {
 	if len(b.Expectations) > 0 {
 		s.WriteString("\n| expectation | held | measured | step |\n| --- | ---: | --- | --- |\n")
 		for _, x := range b.Expectations {
-			fmt.Fprintf(&s, "| %s | %d of %d | %s | %s |\n", mdCode(x.Expr, true), x.Held, x.Runs,
+			held := fmt.Sprintf("%d of %d", x.Held, x.Runs)
+			if x.Decision != "" {
+				held = fmt.Sprintf("%s after %d runs", x.Decision, x.Runs)
+			}
+			fmt.Fprintf(&s, "| %s | %s | %s | %s |\n", mdCode(x.Expr, true), held,
 				mdText(strings.Join(compactValues(x.Actual), ", ")), mdText(x.Pos))
 		}
 	}
