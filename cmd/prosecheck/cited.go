@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,17 +54,25 @@ func steps(src []byte) string {
 	return b.String()
 }
 
-// runSteps are the steps of the runbook a run directory stored.
-func (l *loader) runSteps(dir string) (string, error) {
+// runSteps are the steps of the runbook a run directory stored, and the
+// configuration in force of the clients it ran (provenance.clients): runs
+// of the same steps whose clients ran otherwise (franz-go on kafkabook's
+// former tuning, before it recorded its configuration) are another
+// experiment.
+func (l *loader) runSteps(dir string) (string, string, error) {
 	r, err := l.load(dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	src, err := os.ReadFile(filepath.Join(l.output, dir, r.Runbook.File))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return steps(src), nil
+	clients, err := json.Marshal(r.Provenance.Clients)
+	if err != nil {
+		return "", "", err
+	}
+	return steps(src), string(clients), nil
 }
 
 // checkCited says what a marker's citation leaves out or takes in against
@@ -85,7 +94,8 @@ func (l *loader) checkCited(m marker) []string {
 			continue // not an example: nothing to hold it to
 		}
 		current := steps(src)
-		if s, err := l.runSteps(d); err == nil && s != current {
+		s, clients, err := l.runSteps(d)
+		if err == nil && s != current {
 			problems = append(problems, fmt.Sprintf("%s ran other steps than %s has now", d, filepath.Join(l.examples, runbook+".md")))
 		}
 		cell := filepath.Dir(d)
@@ -97,8 +107,10 @@ func (l *loader) checkCited(m marker) []string {
 			if cited[other] {
 				continue
 			}
-			if s, err := l.runSteps(other); err == nil && s == current {
-				problems = append(problems, fmt.Sprintf("%s, published with the current steps, is not cited", other))
+			// Another run of the cell with the current steps, and its
+			// clients as the cited run's, is the same experiment.
+			if s, c, err := l.runSteps(other); err == nil && s == current && c == clients {
+				problems = append(problems, fmt.Sprintf("%s, published with the current steps and the same clients, is not cited", other))
 			}
 		}
 	}

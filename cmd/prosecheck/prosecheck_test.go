@@ -123,7 +123,7 @@ func TestCited(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"cited.md:3: evidence: demo/kafka-9.9.9/20260101T000000Z runs=2: demo/kafka-9.9.9/20260102T000000Z, published with the current steps, is not cited",
+		"cited.md:3: evidence: demo/kafka-9.9.9/20260101T000000Z runs=2: demo/kafka-9.9.9/20260102T000000Z, published with the current steps and the same clients, is not cited",
 		"cited.md:5: evidence: demo/kafka-9.9.9/20260101T000000Z (and 2 more) runs=6: demo/kafka-9.9.9/20260103T000000Z ran other steps than testdata/cells/examples/demo.md has now",
 	} {
 		if !strings.Contains(got, want) {
