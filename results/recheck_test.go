@@ -103,15 +103,7 @@ func TestRecheck(t *testing.T) {
 	// A read without its read event: evidence from before reads were
 	// stored.
 	w.Emit(KindTally, 1, Tally{Topic: "t-1", Label: "t", Pos: "r.md:12:1", Lost: []Loss{}})
-	w.Emit(KindRunEnd, 1, RunEndEvent{Complete: true})
-	w.Emit(KindEnd, 0, EndEvent{Complete: true})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := Replay(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := endAndReplay(t, w, path)
 	rep := Recheck(stored)
 	if rep.Rechecked != 2 || rep.Underived != 1 || len(rep.Differences) != 0 {
 		t.Fatalf("recheck of the run as recorded: %+v", rep)
@@ -162,6 +154,20 @@ func TestRecheckGroup(t *testing.T) {
 		t.Fatalf("unapplied %v, want m-003", tally.Unapplied)
 	}
 	w.Emit(KindConsumerTally, 1, ConsumerTallyEvent{Group: "g-1", Tally: tally})
+	stored := endAndReplay(t, w, path)
+	if rep := Recheck(stored); rep.Rechecked != 1 || rep.Underived != 0 || len(rep.Differences) != 0 {
+		t.Fatalf("recheck of the group as recorded: %+v", rep)
+	}
+	stored.Runs[0].Consumers[0].Tally.Unapplied = []string{}
+	rep := Recheck(stored)
+	if len(rep.Differences) != 1 || rep.Differences[0].Field != "unapplied" || rep.Differences[0].Tally != "tally of group g" {
+		t.Errorf("recheck of a changed group tally: %+v", rep.Differences)
+	}
+}
+
+// endAndReplay ends run 1 and the file of w, and replays it from path.
+func endAndReplay(t *testing.T, w *EventWriter, path string) *Results {
+	t.Helper()
 	w.Emit(KindRunEnd, 1, RunEndEvent{Complete: true})
 	w.Emit(KindEnd, 0, EndEvent{Complete: true})
 	if err := w.Close(); err != nil {
@@ -171,12 +177,5 @@ func TestRecheckGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := Recheck(stored); rep.Rechecked != 1 || rep.Underived != 0 || len(rep.Differences) != 0 {
-		t.Fatalf("recheck of the group as recorded: %+v", rep)
-	}
-	stored.Runs[0].Consumers[0].Tally.Unapplied = []string{}
-	rep := Recheck(stored)
-	if len(rep.Differences) != 1 || rep.Differences[0].Field != "unapplied" || rep.Differences[0].Tally != "tally of group g" {
-		t.Errorf("recheck of a changed group tally: %+v", rep.Differences)
-	}
+	return stored
 }
