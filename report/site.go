@@ -335,9 +335,9 @@ type headline struct {
 	// Bound is how often such a run loses any acknowledged message, at
 	// 95% confidence ("≤ 52.7%"), BoundWords the same in a sentence.
 	Bound, BoundWords string
-	Unseen     string // "unseen 10, 10, 20, 20" when some run was judged by a snapshot
-	Acked      int
-	P99        string
+	Unseen            string // "unseen 10, 10, 20, 20" when some run was judged by a snapshot
+	Acked             int
+	P99               string
 }
 
 // entry summarises a run directory, with a headline per label in labels

@@ -83,7 +83,7 @@ type runSummary struct {
 	Acked    map[string]int
 	// RunsLost bounds, per label, how often such a run loses an
 	// acknowledged message (results.LossBounds over the final reads).
-	RunsLost map[string]results.Bound `json:",omitempty"`
+	RunsLost map[string]results.Bound       `json:",omitempty"`
 	Latency  map[string]results.Percentiles // over all runs
 	Verdict  verdict
 	Complete bool

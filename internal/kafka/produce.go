@@ -271,7 +271,6 @@ func (p *pacer) sent(intended time.Time) {
 	}
 }
 
-
 // result turns one produce result into a ledger message: ok with its
 // offset; failed when the broker gave a definite, non-retriable answer or
 // the client refused the record before sending it; unknown when no definite

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
