@@ -15,7 +15,7 @@ example: deps build
 # CITED are the prose files whose every marker cites all the published runs
 # of its cells with the runbook's current steps (prosecheck -examples); the
 # others still cite some (the note of 2026-12-05 counts them).
-CITED = README.md examples/exactly-once.md examples/load-through-failover.md examples/min-insync.md examples/producer-defaults.md examples/spring-article.md examples/zombie-leader.md
+CITED = README.md docs/adr/0001-acks-all-and-min-insync-replicas.md examples/exactly-once.md examples/load-through-failover.md examples/min-insync.md examples/producer-defaults.md examples/spring-article.md examples/zombie-leader.md
 
 # test is the tier every change runs, and CI: every package's unit tests
 # first (two at a time, no cluster), then the tests that need a real Kafka
