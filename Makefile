@@ -12,11 +12,6 @@ ACTIONLINT ?= $(GO) run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 example: deps build
 	./kafkabook run examples/producer-acks.md
 
-# CITED are the prose files whose every marker cites all the published runs
-# of its cells with the runbook's current steps (prosecheck -examples); the
-# others still cite some (the note of 2026-12-05 counts them).
-CITED = README.md docs/adr/0001-acks-all-and-min-insync-replicas.md examples/exactly-once.md examples/load-through-failover.md examples/min-insync.md examples/producer-defaults.md examples/spring-article.md examples/zombie-leader.md
-
 # test is the tier every change runs, and CI: every package's unit tests
 # first (two at a time, no cluster), then the tests that need a real Kafka
 # cluster, Docker or Kubernetes (one package at a time), then brief
@@ -28,8 +23,7 @@ CITED = README.md docs/adr/0001-acks-all-and-min-insync-replicas.md examples/exa
 test: deps lint-workflows
 	@date -u +'== make test: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
-	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
-	$(GO) run ./cmd/prosecheck -examples examples -output output $(CITED)
+	$(GO) run ./cmd/prosecheck -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
 	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh fast
 
@@ -40,8 +34,7 @@ test: deps lint-workflows
 test-full: deps lint-workflows
 	@date -u +'== make test-full: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
-	$(GO) run ./cmd/prosecheck -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
-	$(GO) run ./cmd/prosecheck -examples examples -output output $(CITED)
+	$(GO) run ./cmd/prosecheck -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
 	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh full
 
