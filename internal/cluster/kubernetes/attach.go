@@ -221,6 +221,13 @@ for d in /proc/[0-9]*; do
 done
 [ $found = 1 ] || { echo "no process with kafka.Kafka in its command line" >&2; exit 4; }`
 	_, err := a.run(ctx, n.Pod.Name, containerKafka, "sh", "-c", script, "sh", sig)
+	if err != nil && sig == "KILL" && strings.Contains(err.Error(), "exit code 137") {
+		// The broker's death can end its container (a wrapper that is
+		// PID 1 exits with it), and this exec with it, SIGKILLed (137)
+		// before the shell could report: the kill landed. Seen in one of
+		// three CI runs of TestAttach/strimzi-shaped.
+		return nil
+	}
 	return err
 }
 
