@@ -89,11 +89,7 @@ func Percent(p float64) string {
 	case p < 1e-4:
 		return strconv.FormatFloat(p, 'e', 2, 64)
 	}
-	s := strconv.FormatFloat(p*100, 'g', 3, 64)
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 1e3 {
-		s = strconv.FormatFloat(f, 'f', 0, 64)
-	}
-	return s + "%"
+	return strconv.FormatFloat(p*100, 'g', 3, 64) + "%"
 }
 
 // betaQuantile is the x with I_x(a, b) = q: the q-quantile of the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -194,15 +195,7 @@ func jsonFields(v any) map[string]json.RawMessage {
 
 // sortedUnion is the sorted names of both maps.
 func sortedUnion(a, b map[string]json.RawMessage) []string {
-	var out []string
-	for k := range a {
-		out = append(out, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
+	m := maps.Clone(a)
+	maps.Copy(m, b)
+	return slices.Sorted(maps.Keys(m))
 }

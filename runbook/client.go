@@ -79,17 +79,13 @@ func shorthandValue(st *Step, flag string) string {
 		return strconv.FormatInt(st.flagDuration(flag).Milliseconds(), 10)
 	case "retries":
 		if v == "max" {
-			return strconv.Itoa(maxInt32)
+			return strconv.Itoa(clientconfig.RetriesMax)
 		}
 	case "idempotent":
 		return strconv.FormatBool(st.flagBool(flag))
 	}
 	return v
 }
-
-// maxInt32 is the Java client's retries default: retry until the delivery
-// timeout, what --retries max means.
-const maxInt32 = 1<<31 - 1
 
 // checkProducer checks a produce step's properties as each client of the
 // step would take them (clientconfig.CheckProducer: for franz-go every

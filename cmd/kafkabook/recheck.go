@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/spf13/cobra"
 )
@@ -106,7 +107,7 @@ func runDirs(dir string) ([]string, error) {
 // recheckDir derives the tallies of one run directory from its events
 // and compares them with its results.json.
 func recheckDir(dir string) (results.RecheckReport, error) {
-	recorded, err := results.Load(dir)
+	recorded, _, err := report.ReadResults(dir)
 	if err != nil {
 		return results.RecheckReport{}, err
 	}

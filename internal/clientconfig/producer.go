@@ -59,9 +59,9 @@ var TypedProperties = []string{"acks", "enable.idempotence", "retries", "max.in.
 // for idempotent producers since 1.0).
 const idempotentInFlight = 5
 
-// maxInt32 is the Java client's retries default: retry until the
-// delivery timeout.
-const maxInt32 = 1<<31 - 1
+// RetriesMax is the Java client's retries default, what --retries max
+// writes: retry until the delivery timeout.
+const RetriesMax = 1<<31 - 1
 
 // A PropertyError is a producer property a client cannot run with, by
 // name, so that check can point at where the runbook gave it.
@@ -106,7 +106,7 @@ func ParseFranzGoProducer(props map[string]string, transactional bool) (FranzGoP
 		case "enable.idempotence":
 			c.Idempotent, _ = strconv.ParseBool(v)
 		case "retries":
-			if n < maxInt32 {
+			if n < RetriesMax {
 				c.Retries = &n
 			}
 		case "max.in.flight.requests.per.connection":
