@@ -1,8 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
+	"net/http"
+
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/runbook"
 
 	"github.com/kafkabook/kafkabook/internal/site"
 	"github.com/spf13/cobra"
@@ -21,6 +26,7 @@ func planCmd() *cobra.Command {
 	var kafka, clients []string
 	var repeat int
 	var batch string
+	var fresh freshFlags
 	c := &cobra.Command{
 		Use:   "plan RUNBOOK.md...",
 		Short: "Print the cells of a matrix (runbooks × Kafka releases × clients × repeats) as JSON for a CI matrix",
@@ -37,10 +43,31 @@ repeat:, or --repeat), each with a stable id:
 A CI job runs one cell with 'kafkabook run --cell ID --batch B RUNBOOK.md'
 (one run, on that release) and keeps its output directory; 'kafkabook merge'
 joins the directories of every cell into one site. In GitHub Actions:
-matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
+matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.
+
+With --new-releases the releases are those published to Maven Central
+(from --since on) that the site (--site) has no run of for the cell's
+runbook and client: a scheduled CI job that runs this plan keeps the site
+current as Kafka releases.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fresh.on && len(kafka) > 0 {
+				return usageErr("--new-releases lists the releases itself: drop --kafka")
+			}
+			var releases []string
+			if fresh.on {
+				var err error
+				if releases, err = kafkadist.Releases(cmd.Context(), http.DefaultClient, fresh.maven, fresh.since); err != nil {
+					return err
+				}
+			}
 			p, err := makePlan(args, runbookFlags{kafka: kafka, client: clients, repeat: repeat}, batch, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if fresh.on {
+				p, err = newReleases(args, p, releases, fresh.site)
+			}
 			if err != nil {
 				return err
 			}
@@ -51,7 +78,49 @@ matrix: include: ${{ fromJSON(needs.plan.outputs.plan).include }}.`,
 	c.Flags().Var(listFlag{&clients}, "client", "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION]")
 	c.Flags().IntVar(&repeat, "repeat", 0, "cells per runbook and release, overriding every runbook's repeat:")
 	c.Flags().StringVar(&batch, "batch", "local", "the batch name every cell records in its provenance (e.g. the CI run's id)")
+	c.Flags().BoolVar(&fresh.on, "new-releases", false, "list only the cells of Kafka releases on Maven Central that the site has no run of")
+	c.Flags().StringVar(&fresh.site, "site", "output", "with --new-releases: the evidence tree whose runs count as done")
+	c.Flags().StringVar(&fresh.since, "since", "4.0.0", "with --new-releases: the oldest release to list")
+	c.Flags().StringVar(&fresh.maven, "maven", kafkadist.Central, "with --new-releases: the Maven repository to list releases from")
 	return c
+}
+
+// freshFlags are plan's --new-releases and the flags that go with it.
+type freshFlags struct {
+	on                 bool
+	site, since, maven string
+}
+
+// newReleases replaces the releases of plan p's cells by every release of
+// releases that the site has no run of, per runbook and client: the cells
+// that would bring the site up to date.
+func newReleases(paths []string, p *site.Plan, releases []string, root string) (*site.Plan, error) {
+	out := site.NewPlan(p.Batch)
+	for _, path := range paths {
+		name, err := runbookName(path)
+		if err != nil {
+			return out, err
+		}
+		var clients []string // in the plan's order
+		repeats := map[string]int{}
+		for _, c := range p.Include {
+			if c.Runbook != path {
+				continue
+			}
+			if _, ok := repeats[c.Client]; !ok {
+				clients = append(clients, c.Client)
+			}
+			repeats[c.Client] = max(repeats[c.Client], c.Repeat)
+		}
+		for _, client := range clients {
+			for _, v := range releases {
+				if !site.HasRuns(root, name, v, client) {
+					out.Add(path, name, []string{v}, []string{cmp.Or(client, runbook.FranzGo)}, repeats[client])
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // makePlan checks the runbooks and lists their cells (site.Plan), in the

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,5 +45,54 @@ func TestPlanDuplicatesAndLineBreaks(t *testing.T) {
 		if _, err := kafkabook(t, args...); err == nil || !strings.Contains(err.Error(), "line break") {
 			t.Errorf("%q: %v, want the value refused for its line break", args, err)
 		}
+	}
+}
+
+// TestPlanNewReleases: --new-releases lists, per runbook and client, the
+// releases the Maven repository has (from --since on, candidates left
+// out) that the site holds no run of, with the runbook's repeats.
+func TestPlanNewReleases(t *testing.T) {
+	maven := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/org/apache/kafka/kafka_2.13/maven-metadata.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `<metadata><versioning><versions><version>3.9.1</version><version>4.0.0</version>`+
+			`<version>4.10.0-rc1</version><version>4.3.1</version><version>4.10.0</version></versions></versioning></metadata>`)
+	}))
+	defer maven.Close()
+	dir := t.TempDir()
+	rb := filepath.Join(dir, "fresh.md")
+	if err := os.WriteFile(rb, []byte("---\nkafka: [4.3.1]\nclient: [franz-go, java]\nrepeat: 2\n---\n```kafka\ntopic create t --replicas 1:2:3\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "site")
+	for _, series := range []string{"kafka-4.3.1", "kafka-4.0.0-java", "kafka-4.10.0-java"} {
+		if err := os.MkdirAll(filepath.Join(root, "fresh", series, "20261205T000000Z"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(root, "fresh", "kafka-4.0.0", "latest"), 0o755) // no run in it
+	out, err := kafkabook(t, "plan", "--new-releases", "--site", root, "--maven", maven.URL, rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p site.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range p.Include {
+		ids = append(ids, c.ID)
+	}
+	want := []string{
+		"fresh.kafka-4.0.0.r1", "fresh.kafka-4.0.0.r2", "fresh.kafka-4.10.0.r1", "fresh.kafka-4.10.0.r2",
+		"fresh.java.kafka-4.3.1.r1", "fresh.java.kafka-4.3.1.r2",
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("cells %q, want %q", ids, want)
+	}
+	if _, err := kafkabook(t, "plan", "--new-releases", "--kafka", "4.3.1", rb); err == nil || !strings.Contains(err.Error(), "drop --kafka") {
+		t.Errorf("--new-releases with --kafka: %v, want refused", err)
 	}
 }

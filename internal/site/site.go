@@ -7,6 +7,7 @@ package site
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -95,4 +96,19 @@ func Place(dir string, r *results.Results) (string, error) {
 		stamp = r.Provenance.Start.UTC().Format("20060102T150405Z")
 	}
 	return filepath.Join(name, SeriesDir(version, client), stamp), nil
+}
+
+// HasRuns says whether the site at root holds a run of the runbook on
+// release version with client: a run directory in its series.
+func HasRuns(root, runbookName, version, client string) bool {
+	ents, err := os.ReadDir(filepath.Join(root, runbookName, SeriesDir(version, client)))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && stampRE.MatchString(e.Name()) {
+			return true
+		}
+	}
+	return false
 }
