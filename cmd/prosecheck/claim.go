@@ -25,13 +25,16 @@ import (
 //	failed(retries3)=121..155     the smallest and the largest run
 //	unapplied(greedy)={m-004..m-010} per run
 //	max(idem)=15.0s..19.3s        a latency, to the precision written
+//	gap(fault(start k2), log(k2: unfenced))=2.0s..12.0s   a time between two things (timing.go)
+//	spell(noidem: [1])=7.2s..11.7s  how long an ISR held (timing.go)
+//	config(java: request.timeout.ms)=30s  a client setting in force (config.go)
 //
 // The measures are results.Measures, the functions of `expect`: a claim
 // means what the same expression means in a runbook.
 type claim struct {
 	Text string // as written
 
-	Kind  string // "runs", "held", "count" (runs(...)), "log" (runs(log(...))) or "measure"
+	Kind  string // "runs", "held", "count" (runs(...)), "log" (runs(log(...))), "order", "gap", "spell" or "measure"
 	Terms []term // of a "measure": summed run by run
 	Cond  *cond  // of a "count": which runs to count
 	// Node and Line are a "log" claim's: runs in which Node logged a
@@ -69,7 +72,7 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
 	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
@@ -93,6 +96,19 @@ func parseClaim(s string) (claim, error) {
 	switch {
 	case lhs == "runs" || lhs == "held":
 		c.Kind = lhs
+	case strings.HasPrefix(lhs, "config("):
+		if err := parseConfig(&c, lhs, rhs); err != nil {
+			return c, fmt.Errorf("claim %q: %w", s, err)
+		}
+		return c, nil
+	case strings.HasPrefix(lhs, "gap(") || strings.HasPrefix(lhs, "spell("):
+		if err := parseTiming(&c, lhs); err != nil {
+			return c, err
+		}
+		if err := c.setTiming(rhs); err != nil {
+			return c, fmt.Errorf("claim %q: %w", s, err)
+		}
+		return c, nil
 	case strings.HasPrefix(lhs, "runs(") && condRe.FindStringSubmatch(lhs) == nil && orderRe.MatchString(lhs):
 		og := orderRe.FindStringSubmatch(lhs)
 		var err error
@@ -337,6 +353,8 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 			}
 		}
 		return fmt.Sprintf("%d (%s after %s, run by run: %s)", n, c.After, c.Before, strings.Join(shown, ", ")), compare(n, c.Op, c.Want[0]), nil
+	case "gap", "spell":
+		return c.checkTiming(runs)
 	case "count":
 		vals, err := values([]term{c.Cond.term}, runs)
 		if err != nil {

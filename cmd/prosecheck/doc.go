@@ -15,7 +15,19 @@
 //
 // Usage:
 //
-//	prosecheck [-output DIR] FILE.md...
+//	prosecheck [-output DIR] [-examples DIR] [-lint] FILE.md...
+//
+// Besides counts, a marker claims timings between two things of a run and
+// how long an ISR held (timing.go), orders of events (order.go), broker
+// log lines in so many runs, and the clients' settings in force
+// (config.go).
+//
+// With -lint every number of the prose — counts, durations, releases,
+// commits, dates, message ranges — must be written in the marker that
+// ends its sentence (among its claims, its directories or their runs'
+// provenance), or in a source marker naming where a number no run can
+// show comes from (an article, a client's code at a release): the lint
+// keeps a number from reaching a reader unchecked (lint.go).
 //
 // Latencies (the measures p50, p99 and max) are claimed with their unit,
 // to the precision the prose writes: max(idem)=15.3s..18.7s holds when the

@@ -13,8 +13,9 @@ import (
 func main() {
 	output := flag.String("output", "output", "the directory the markers' run directories are relative to")
 	examples := flag.String("examples", "", "with a directory of runbooks (examples): also require every marker to cite each published run of its cells with the runbook's current steps, and no other, unless it says subset")
+	lint := flag.Bool("lint", false, "also fail on a number, duration, release, commit or message range in the prose that no marker states (lint.go)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: prosecheck [-output DIR] FILE.md...\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: prosecheck [-output DIR] [-examples DIR] [-lint] FILE.md...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -22,7 +23,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if !check(os.Stdout, *output, *examples, flag.Args()) {
+	if !check(os.Stdout, *output, *examples, *lint, flag.Args()) {
 		os.Exit(1)
 	}
 }
@@ -30,7 +31,7 @@ func main() {
 // check checks every marker of files against the runs under output,
 // printing each mismatch and error to w, then a summary. It reports
 // whether every claim matched.
-func check(w io.Writer, output, examples string, files []string) bool {
+func check(w io.Writer, output, examples string, lint bool, files []string) bool {
 	l := loader{output: output, examples: examples, cache: map[string]*results.Results{}}
 	good := true
 	var markers, claims, blocks int
@@ -38,6 +39,9 @@ func check(w io.Writer, output, examples string, files []string) bool {
 		n, ok := checkBlocks(w, f)
 		blocks += n
 		good = good && ok
+		if lint && !l.lint(w, f, l.configNumbers(f)) {
+			good = false
+		}
 		ms, errs := readMarkers(f)
 		for _, err := range errs {
 			fmt.Fprintln(w, err)
@@ -98,7 +102,14 @@ func (l *loader) checkMarker(w io.Writer, m marker) bool {
 		good = false
 	}
 	for _, c := range m.Claims {
-		got, ok, err := c.check(runs)
+		var got string
+		var ok bool
+		var err error
+		if c.Kind == "config" {
+			got, ok, err = c.checkConfig(l, m.Dirs)
+		} else {
+			got, ok, err = c.check(runs)
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(w, "%s: %s: %v\n", m.Pos, m.Text, err)

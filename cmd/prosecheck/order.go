@@ -20,6 +20,8 @@ import (
 //	commit(G)               group G's first commit (commit(G: 10): of offset 10)
 //	effect(G: m-004)        the effect of m-004 in group G's store
 //	deliver(G: m-004)       m-004 handed to a member of group G
+//	isr(T: [1])             partition 0 of topic T with the ISR [1]
+//	leader(T: 2)            partition 0 of topic T led by node 2 (-1: none)
 //
 // A run in which either did not happen does not count.
 
@@ -30,9 +32,9 @@ var (
 
 // event is one thing of a run an order claim names.
 type event struct {
-	Kind string // fault, log, commit, effect, deliver
-	Name string // the fault's op, the node, or the group's label
-	Arg  string // the fault's node, the text, the offset or the message id; "": any
+	Kind string // fault, log, commit, effect, deliver, isr, leader
+	Name string // the fault's op, the node, the group's or topic's label
+	Arg  string // the fault's node, the text, the offset, the message id, the ISR or the leader; "": any
 }
 
 func (e event) String() string {
@@ -49,7 +51,7 @@ func (e event) String() string {
 func parseEvent(s string) (event, error) {
 	g := eventRe.FindStringSubmatch(s)
 	if g == nil {
-		return event{}, fmt.Errorf("cannot read %q: name a fault(kill k1), log(k1: text), commit(G), effect(G: m-001) or deliver(G: m-001)", s)
+		return event{}, fmt.Errorf("cannot read %q: name a fault(kill k1), log(k1: text), commit(G), effect(G: m-001), deliver(G: m-001), isr(T: [1]) or leader(T: 2)", s)
 	}
 	e := event{Kind: g[1], Name: g[2], Arg: g[3]}
 	switch e.Kind {
@@ -69,8 +71,17 @@ func parseEvent(s string) (event, error) {
 		if e.Arg == "" {
 			return e, fmt.Errorf("%s: say which message, as %s(G: m-001)", s, e.Kind)
 		}
+	case "isr":
+		if !strings.HasPrefix(e.Arg, "[") {
+			return e, fmt.Errorf("%s: say which ISR, as isr(T: [1])", s)
+		}
+		e.Arg = normISR(e.Arg)
+	case "leader":
+		if _, err := strconv.Atoi(e.Arg); err != nil {
+			return e, fmt.Errorf("%s: say which node leads, as leader(T: 2)", s)
+		}
 	default:
-		return e, fmt.Errorf("cannot read %q: name a fault, log, commit, effect or deliver", s)
+		return e, fmt.Errorf("cannot read %q: name a fault, log, commit, effect, deliver, isr or leader", s)
 	}
 	return e, nil
 }
@@ -78,8 +89,33 @@ func parseEvent(s string) (event, error) {
 // when is the first time the event happened in the run, and false when it
 // did not.
 func (e event) when(r results.Run) (time.Time, bool) {
+	return e.whenAfter(r, time.Time{})
+}
+
+// whenAfter is the first time at or after t that the event happened.
+func (e event) whenAfter(r results.Run, t time.Time) (time.Time, bool) {
+	var at []time.Time
+	for _, x := range e.times(r) {
+		if !x.Before(t) {
+			at = append(at, x)
+		}
+	}
+	if len(at) == 0 {
+		return time.Time{}, false
+	}
+	return slices.MinFunc(at, func(a, b time.Time) int { return a.Compare(b) }), true
+}
+
+// times are all the times the event happened in the run.
+func (e event) times(r results.Run) []time.Time {
 	var at []time.Time
 	switch e.Kind {
+	case "isr", "leader":
+		for _, s := range r.ISR {
+			if s.Topic == e.Name && s.Partition == 0 && (e.Kind == "isr" && formatISR(s.ISR) == e.Arg || e.Kind == "leader" && strconv.Itoa(int(s.Leader)) == e.Arg) {
+				at = append(at, s.At)
+			}
+		}
 	case "fault":
 		for _, f := range r.Faults {
 			if f.Op == e.Name && (e.Arg == "" || slices.Contains(f.Nodes, e.Arg)) {
@@ -95,7 +131,7 @@ func (e event) when(r results.Run) (time.Time, bool) {
 	default:
 		c, ok := r.Consumer(e.Name)
 		if !ok {
-			return time.Time{}, false
+			return nil
 		}
 		kind := map[string]string{"commit": results.EventCommit, "effect": results.EventEffect, "deliver": results.EventDeliver}[e.Kind]
 		for _, x := range c.Events {
@@ -107,8 +143,5 @@ func (e event) when(r results.Run) (time.Time, bool) {
 			}
 		}
 	}
-	if len(at) == 0 {
-		return time.Time{}, false
-	}
-	return slices.MinFunc(at, func(a, b time.Time) int { return a.Compare(b) }), true
+	return at
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ const fixtures = "testdata/output"
 // passes.
 func TestRightCounts(t *testing.T) {
 	var out bytes.Buffer
-	if !check(&out, fixtures, "", []string{"testdata/right.md"}) {
+	if !check(&out, fixtures, "", false, []string{"testdata/right.md"}) {
 		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
 	}
 	if want := "20 claims in 7 markers and 0 evidence blocks of 1 files: all match"; !strings.Contains(out.String(), want) {
@@ -29,7 +30,7 @@ func TestRightCounts(t *testing.T) {
 // at the marker's line, with what the evidence says instead.
 func TestWrongCountFails(t *testing.T) {
 	var out bytes.Buffer
-	if check(&out, fixtures, "", []string{"testdata/wrong.md"}) {
+	if check(&out, fixtures, "", false, []string{"testdata/wrong.md"}) {
 		t.Fatalf("a wrong count passed:\n%s", out.String())
 	}
 	for _, want := range []string{
@@ -52,7 +53,7 @@ func TestWrongCountFails(t *testing.T) {
 // reason, rather than being skipped.
 func TestBadMarkers(t *testing.T) {
 	var out bytes.Buffer
-	if check(&out, fixtures, "", []string{"testdata/bad.md"}) {
+	if check(&out, fixtures, "", false, []string{"testdata/bad.md"}) {
 		t.Fatalf("bad markers passed:\n%s", out.String())
 	}
 	for _, want := range []string{
@@ -99,7 +100,7 @@ func TestEvidenceBlocks(t *testing.T) {
 	adr := filepath.Join(dir, "adr.md")
 	os.WriteFile(adr, []byte("# A decision\n\n"+pasted+"\nMore prose.\n"), 0o644)
 	var out bytes.Buffer
-	if !check(&out, fixtures, "", []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
+	if !check(&out, fixtures, "", false, []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
 		t.Fatalf("a block as printed was refused:\n%s", out.String())
 	}
 	changed := strings.Replace(pasted, "| 2 |", "| 3 |", 1)
@@ -108,7 +109,7 @@ func TestEvidenceBlocks(t *testing.T) {
 	}
 	os.WriteFile(adr, []byte("# A decision\n\n"+changed), 0o644)
 	out.Reset()
-	if check(&out, fixtures, "", []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block A: line ") {
+	if check(&out, fixtures, "", false, []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block A: line ") {
 		t.Errorf("a changed block passed:\n%s", out.String())
 	}
 }
@@ -118,7 +119,7 @@ func TestEvidenceBlocks(t *testing.T) {
 // unless it says subset.
 func TestCited(t *testing.T) {
 	var out bytes.Buffer
-	if check(&out, "testdata/cells/output", "testdata/cells/examples", []string{"testdata/cells/cited.md"}) {
+	if check(&out, "testdata/cells/output", "testdata/cells/examples", false, []string{"testdata/cells/cited.md"}) {
 		t.Fatalf("a partial citation passed:\n%s", out.String())
 	}
 	got := out.String()
@@ -134,5 +135,99 @@ func TestCited(t *testing.T) {
 		if strings.Contains(got, line) {
 			t.Errorf("%s refused:\n%s", line, got)
 		}
+	}
+}
+
+// TestTimings: a time between two things of a run, how long an ISR held,
+// and a client's setting in force pass as the fixture has them and fail,
+// with what the evidence says, when written otherwise.
+func TestTimings(t *testing.T) {
+	var out bytes.Buffer
+	if check(&out, fixtures, "", false, []string{"testdata/timing.md"}) {
+		t.Fatalf("wrong timings passed:\n%s", out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"timing.md:5: evidence: timing/kafka-9.9.9/20260101T000000Z gap(fault(start k2), log(k2: unfenced))=3s..4s: want gap(fault(start k2), log(k2: unfenced))=3s..4s, evidence says 3s..5s (3s, 5s)",
+		"timing.md:6: evidence: timing/kafka-9.9.9/20260101T000000Z spell(t: [1])=7.5s..8.0s: want spell(t: [1])=7.5s..8.0s, evidence says 7.5s..8.5s (7.5s, 8.5s)",
+		"timing.md:7: evidence: timing/kafka-9.9.9/20260101T000000Z config(java: request.timeout.ms)=10s: want config(java: request.timeout.ms)=10s, evidence says java 30000",
+		"8 claims in 5 markers",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no line %q in\n%s", want, got)
+		}
+	}
+	for _, line := range []string{"timing.md:3:", "timing.md:4:"} {
+		if strings.Contains(got, line) {
+			t.Errorf("%s refused:\n%s", line, got)
+		}
+	}
+}
+
+// TestLint: a number the marker after it does not state, or with no
+// marker at all, fails the lint; one stated there, quoted from the
+// runbook's steps, in a code span or configuration, in the cited runs'
+// release, date or commit, or in a source marker passes.
+func TestLint(t *testing.T) {
+	var out bytes.Buffer
+	if check(&out, fixtures, "", true, []string{"testdata/lint.md"}) {
+		t.Fatalf("uncovered numbers passed:\n%s", out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"lint.md:9: 4: the marker after it does not state it",
+		"lint.md:12: 12: no marker ends its sentence",
+		"lint.md:12: 40: no marker ends its sentence",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no line %q in\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "lint.md:"); n != 3 {
+		t.Errorf("%d findings, want 3:\n%s", n, got)
+	}
+}
+
+// TestSeededExamples: in a copy of a published example, a wrong timing, a
+// wrong count of runs with a log line and a wrong order of events each
+// fail the check, against the published evidence.
+func TestSeededExamples(t *testing.T) {
+	for _, c := range []struct {
+		what, file string
+		claim      *regexp.Regexp
+		seed       func(string) string
+	}{
+		{"timing", "producer-idempotence.md", regexp.MustCompile(`max\(noidem\)=\d+\.\d+s\.\.\d+\.\d+s`), func(s string) string {
+			return strings.Replace(s, "..", "..1", 1) // 18.7s becomes 118.7s
+		}},
+		{"log count", "producer-defaults.md", regexp.MustCompile(`runs\(log\(k1: Shrinking ISR\)\)=\d+`), func(s string) string { return s + "0" }},
+		{"order", "consumer-commits.md", regexp.MustCompile(`runs\(deliver\(autoho: m-001\) < commit\(autoho: 10\)\)=\d+`), func(s string) string {
+			return strings.Replace(s, "deliver(autoho: m-001) < commit(autoho: 10)", "commit(autoho: 10) < deliver(autoho: m-001)", 1)
+		}},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("..", "..", "examples", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			claim := c.claim.FindString(string(src))
+			if claim == "" {
+				t.Fatalf("examples/%s has no claim matching %s to seed", c.file, c.claim)
+			}
+			seeded := c.seed(claim)
+			dir := t.TempDir()
+			path := filepath.Join(dir, c.file)
+			for _, s := range []string{string(src), strings.Replace(string(src), claim, seeded, 1)} {
+				os.WriteFile(path, []byte(s), 0o644)
+				var out bytes.Buffer
+				ok := check(&out, filepath.Join("..", "..", "output"), "", false, []string{path})
+				switch {
+				case s == string(src) && !ok:
+					t.Fatalf("the example as published fails:\n%s", out.String())
+				case s != string(src) && (ok || !strings.Contains(out.String(), "want "+seeded)):
+					t.Errorf("the seeded %s %q passed or was not named:\n%s", c.what, seeded, out.String())
+				}
+			}
+		})
 	}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A config claim states a setting of the clients under test as their
+// configuration in force recorded it (provenance.clients), in every cited
+// directory:
+//
+//	config(session.timeout.ms)=6s          every client that has the setting
+//	config(java: request.timeout.ms)=30s   the Java client's entries only
+//	config(librdkafka: retries)=2147483647
+//
+// A setting whose name ends in .ms is compared as a duration, written
+// with its unit; any other as the text recorded. Entries without the
+// setting do not count, but at least one must have it.
+
+var configRe = regexp.MustCompile(`^config\(\s*(?:([a-z-]+)\s*:\s*)?([A-Za-z0-9_.]+)\s*\)$`)
+
+// parseConfig reads a config claim's two sides into c.
+func parseConfig(c *claim, lhs, rhs string) error {
+	g := configRe.FindStringSubmatch(lhs)
+	if g == nil {
+		return fmt.Errorf("cannot read %q: write config(session.timeout.ms)=6s or config(java: acks)=all", lhs)
+	}
+	if c.Op != "==" || c.Scope != "" {
+		return fmt.Errorf("a setting is stated with = and no scope")
+	}
+	c.Kind, c.Node, c.Line = "config", g[1], g[2]
+	if strings.HasSuffix(c.Line, ".ms") {
+		n, tol, err := parseNum(rhs, true)
+		if err != nil {
+			return err
+		}
+		c.Want, c.Tol = []int64{n}, []int64{tol}
+	}
+	c.Set = []string{rhs}
+	return nil
+}
+
+// checkConfig compares the setting in force with the claim in every cited
+// directory's clients.
+func (c claim) checkConfig(l *loader, dirs []string) (string, bool, error) {
+	var seen []string
+	ok := true
+	for _, d := range dirs {
+		r, err := l.load(d)
+		if err != nil {
+			return "", false, err
+		}
+		for _, ci := range r.Provenance.Clients {
+			v, has := ci.Config[c.Line]
+			if !has || (c.Node != "" && ci.Client != c.Node) {
+				continue
+			}
+			seen = append(seen, ci.Client+" "+v)
+			if c.Want != nil {
+				ms, err := strconv.ParseInt(v, 10, 64)
+				ok = ok && err == nil && near(ms*int64(time.Millisecond), c.Want[0], c.Tol[0])
+			} else {
+				ok = ok && v == c.Set[0]
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return "", false, fmt.Errorf("%s: no cited run's clients record %s", c.Text, c.Line)
+	}
+	return compact(seen), ok, nil
+}
