@@ -118,7 +118,7 @@ func rootCmd() *cobra.Command {
 	// -v is run's --verbose; cobra would give it to --version here.
 	root.Flags().Bool("version", false, "print kafkabook's version")
 	root.SetHelpCommand(helpCmd(root))
-	root.AddCommand(checkCmd(), runCmd(), planCmd(), mergeCmd(), renderCmd(), recheckCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd(), clientCmd())
+	root.AddCommand(checkCmd(), runCmd(), planCmd(), bisectCmd(), mergeCmd(), renderCmd(), recheckCmd(), evidenceCmd(), compareCmd(), junitCmd(), kafkaCmd(), clusterCmd(), imageCmd(), clientCmd())
 	return root
 }
 
