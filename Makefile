@@ -23,7 +23,7 @@ example: deps build
 test: deps lint-workflows
 	@date -u +'== make test: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
-	$(GO) run ./cmd/prosecheck -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
+	$(GO) run ./cmd/prosecheck -lint -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
 	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh fast
 
@@ -34,7 +34,7 @@ test: deps lint-workflows
 test-full: deps lint-workflows
 	@date -u +'== make test-full: vet, prosecheck, recheck and the lanes from %H:%M:%S UTC'
 	$(GO) vet ./...
-	$(GO) run ./cmd/prosecheck -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
+	$(GO) run ./cmd/prosecheck -lint -examples examples -output output examples/*.md docs/adr/0001-acks-all-and-min-insync-replicas.md README.md
 	$(GO) run ./cmd/kafkabook recheck output
 	GO=$(GO) ./scripts/test-go.sh full
 

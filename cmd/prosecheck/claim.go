@@ -28,6 +28,7 @@ import (
 //	gap(fault(start k2), log(k2: unfenced))=2.0s..12.0s   a time between two things (timing.go)
 //	spell(noidem: [1])=7.2s..11.7s  how long an ISR held (timing.go)
 //	config(java: request.timeout.ms)=30s  a client setting in force (config.go)
+//	offset(acks1: m-020)=19 per run  where a message was acknowledged (offset.go)
 //
 // The measures are results.Measures, the functions of `expect`: a claim
 // means what the same expression means in a runbook.
@@ -72,7 +73,7 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|offset\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
 	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
@@ -96,6 +97,11 @@ func parseClaim(s string) (claim, error) {
 	switch {
 	case lhs == "runs" || lhs == "held":
 		c.Kind = lhs
+	case strings.HasPrefix(lhs, "offset("):
+		if err := parseOffset(&c, lhs, rhs); err != nil {
+			return c, fmt.Errorf("claim %q: %w", s, err)
+		}
+		return c, nil
 	case strings.HasPrefix(lhs, "config("):
 		if err := parseConfig(&c, lhs, rhs); err != nil {
 			return c, fmt.Errorf("claim %q: %w", s, err)
@@ -355,6 +361,8 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 		return fmt.Sprintf("%d (%s after %s, run by run: %s)", n, c.After, c.Before, strings.Join(shown, ", ")), compare(n, c.Op, c.Want[0]), nil
 	case "gap", "spell":
 		return c.checkTiming(runs)
+	case "offset":
+		return c.checkOffset(runs)
 	case "count":
 		vals, err := values([]term{c.Cond.term}, runs)
 		if err != nil {

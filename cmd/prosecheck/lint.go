@@ -54,8 +54,9 @@ var (
 	numRe     = regexp.MustCompile(`^\d+(?:,\d{3})*(?:\.\d+)?$`)
 	seriesRe  = regexp.MustCompile(`^\d+\.\d+$`)
 	rangeRe   = regexp.MustCompile(`^m-\d+(?:\.\.m-\d+)?$`)
-	// valueRe finds the values a marker's claims write.
-	valueRe = regexp.MustCompile(`m-\d+(?:\.\.m-\d+)?|\d+(?:\.\d+)?`)
+	// valueRe finds the values a marker's claims write, the numbers of a
+	// log line's text too, but not the digits of a name (acks1, k1).
+	valueRe = regexp.MustCompile(`(m-\d+(?:\.\.m-\d+)?|\b\d+(?:\.\d+)?)(?:ns|us|µs|ms|s|m|h)?\b`)
 )
 
 // stated is one number of the prose with where it stands.
@@ -153,11 +154,14 @@ func segments(src []byte, blocks []block) []segment {
 			}
 			return
 		case *ast.Text:
+			seg := n.Segment
+			if strings.TrimSpace(string(src[seg.Start:seg.Stop])) == "" {
+				return // between two markers of one sentence, or a line's end
+			}
 			if len(cur.Markers)+len(cur.Sources) > 0 {
 				// Prose after a marker starts the next sentence.
 				flush()
 			}
-			seg := n.Segment
 			line := lineOf(seg.Start)
 			for _, tok := range tokenRe.FindAllString(string(src[seg.Start:seg.Stop]), -1) {
 				if isNumber(tok) {
@@ -198,8 +202,8 @@ func (l *loader) covering(markers, sources []string) func(string) bool {
 		for _, v := range tokenRe.FindAllString(src, -1) {
 			values[strings.ReplaceAll(v, ",", "")] = true
 		}
-		for _, v := range valueRe.FindAllString(src, -1) {
-			values[v] = true
+		for _, v := range valueRe.FindAllStringSubmatch(src, -1) {
+			values[v[1]] = true
 		}
 	}
 	for _, body := range markers {
@@ -208,8 +212,8 @@ func (l *loader) covering(markers, sources []string) func(string) bool {
 			continue // reported by the marker check
 		}
 		for _, c := range m.Claims {
-			for _, v := range valueRe.FindAllString(c.Text[strings.IndexAny(c.Text, "=<>!")+1:], -1) {
-				values[v] = true
+			for _, v := range valueRe.FindAllStringSubmatch(c.Text, -1) {
+				values[v[1]] = true
 			}
 		}
 		for _, d := range m.Dirs {

@@ -22,6 +22,7 @@ import (
 //	deliver(G: m-004)       m-004 handed to a member of group G
 //	isr(T: [1])             partition 0 of topic T with the ISR [1]
 //	leader(T: 2)            partition 0 of topic T led by node 2 (-1: none)
+//	ack(T: m-010)           m-010 of topic T acknowledged (its outcome came)
 //
 // A run in which either did not happen does not count.
 
@@ -32,7 +33,7 @@ var (
 
 // event is one thing of a run an order claim names.
 type event struct {
-	Kind string // fault, log, commit, effect, deliver, isr, leader
+	Kind string // fault, log, commit, effect, deliver, isr, leader, ack
 	Name string // the fault's op, the node, the group's or topic's label
 	Arg  string // the fault's node, the text, the offset, the message id, the ISR or the leader; "": any
 }
@@ -71,6 +72,10 @@ func parseEvent(s string) (event, error) {
 		if e.Arg == "" {
 			return e, fmt.Errorf("%s: say which message, as %s(G: m-001)", s, e.Kind)
 		}
+	case "ack":
+		if e.Arg == "" {
+			return e, fmt.Errorf("%s: say which message, as ack(T: m-010)", s)
+		}
 	case "isr":
 		if !strings.HasPrefix(e.Arg, "[") {
 			return e, fmt.Errorf("%s: say which ISR, as isr(T: [1])", s)
@@ -81,7 +86,7 @@ func parseEvent(s string) (event, error) {
 			return e, fmt.Errorf("%s: say which node leads, as leader(T: 2)", s)
 		}
 	default:
-		return e, fmt.Errorf("cannot read %q: name a fault, log, commit, effect, deliver, isr or leader", s)
+		return e, fmt.Errorf("cannot read %q: name a fault, log, commit, effect, deliver, isr, leader or ack", s)
 	}
 	return e, nil
 }
@@ -110,6 +115,17 @@ func (e event) whenAfter(r results.Run, t time.Time) (time.Time, bool) {
 func (e event) times(r results.Run) []time.Time {
 	var at []time.Time
 	switch e.Kind {
+	case "ack":
+		for _, t := range r.Topics {
+			if t.Label != e.Name {
+				continue
+			}
+			for _, m := range t.All() {
+				if m.ID == e.Arg && !m.Acked.IsZero() {
+					at = append(at, m.Acked)
+				}
+			}
+		}
 	case "isr", "leader":
 		for _, s := range r.ISR {
 			if s.Topic == e.Name && s.Partition == 0 && (e.Kind == "isr" && formatISR(s.ISR) == e.Arg || e.Kind == "leader" && strconv.Itoa(int(s.Leader)) == e.Arg) {
