@@ -32,10 +32,16 @@ type Results struct {
 // source is stored beside results.json under File, so a report can be rebuilt
 // after the runbook changed.
 type Runbook struct {
-	Name   string `json:"name"`   // base name without .md, e.g. "producer-acks"
+	Name   string `json:"name"`   // base name without .md, e.g. "producer-acks"; with a sweep's combination, producer-acks.acks-1.mis-2
 	Path   string `json:"path"`   // as given on the command line
 	SHA256 string `json:"sha256"` // of the source
 	File   string `json:"file"`   // the stored copy, relative to results.json: "runbook.md"
+	// Sweep and Combination are a swept runbook's: the file's base name
+	// (the sweep's, which its settings page is named after) and the
+	// combination this evidence ran with, in the sweep's order, as
+	// "acks=1 mis=2". Empty without a sweep. Added within schema 4.
+	Sweep       string `json:"sweep,omitempty"`
+	Combination string `json:"combination,omitempty"`
 }
 
 // Provenance is everything needed to say how the evidence was produced.

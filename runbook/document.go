@@ -10,6 +10,9 @@ type Doc struct {
 	// will make it fail (a wait for health while a node is still down),
 	// shown like errors, with a caret.
 	Warnings ErrorList
+	// Combination is the sweep's combination this Doc runs with; nil
+	// without a sweep.
+	Combination Combination
 
 	usesRun bool // some step refers to ${run}
 }

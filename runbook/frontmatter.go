@@ -16,7 +16,7 @@ import (
 // position; the loader blanks it out before goldmark sees the file.
 
 // metaKeys are the front matter keys, in the order of the reference.
-var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "client", "producer", "consumer", "backend"}
+var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "sweep", "client", "producer", "consumer", "backend"}
 
 // frontMatter locates the front matter. It returns the 0-based line
 // indexes of the opening and closing delimiter lines, or ok false when the
@@ -175,6 +175,8 @@ func (p *metaParser) key(k, v *yaml.Node) {
 				p.errorf(k, "params: bad name %q: use letters, digits, _ . -", k.Value)
 			}
 		})
+	case "sweep":
+		p.sweep(v)
 	default:
 		p.errorf(k, "unknown front matter key %q%s", k.Value, didYouMean(k.Value, metaKeys))
 	}

@@ -70,6 +70,7 @@ func LoadFor(path string, src []byte, ov Overrides, caps Capabilities) (*Doc, er
 	l := &loader{d: d, s: s, caps: caps}
 	l.body(l.frontMatter())
 	l.errs = append(l.errs, applyOverrides(d, ov, l.declared, l.used)...)
+	l.errs = append(l.errs, applySweep(d, ov, l.declared)...)
 	l.errs = append(l.errs, checkBroker(l.broker, d.Meta.Kafka)...)
 	l.errs = append(l.errs, checkClientSettings(l.client, &d.Meta, caps)...)
 	l.undefinedRefs()

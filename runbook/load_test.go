@@ -307,3 +307,47 @@ func TestWarnKilledNodeBeforeWaitHealthy(t *testing.T) {
 		t.Errorf("warnings:\n%v\nwant:\n%s", d.Warnings, want)
 	}
 }
+
+// TestSweep: a sweep's combinations vary the first parameter slowest, each
+// loads as -p would set it and names its evidence after it; the first
+// loads without one, and -p cannot set a swept parameter.
+func TestSweep(t *testing.T) {
+	src := []byte("---\nparams:\n  acks: all\n  mis: 2\nsweep:\n  acks: [1, all]\n  mis: [1, 2]\n---\n```kafka\ntopic create t --replicas 1:2:3 --config min.insync.replicas=${mis}\nproduce t -X acks=${acks} --count 3\n```\n")
+	d, err := Load("dir/s.md", src, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	combos := Combinations(d.Meta.Sweep)
+	var names []string
+	for _, c := range combos {
+		names = append(names, c.Name())
+	}
+	if want := []string{"acks-1.mis-1", "acks-1.mis-2", "acks-all.mis-1", "acks-all.mis-2"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("combinations %q, want %q", names, want)
+	}
+	if d.Name() != "s.acks-1.mis-1" || d.SweepName() != "s" || d.Meta.Params["acks"] != "1" {
+		t.Errorf("without a combination: name %q, sweep %q, params %v; want the first", d.Name(), d.SweepName(), d.Meta.Params)
+	}
+	d, err = Load("dir/s.md", src, Overrides{Sweep: combos[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var produce Produce
+	for _, b := range d.Blocks {
+		for _, st := range b.Steps {
+			if p, ok := st.Action.(Produce); ok {
+				produce = p
+			}
+		}
+	}
+	if d.Name() != "s.acks-all.mis-1" || produce.Properties["acks"] != "all" || d.Combination.String() != "acks=all mis=1" {
+		t.Errorf("combination 3: name %q, acks %q, %q", d.Name(), produce.Properties["acks"], d.Combination)
+	}
+	if _, err := Load("s.md", src, Overrides{Params: map[string]string{"acks": "1"}}); err == nil || !strings.Contains(err.Error(), "-p acks=...: acks is swept") {
+		t.Errorf("-p on a swept parameter: %v", err)
+	}
+	plain, err := Load("p.md", []byte("```kafka\ntopic create t\n```\n"), Overrides{})
+	if err != nil || plain.Name() != "p" || plain.SweepName() != "" || Combinations(plain.Meta.Sweep) != nil {
+		t.Errorf("no sweep: %v, name %q", err, plain.Name())
+	}
+}

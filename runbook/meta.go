@@ -9,6 +9,9 @@ type Meta struct {
 	Broker map[string]string // server.properties overrides, values as written
 	Repeat int               // runs of the whole runbook; default 1
 	Params map[string]string // parameter values after -p overrides
+	// Sweep are the swept parameters, in the order written (sweep.go):
+	// the runbook runs once per combination of their values.
+	Sweep []SweepParam
 	// Backend is the cluster backend the runbook asks for: one of
 	// Backends, or "" for kafkabook's choice; --backend wins. The front
 	// matter never names an external cluster's file: that file is the
@@ -37,6 +40,9 @@ type Overrides struct {
 	Kafka  []string          // --kafka
 	Nodes  int               // --nodes
 	Client []string          // --client
+	// Sweep is the combination of the sweep to load (run loads each in
+	// turn); nil loads the first.
+	Sweep Combination
 }
 
 // Backends are the backends a front matter may ask for: external runs

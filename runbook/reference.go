@@ -46,10 +46,11 @@ func Reference() []byte {
 	}).Parse(referenceTmpl))
 	var b bytes.Buffer
 	err := t.Execute(&b, map[string]any{
-		"DefaultKafka": DefaultKafka,
-		"Directives":   Directives,
-		"Funcs":        ExprFuncs,
-		"Ops":          ExprOps,
+		"DefaultKafka":    DefaultKafka,
+		"MaxCombinations": MaxCombinations,
+		"Directives":      Directives,
+		"Funcs":           ExprFuncs,
+		"Ops":             ExprOps,
 	})
 	if err != nil {
 		panic(err)

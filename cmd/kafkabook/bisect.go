@@ -44,10 +44,11 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 			if len(f.kafka) > 0 {
 				return usageErr("bisect picks the releases itself: drop --kafka")
 			}
-			doc, err := f.load(args[0], cmd.ErrOrStderr())
+			docs, err := f.loadAll(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			doc := docs[0]
 			all, err := kafkadist.Releases(cmd.Context(), http.DefaultClient, maven, good)
 			if err != nil {
 				return err
@@ -64,7 +65,7 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 			fmt.Fprintf(o.stdout, "bisect: %d releases from %s to %s\n", len(releases), good, bad)
 			probe := func(ctx context.Context, v string) (bisect.Outcome, error) {
 				fmt.Fprintf(o.stdout, "\n=== bisect: Kafka %s ===\n", v)
-				code, err := o.runVersion(ctx, doc, v)
+				code, err := o.runVersion(ctx, docs, v)
 				switch {
 				case err != nil:
 					return "", err

@@ -19,9 +19,10 @@ func (c *cellFlags) register(fs *pflag.FlagSet) {
 }
 
 // apply checks that the runbook's name can name its evidence directory
-// and narrows the runbook flags to the cell: its release, one run. The id
+// and narrows the runbook flags to the cell: its release, one run, and in
+// a sweep (combos, the runbook's combinations) its combination. The id
 // must name the runbook given; --kafka and --repeat would contradict it.
-func (c *cellFlags) apply(path string, f *runbookFlags) error {
+func (c *cellFlags) apply(path string, f *runbookFlags, combos []runbook.Combination) error {
 	name, err := runbookName(path)
 	if err != nil || c.id == "" {
 		return err
@@ -29,6 +30,17 @@ func (c *cellFlags) apply(path string, f *runbookFlags) error {
 	prefix, kafka, _, err := site.ParseCellID(c.id)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	var picked runbook.Combination
+	for _, combo := range combos {
+		full := name + "." + combo.Name()
+		if prefix == full || strings.HasPrefix(prefix, full+".") {
+			picked = combo
+			name = full
+		}
+	}
+	if len(combos) > 0 && picked == nil {
+		return usageErr("--cell %q names no combination of %s's sweep: (run each cell with the runbook `kafkabook plan` listed it with)", c.id, path)
 	}
 	client := runbook.FranzGo
 	if rest, ok := strings.CutPrefix(prefix, name+"."); ok {
@@ -42,6 +54,6 @@ func (c *cellFlags) apply(path string, f *runbookFlags) error {
 	if len(f.kafka) > 0 || len(f.client) > 0 || f.repeat != 0 {
 		return usageErr("--cell %q names the Kafka release, the client and one run: leave out --kafka, --client and --repeat", c.id)
 	}
-	f.kafka, f.client, f.repeat = []string{kafka}, []string{client}, 1
+	f.kafka, f.client, f.repeat, f.sweep = []string{kafka}, []string{client}, 1, picked
 	return nil
 }

@@ -24,6 +24,9 @@ type runbookFlags struct {
 	client []string
 	repeat int
 	params []string
+	// sweep is the combination of the runbook's sweep: to load; nil for
+	// the first (loadAll loads each).
+	sweep runbook.Combination
 	// clusterFile is --cluster-file: an external cluster refuses the
 	// faults it has no command for.
 	clusterFile string
@@ -43,7 +46,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	ov := runbook.Overrides{Kafka: f.kafka, Client: f.client, Repeat: f.repeat, Params: map[string]string{}}
+	ov := runbook.Overrides{Kafka: f.kafka, Client: f.client, Repeat: f.repeat, Params: map[string]string{}, Sweep: f.sweep}
 	for _, p := range f.params {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
@@ -77,6 +80,30 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		return nil, usageErr("%s: the runbook has %d nodes (nodes:, default 3) and the external cluster %s has %d: the run needs them to match", path, doc.Meta.Nodes, cf.Name, len(cf.Nodes))
 	}
 	return doc, nil
+}
+
+// loadAll loads the runbook once per combination of its sweep: (once
+// without one), each checked whole before anything runs.
+func (f *runbookFlags) loadAll(path string, stderr io.Writer) ([]*runbook.Doc, error) {
+	doc, err := f.load(path, stderr)
+	if err != nil {
+		return nil, err
+	}
+	combos := runbook.Combinations(doc.Meta.Sweep)
+	if len(combos) == 0 || f.sweep != nil {
+		return []*runbook.Doc{doc}, nil
+	}
+	docs := make([]*runbook.Doc, 0, len(combos))
+	for _, c := range combos {
+		g := *f
+		g.sweep = c
+		d, err := g.load(path, stderr)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
 }
 
 // externalFaultMissing says which faults an external cluster cannot

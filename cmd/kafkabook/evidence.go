@@ -11,15 +11,16 @@ import (
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 
 	"github.com/kafkabook/kafkabook/internal/evidence"
+	"github.com/kafkabook/kafkabook/internal/site"
 	"github.com/kafkabook/kafkabook/report"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/spf13/cobra"
 )
 
 func evidenceCmd() *cobra.Command {
-	var format, relTo string
+	var format, relTo, sweep string
 	c := &cobra.Command{
-		Use:   "evidence RUN_DIR",
+		Use:   "evidence RUN_DIR | --sweep NAME SITE",
 		Short: "Print a run directory's evidence as a block for a decision record (Markdown or JSON)",
 		Long: `Evidence prints what a decision record cites from a run directory
 (OUT/<runbook>/kafka-<version>/<time>/): the runbook's question, the verdict,
@@ -33,11 +34,23 @@ link to the report.
 The output depends on the evidence alone. A RUN_DIR that is a symbolic link
 (latest) is resolved, so the link names the run the hashes belong to. The
 link is relative to --relative-to (default: the current directory), e.g.
---relative-to docs/adr for a record kept there.`,
+--relative-to docs/adr for a record kept there.
+
+With --sweep NAME it prints instead what a sweep's runs under the site SITE
+say of its settings (the runbook NAME.md with a sweep: in its front
+matter): for each combination, release, client and experiment, over every
+run of it in the site, the 95% bounds of the runs that lost, the
+acknowledged messages lost, the duplicates and the refused writes, the
+p50 and p99 ack latency, the combinations no other beats on both
+durability and latency, and for each lossy combination the smallest
+change of settings that lost nothing.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "markdown" && format != "json" {
 				return usageErr("evidence: --format is markdown or json, not %q", format)
+			}
+			if sweep != "" {
+				return printSweep(cmd.OutOrStdout(), args[0], sweep, format)
 			}
 			dir := resolveLatest(args[0])
 			res, sum, err := loadResults(dir)
@@ -64,7 +77,58 @@ link is relative to --relative-to (default: the current directory), e.g.
 	}
 	c.Flags().StringVar(&format, "format", "markdown", "markdown or json")
 	c.Flags().StringVar(&relTo, "relative-to", ".", "directory the report link is relative to")
+	c.Flags().StringVar(&sweep, "sweep", "", "print the settings of the sweep NAME from the site given (its runbook's name)")
 	return c
+}
+
+// printSweep prints the sweep name of the site root.
+func printSweep(w io.Writer, root, name, format string) error {
+	s, err := loadSweep(root, name)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		return s.JSON(w)
+	}
+	return s.Markdown(w)
+}
+
+// writeSettings writes the settings page of the sweep name from every run
+// of it in the site root, as root/name.settings.html.
+func writeSettings(root, name string) (string, error) {
+	s, err := loadSweep(root, name)
+	if err != nil {
+		return "", err
+	}
+	var page bytes.Buffer
+	if err := s.HTML(&page); err != nil {
+		return "", err
+	}
+	path := filepath.Join(root, name+".settings.html")
+	return path, atomicfile.WriteFile(path, page.Bytes(), 0o644)
+}
+
+// loadSweep sums the runs of the sweep name in the site root.
+func loadSweep(root, name string) (evidence.Sweep, error) {
+	dirs, err := site.SweepRuns(root, name)
+	if err != nil {
+		return evidence.Sweep{}, err
+	}
+	var sets []*results.Results
+	var used []string
+	for _, d := range dirs {
+		res, _, err := loadResults(d)
+		if err != nil {
+			return evidence.Sweep{}, err
+		}
+		if res.Runbook.Sweep == name {
+			sets, used = append(sets, res), append(used, d)
+		}
+	}
+	if len(sets) == 0 {
+		return evidence.Sweep{}, usageErr("%s: no runs of a sweep %q (they go under %s/%s.<combination>/)", root, name, root, name)
+	}
+	return evidence.SweepOf(name, sets, used), nil
 }
 
 // loadResults reads DIR/results.json and returns it with its sha256,

@@ -66,7 +66,7 @@ current as Kafka releases.`,
 				return err
 			}
 			if fresh.on {
-				p, err = newReleases(args, p, releases, fresh.site)
+				p = newReleases(p, releases, fresh.site)
 			}
 			if err != nil {
 				return err
@@ -94,33 +94,26 @@ type freshFlags struct {
 // newReleases replaces the releases of plan p's cells by every release of
 // releases that the site has no run of, per runbook and client: the cells
 // that would bring the site up to date.
-func newReleases(paths []string, p *site.Plan, releases []string, root string) (*site.Plan, error) {
+func newReleases(p *site.Plan, releases []string, root string) *site.Plan {
 	out := site.NewPlan(p.Batch)
-	for _, path := range paths {
-		name, err := runbookName(path)
-		if err != nil {
-			return out, err
+	type series struct{ path, name, client string }
+	var all []series // in the plan's order
+	repeats := map[series]int{}
+	for _, c := range p.Include {
+		k := series{c.Runbook, c.Name, c.Client}
+		if _, ok := repeats[k]; !ok {
+			all = append(all, k)
 		}
-		var clients []string // in the plan's order
-		repeats := map[string]int{}
-		for _, c := range p.Include {
-			if c.Runbook != path {
-				continue
-			}
-			if _, ok := repeats[c.Client]; !ok {
-				clients = append(clients, c.Client)
-			}
-			repeats[c.Client] = max(repeats[c.Client], c.Repeat)
-		}
-		for _, client := range clients {
-			for _, v := range releases {
-				if !site.HasRuns(root, name, v, client) {
-					out.Add(path, name, []string{v}, []string{cmp.Or(client, runbook.FranzGo)}, repeats[client])
-				}
+		repeats[k] = max(repeats[k], c.Repeat)
+	}
+	for _, k := range all {
+		for _, v := range releases {
+			if !site.HasRuns(root, k.name, v, k.client) {
+				out.Add(k.path, k.name, []string{v}, []string{cmp.Or(k.client, runbook.FranzGo)}, repeats[k])
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // makePlan checks the runbooks and lists their cells (site.Plan), in the
@@ -146,7 +139,13 @@ func makePlan(paths []string, ov runbookFlags, batch string, stderr io.Writer) (
 		if err != nil {
 			return p, err
 		}
-		p.Add(path, name, doc.Meta.Kafka, doc.Meta.Client, doc.Meta.Repeat)
+		combos := runbook.Combinations(doc.Meta.Sweep)
+		if len(combos) == 0 {
+			p.Add(path, name, doc.Meta.Kafka, doc.Meta.Client, doc.Meta.Repeat)
+		}
+		for _, c := range combos { // a cell per combination of the sweep
+			p.Add(path, name+"."+c.Name(), doc.Meta.Kafka, doc.Meta.Client, doc.Meta.Repeat)
+		}
 	}
 	return p, nil
 }

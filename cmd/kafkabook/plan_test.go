@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/site"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // TestPlanDuplicatesAndLineBreaks: a release or client given twice makes
@@ -94,5 +95,32 @@ func TestPlanNewReleases(t *testing.T) {
 	}
 	if _, err := kafkabook(t, "plan", "--new-releases", "--kafka", "4.3.1", rb); err == nil || !strings.Contains(err.Error(), "drop --kafka") {
 		t.Errorf("--new-releases with --kafka: %v, want refused", err)
+	}
+}
+
+// TestCellOfSweep: a cell id names its combination of the sweep; run
+// --cell picks that one (and its client), and refuses a combination the
+// sweep does not have.
+func TestCellOfSweep(t *testing.T) {
+	combos := runbook.Combinations([]runbook.SweepParam{{Name: "acks", Values: []string{"1", "all"}}, {Name: "mis", Values: []string{"1", "2"}}})
+	for _, tc := range []struct{ id, combo, client, err string }{
+		{id: "sw.acks-all.mis-1.kafka-4.3.1.r2", combo: "acks=all mis=1", client: runbook.FranzGo},
+		{id: "sw.acks-1.mis-2.java@4.3.1.kafka-4.2.2.r1", combo: "acks=1 mis=2", client: "java@4.3.1"},
+		{id: "sw.acks-0.mis-1.kafka-4.3.1.r1", err: "names no combination"},
+		{id: "other.acks-1.mis-1.kafka-4.3.1.r1", err: "names no combination"},
+	} {
+		var f runbookFlags
+		c := cellFlags{id: tc.id}
+		err := c.apply("dir/sw.md", &f, combos)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, want %q", tc.id, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.id, err)
+		case f.sweep.String() != tc.combo || f.client[0] != tc.client || f.repeat != 1:
+			t.Errorf("%s: combination %q, client %v, repeat %d; want %q, %s", tc.id, f.sweep, f.client, f.repeat, tc.combo, tc.client)
+		}
 	}
 }

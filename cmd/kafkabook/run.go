@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,14 +62,23 @@ could not complete (partial evidence is still written); 3 bad runbook or
 arguments (nothing ran).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.cell.apply(args[0], &f); err != nil {
-				return err
-			}
 			f.clusterFile = o.bf.clusterFile
-			doc, err := f.load(args[0], cmd.ErrOrStderr())
+			if o.cell.id != "" {
+				// The cell names its release, client and (in a sweep) its
+				// combination: the runbook is read once to know which.
+				doc, err := f.load(args[0], cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				if err := o.cell.apply(args[0], &f, runbook.Combinations(doc.Meta.Sweep)); err != nil {
+					return err
+				}
+			}
+			docs, err := f.loadAll(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
+			doc := docs[0]
 			if err := o.checkUntilDecided(cmd, doc); err != nil {
 				return err
 			}
@@ -79,7 +89,7 @@ arguments (nothing ran).`,
 			}
 			code := exitOK
 			for _, version := range doc.Meta.Kafka {
-				c, err := o.runVersion(cmd.Context(), doc, version)
+				c, err := o.runVersion(cmd.Context(), docs, version)
 				if err != nil {
 					if o.junit != "" && len(o.collected) > 0 {
 						writeJUnit(o.junit, o.collected, o.stderr)
@@ -94,6 +104,15 @@ arguments (nothing ran).`,
 			if o.junit != "" {
 				if err := writeJUnit(o.junit, o.collected, o.stderr); err != nil {
 					return err
+				}
+			}
+			if doc.SweepName() != "" {
+				path, err := writeSettings(o.out, doc.SweepName())
+				if err != nil {
+					fmt.Fprintf(o.stderr, "kafkabook: writing the sweep's settings page: %v\n", err)
+					code = max(code, exitRun)
+				} else {
+					fmt.Fprintf(o.stdout, "settings: %s\n", path)
 				}
 			}
 			if code != exitOK {
@@ -156,10 +175,31 @@ type runOpts struct {
 	maxRuns                      int                // --max
 }
 
-// runVersion runs the runbook against one Kafka version, once per client
-// on one cluster, and returns the worst exit code they earn.
-func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version string) (int, error) {
-	lease, err := backends.ForRun(ctx, o.runRequest(doc, version), o.progress)
+// runVersion runs the runbook against one Kafka version, once per
+// combination of its sweep (docs: one Doc each, or the one Doc without a
+// sweep) and client, on one cluster while the broker settings agree, and
+// returns the worst exit code they earn.
+func (o *runOpts) runVersion(ctx context.Context, docs []*runbook.Doc, version string) (int, error) {
+	code := exitOK
+	for len(docs) > 0 && ctx.Err() == nil {
+		// The combinations up to the first that sets the brokers
+		// otherwise share a cluster.
+		n := 1
+		for n < len(docs) && maps.Equal(docs[n].Meta.Broker, docs[0].Meta.Broker) {
+			n++
+		}
+		c, err := o.runOnCluster(ctx, docs[:n], version)
+		if err != nil {
+			return 0, err
+		}
+		code, docs = max(code, c), docs[n:]
+	}
+	return code, nil
+}
+
+// runOnCluster runs each Doc once per client on one cluster of version.
+func (o *runOpts) runOnCluster(ctx context.Context, docs []*runbook.Doc, version string) (int, error) {
+	lease, err := backends.ForRun(ctx, o.runRequest(docs[0], version), o.progress)
 	if err != nil {
 		return 0, backendErr(err)
 	}
@@ -167,19 +207,24 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 	// Release acts once.
 	defer lease.Release()
 	code := exitOK
-	for i, client := range doc.Meta.Client {
-		last := i == len(doc.Meta.Client)-1
-		c, err := o.runClient(ctx, doc, version, client, lease, func() {
-			if last {
-				lease.Release() // down before rendering: the report needs no cluster
-			}
-		})
-		if err != nil {
-			return 0, err
+	for di, doc := range docs {
+		if len(doc.Combination) > 0 {
+			fmt.Fprintf(o.stdout, "\n=== sweep %s: %s ===\n", doc.Base(), doc.Combination)
 		}
-		code = max(code, c)
-		if ctx.Err() != nil {
-			break
+		for i, client := range doc.Meta.Client {
+			last := di == len(docs)-1 && i == len(doc.Meta.Client)-1
+			c, err := o.runClient(ctx, doc, version, client, lease, func() {
+				if last {
+					lease.Release() // down before rendering: the report needs no cluster
+				}
+			})
+			if err != nil {
+				return 0, err
+			}
+			code = max(code, c)
+			if ctx.Err() != nil {
+				return code, nil
+			}
 		}
 	}
 	return code, nil
@@ -189,9 +234,9 @@ func (o *runOpts) runVersion(ctx context.Context, doc *runbook.Doc, version stri
 // a cluster that is up, renders its report and returns the exit code it
 // earns; done is called once the engine is through with the cluster.
 func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, client string, lease *backends.Lease, done func()) (int, error) {
-	name, err := runbookName(doc.Path)
-	if err != nil {
-		return 0, err
+	name := doc.Name()
+	if why := site.NameProblem(name); why != "" {
+		return 0, usageErr("%s: the runbook's evidence name %q cannot name a directory (%s): rename the file", doc.Path, name, why)
 	}
 	dir, err := results.NewRunDir(filepath.Join(o.out, name, site.SeriesDir(version, client)), time.Now())
 	if err != nil {

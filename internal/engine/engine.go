@@ -58,10 +58,12 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	start := results.StartEvent{
 		Title: doc.Meta.Title,
 		Runbook: results.Runbook{
-			Name:   strings.TrimSuffix(filepath.Base(doc.Path), filepath.Ext(doc.Path)),
-			Path:   runbookPath(doc.Path),
-			SHA256: fmt.Sprintf("%x", sum),
-			File:   "runbook.md",
+			Name:        doc.Name(),
+			Sweep:       doc.SweepName(),
+			Combination: doc.Combination.String(),
+			Path:        runbookPath(doc.Path),
+			SHA256:      fmt.Sprintf("%x", sum),
+			File:        "runbook.md",
 		},
 		Provenance: prov,
 	}

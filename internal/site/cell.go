@@ -24,10 +24,13 @@ type Plan struct {
 type Cell struct {
 	ID      string `json:"id"`
 	Runbook string `json:"runbook"` // the path, as given to plan
-	Kafka   string `json:"kafka"`
-	Client  string `json:"client,omitempty"`
-	Repeat  int    `json:"repeat"` // which repeat of the cell's runbook and release, 1-based
-	Batch   string `json:"batch"`
+	// Name is the name its evidence goes under: the runbook's, with a
+	// sweep's combination after it (producer-acks.acks-1.mis-2).
+	Name   string `json:"name"`
+	Kafka  string `json:"kafka"`
+	Client string `json:"client,omitempty"`
+	Repeat int    `json:"repeat"` // which repeat of the cell's runbook and release, 1-based
+	Batch  string `json:"batch"`
 }
 
 // NewPlan is an empty plan of batch.
@@ -35,7 +38,8 @@ func NewPlan(batch string) *Plan {
 	return &Plan{Batch: batch, Include: []Cell{}, seen: map[string]bool{}}
 }
 
-// Add lists the cells of the runbook at path, named name (RunbookName):
+// Add lists the cells of the runbook at path, named name (RunbookName, or
+// with a sweep a combination's name, producer-acks.acks-1.mis-2):
 // release, then client, then repeat. A release or client given twice
 // makes one cell, one CI artifact.
 func (p *Plan) Add(path, name string, kafka, clients []string, repeat int) {
@@ -50,7 +54,7 @@ func (p *Plan) Add(path, name string, kafka, clients []string, repeat int) {
 					continue
 				}
 				p.seen[id] = true
-				p.Include = append(p.Include, Cell{ID: id, Runbook: path, Kafka: v, Client: client, Repeat: r, Batch: p.Batch})
+				p.Include = append(p.Include, Cell{ID: id, Runbook: path, Name: name, Kafka: v, Client: client, Repeat: r, Batch: p.Batch})
 			}
 		}
 	}
