@@ -82,10 +82,15 @@ const (
 	EventFenced  = "fenced"  // a transform member's producer was fenced by a successor with its transactional.id (Error says how); partition and offset -1, ID the record whose derived write was refused (none when fenced at begin or commit)
 )
 
-// OffsetSample is a group's committed offset of one partition at one
-// moment, asked of the group coordinator (OffsetFetch); -1 when none.
+// OffsetSample is a group's committed offset of one partition, asked of
+// the group coordinator (OffsetFetch, with require_stable since Sent was
+// recorded, as a successor's KafkaConsumer asks); -1 when none. The
+// answer holds for some moment between Sent and At: a commit acknowledged
+// before Sent is in it, one acknowledged after At is not, and one
+// acknowledged in between may or may not be.
 type OffsetSample struct {
-	At        time.Time `json:"at"`
+	At        time.Time `json:"at"`            // when the answer came back; a sample's partitions share it
+	Sent      time.Time `json:"sent,omitzero"` // when the question was sent; zero in evidence that did not record it
 	Partition int32     `json:"partition"`
 	Committed int64     `json:"committed"`
 }

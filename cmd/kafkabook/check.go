@@ -162,13 +162,15 @@ when any runbook is bad, after checking all of them.`,
 	return c
 }
 
-// checkOne checks one runbook and prints its summary: steps, runs, nodes,
-// releases, sh blocks and parameters.
+// checkOne checks one runbook (each combination of a sweep) and prints its
+// summary: steps, runs, nodes, releases, sh blocks, parameters (of the
+// first combination) and the sweep.
 func checkOne(cmd *cobra.Command, f *runbookFlags, path string) error {
-	doc, err := f.load(path, cmd.ErrOrStderr())
+	docs, err := f.loadAll(path, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	doc := docs[0]
 	out := cmd.OutOrStdout()
 	steps := 0
 	for _, b := range doc.Blocks {
@@ -188,6 +190,13 @@ func checkOne(cmd *cobra.Command, f *runbookFlags, path string) error {
 			kv = append(kv, k+"="+doc.Meta.Params[k])
 		}
 		fmt.Fprintf(out, "%s: params: %s\n", path, strings.Join(kv, " "))
+	}
+	if len(doc.Meta.Sweep) > 0 {
+		var sw []string
+		for _, p := range doc.Meta.Sweep {
+			sw = append(sw, p.Name+"=["+strings.Join(p.Values, " ")+"]")
+		}
+		fmt.Fprintf(out, "%s: sweep: %s: %d combinations, each checked, each run on every release and client\n", path, strings.Join(sw, " "), len(docs))
 	}
 	return nil
 }

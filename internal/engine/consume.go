@@ -264,7 +264,18 @@ func startConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.S
 	if err != nil {
 		return err
 	}
-	committed, _ := w.admin.Committed(ctx, g.name, g.topic.name)
+	// The committed offsets the new member will resume from, asked as it
+	// will ask them, once no member runs (the sampler asks only while one
+	// does): the group's offsets sample nearest its start, -1 for a
+	// partition without one.
+	sent := time.Now().UTC()
+	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
+	at := time.Now().UTC()
+	if err == nil {
+		if end, err := w.admin.EndOffsets(ctx, g.topic.name); err == nil {
+			w.emitOffsets(g, sent, at, committed, end)
+		}
+	}
 	m, err := w.startMember(ctx, g, false)
 	if err != nil {
 		return err
@@ -352,7 +363,9 @@ func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets
 	if err != nil {
 		return err
 	}
+	sent := time.Now().UTC()
 	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
+	at := time.Now().UTC()
 	if err != nil {
 		return err
 	}
@@ -360,22 +373,30 @@ func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets
 	if err != nil {
 		return err
 	}
-	at := time.Now().UTC()
+	for _, p := range slices.Sorted(maps.Keys(end)) {
+		shown := "none"
+		if c, ok := committed[p]; ok {
+			shown = fmt.Sprint(c)
+		}
+		log.line("%s partition %d: committed %s, end %d", g.label, p, shown, end[p])
+	}
+	w.emitOffsets(g, sent, at, committed, end)
+	return nil
+}
+
+// emitOffsets records one sample of a group's committed offsets, asked at
+// sent and answered at at, of every partition of end: -1 where none is
+// committed.
+func (w *workload) emitOffsets(g *group, sent, at time.Time, committed, end map[int32]int64) {
 	var samples []results.OffsetSample
 	for _, p := range slices.Sorted(maps.Keys(end)) {
 		c, ok := committed[p]
 		if !ok {
 			c = -1
 		}
-		samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: c})
-		shown := "none"
-		if ok {
-			shown = fmt.Sprint(c)
-		}
-		log.line("%s partition %d: committed %s, end %d", g.label, p, shown, end[p])
+		samples = append(samples, results.OffsetSample{At: at, Sent: sent, Partition: p, Committed: c})
 	}
 	w.ev.Emit(results.KindOffsets, w.num, results.OffsetsEvent{Group: g.name, Samples: samples})
-	return nil
 }
 
 // liveGroups maps each group whose member runs to its topic, by their

@@ -127,15 +127,16 @@ func (o *observation) sampleOffsets(ctx context.Context) {
 	live := o.history.liveGroups()
 	for _, group := range slices.Sorted(maps.Keys(live)) {
 		ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+		sent := time.Now().UTC()
 		committed, err := o.admin.Committed(ctx, group, live[group])
+		at := time.Now().UTC()
 		cancel()
 		if err != nil {
 			continue
 		}
-		at := time.Now().UTC()
 		var samples []results.OffsetSample
 		for _, p := range slices.Sorted(maps.Keys(committed)) {
-			samples = append(samples, results.OffsetSample{At: at, Partition: p, Committed: committed[p]})
+			samples = append(samples, results.OffsetSample{At: at, Sent: sent, Partition: p, Committed: committed[p]})
 		}
 		o.ev.Emit(results.KindOffsets, o.num, results.OffsetsEvent{Group: group, Samples: samples})
 	}

@@ -180,8 +180,8 @@ func (s Sweep) Markdown(w io.Writer) error {
 	if len(s.Fixes) > 0 {
 		b.WriteString("\nThe smallest change that stopped the losses:\n\n")
 		for _, f := range s.Fixes {
-			fmt.Fprintf(&b, "- %s on Kafka %s through %s: %s (runs losing %s → %s)\n",
-				mdText(f.Label), mdText(f.Kafka), mdText(f.Client), mdCode(f.Change, false), f.Lossy, f.Safe)
+			fmt.Fprintf(&b, "- %s on Kafka %s through %s: %s to %s, %s (runs losing %s → %s)\n",
+				mdText(f.Label), mdText(f.Kafka), mdText(f.Client), mdCode(f.From, false), mdCode(f.To, false), mdCode(f.Change, false), f.Lossy, f.Safe)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -177,24 +177,54 @@ func committedOffsets(req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResp
 
 // Committed returns the group's committed offset of every partition of the
 // topic, as the group coordinator has it (OffsetFetch, the AdminClient's
-// listConsumerGroupOffsets); a partition without one is absent.
+// listConsumerGroupOffsets); a partition without one is absent. It asks as
+// a successor's KafkaConsumer does, with require_stable: the coordinator
+// answers from its latest state, and holds back (UNSTABLE_OFFSET_COMMIT)
+// a partition with a transactional commit still pending, which is asked
+// again every unstableRetry until ctx ends.
 func (c *Client) Committed(ctx context.Context, group, topic string) (map[int32]int64, error) {
 	adm := kadm.NewClient(c.cl)
-	resp, err := adm.FetchOffsets(ctx, group)
-	if err == nil {
-		err = resp.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("committed offsets of group %s: %w", group, err)
-	}
-	out := map[int32]int64{}
-	for p, o := range resp[topic] {
-		if o.Err == nil && o.At >= 0 {
-			out[p] = o.At
+	for {
+		resp, err := adm.FetchOffsets(kadm.RequireStable(ctx), group)
+		if err == nil && !unstableOffsets(resp) {
+			err = resp.Error()
+			if err == nil {
+				out := map[int32]int64{}
+				for p, o := range resp[topic] {
+					if o.At >= 0 {
+						out[p] = o.At
+					}
+				}
+				return out, nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("committed offsets of group %s: %w", group, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("committed offsets of group %s: a transactional commit still pending: %w", group, ctx.Err())
+		case <-time.After(unstableRetry):
 		}
 	}
-	return out, nil
 }
+
+// unstableOffsets tells whether the coordinator held back a partition's
+// offset for a pending transactional commit.
+func unstableOffsets(resp kadm.OffsetResponses) bool {
+	for _, ps := range resp {
+		for _, o := range ps {
+			if errors.Is(o.Err, kerr.UnstableOffsetCommit) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unstableRetry is how soon a partition held back by a pending
+// transactional commit is asked again: the Java client's retry.backoff.ms.
+const unstableRetry = 100 * time.Millisecond
 
 // EndOffsets returns the high watermark of every partition of the topic.
 func (c *Client) EndOffsets(ctx context.Context, topic string) (map[int32]int64, error) {
