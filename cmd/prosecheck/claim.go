@@ -29,6 +29,7 @@ import (
 //	spell(noidem: [1])=7.2s..11.7s  how long an ISR held (timing.go)
 //	config(java: request.timeout.ms)=30s  a client setting in force (config.go)
 //	offset(acks1: m-020)=19 per run  where a message was acknowledged (offset.go)
+//	feature(eligible.leader.replicas.version)=1  a finalized feature level (config.go)
 //
 // The measures are results.Measures, the functions of `expect`: a claim
 // means what the same expression means in a runbook.
@@ -73,7 +74,7 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|offset\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|feature\([^()]*\)|offset\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
 	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
@@ -99,6 +100,11 @@ func parseClaim(s string) (claim, error) {
 		c.Kind = lhs
 	case strings.HasPrefix(lhs, "offset("):
 		if err := parseOffset(&c, lhs, rhs); err != nil {
+			return c, fmt.Errorf("claim %q: %w", s, err)
+		}
+		return c, nil
+	case strings.HasPrefix(lhs, "feature("):
+		if err := parseFeature(&c, lhs, rhs); err != nil {
 			return c, fmt.Errorf("claim %q: %w", s, err)
 		}
 		return c, nil

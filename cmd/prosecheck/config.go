@@ -72,3 +72,43 @@ func (c claim) checkConfig(l *loader, dirs []string) (string, bool, error) {
 	}
 	return compact(seen), ok, nil
 }
+
+// A feature claim states a finalized feature level of the cluster the
+// cited runs met (provenance.features; an absent feature is at level 0,
+// as Kafka reads it), in every cited directory, which must have recorded
+// the features:
+//
+//	feature(eligible.leader.replicas.version)=1
+
+var featureRe = regexp.MustCompile(`^feature\(\s*([a-z.]+)\s*\)$`)
+
+// parseFeature reads a feature claim's two sides into c.
+func parseFeature(c *claim, lhs, rhs string) error {
+	g := featureRe.FindStringSubmatch(lhs)
+	if g == nil || c.Op != "==" || c.Scope != "" || !isInt(rhs) {
+		return fmt.Errorf("write a feature level as feature(eligible.leader.replicas.version)=1")
+	}
+	n, _ := strconv.ParseInt(rhs, 10, 64)
+	c.Kind, c.Line, c.Want = "feature", g[1], []int64{n}
+	return nil
+}
+
+// checkFeature compares the finalized level with the claim in every cited
+// directory.
+func (c claim) checkFeature(l *loader, dirs []string) (string, bool, error) {
+	var seen []string
+	ok := true
+	for _, d := range dirs {
+		r, err := l.load(d)
+		if err != nil {
+			return "", false, err
+		}
+		if r.Provenance.Features == nil {
+			return "", false, fmt.Errorf("%s: %s recorded no finalized features", c.Text, d)
+		}
+		v := int64(r.Provenance.Features[c.Line])
+		seen = append(seen, strconv.FormatInt(v, 10))
+		ok = ok && v == c.Want[0]
+	}
+	return compact(seen), ok, nil
+}

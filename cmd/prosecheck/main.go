@@ -105,9 +105,12 @@ func (l *loader) checkMarker(w io.Writer, m marker) bool {
 		var got string
 		var ok bool
 		var err error
-		if c.Kind == "config" {
+		switch c.Kind {
+		case "config":
 			got, ok, err = c.checkConfig(l, m.Dirs)
-		} else {
+		case "feature":
+			got, ok, err = c.checkFeature(l, m.Dirs)
+		default:
 			got, ok, err = c.check(runs)
 		}
 		switch {

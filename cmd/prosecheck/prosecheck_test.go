@@ -151,7 +151,8 @@ func TestTimings(t *testing.T) {
 		"timing.md:5: evidence: timing/kafka-9.9.9/20260101T000000Z gap(fault(start k2), log(k2: unfenced))=3s..4s: want gap(fault(start k2), log(k2: unfenced))=3s..4s, evidence says 3s..5s (3s, 5s)",
 		"timing.md:6: evidence: timing/kafka-9.9.9/20260101T000000Z spell(t: [1])=7.5s..8.0s: want spell(t: [1])=7.5s..8.0s, evidence says 7.5s..8.5s (7.5s, 8.5s)",
 		"timing.md:7: evidence: timing/kafka-9.9.9/20260101T000000Z config(java: request.timeout.ms)=10s: want config(java: request.timeout.ms)=10s, evidence says java 30000",
-		"8 claims in 5 markers",
+		"timing.md:8: evidence: timing/kafka-9.9.9/20260101T000000Z feature(eligible.leader.replicas.version)=0: want feature(eligible.leader.replicas.version)=0, evidence says 1",
+		"10 claims in 6 markers",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no line %q in\n%s", want, got)
