@@ -274,12 +274,16 @@ type sitePage struct {
 type siteRunbook struct {
 	Snapshots bool // some listed run was judged by a snapshot: explain the *
 	Name      string
-	Title     string
-	Clients   bool // some run went through a client other than franz-go: rows are release × client
-	Labels    []string
-	Groups    []string // consumer groups, by label
-	Versions  []siteVersion
-	Charts    []chart
+	// Sweep and Combination name the sweep the runbook's evidence is a
+	// combination of, whose settings page (Sweep.settings.html) the
+	// section links; empty otherwise.
+	Sweep, Combination string
+	Title              string
+	Clients            bool // some run went through a client other than franz-go: rows are release × client
+	Labels             []string
+	Groups             []string // consumer groups, by label
+	Versions           []siteVersion
+	Charts             []chart
 	// Differences are the verdicts that are not the same on every release
 	// (the newest run of each); Comparisons link the pages comparing
 	// consecutive releases.
@@ -455,7 +459,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 	latest := map[string][]siteRun{} // runbook → newest run per version, in version order
 	for _, sr := range runs {
 		if n := len(page.Runbooks); n == 0 || page.Runbooks[n-1].Name != sr.Runbook {
-			page.Runbooks = append(page.Runbooks, siteRunbook{Name: sr.Runbook, Title: sr.Sum.Title, Clients: sr.NameClient})
+			page.Runbooks = append(page.Runbooks, siteRunbook{Name: sr.Runbook, Title: sr.Sum.Title, Clients: sr.NameClient, Sweep: sr.Sum.Sweep, Combination: sr.Sum.Combination})
 		}
 	}
 	byRunbook := map[string]*siteRunbook{}

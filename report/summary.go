@@ -74,13 +74,17 @@ type runSummary struct {
 	Client string `json:",omitempty"`
 	// Backend is where the cluster ran (local, docker, kubernetes,
 	// external): the index names it beside each run.
-	Backend  string `json:",omitempty"`
-	Title    string
-	Labels   []string
-	Lost     map[string][]int // per label, per run; -1 when not read
-	Unseen   map[string][]int // per label, per run, for runs judged by a snapshot; else 0
-	Snapshot map[string][]bool
-	Acked    map[string]int
+	Backend string `json:",omitempty"`
+	// Sweep and Combination are a swept runbook's (results.Runbook): the
+	// index links the sweep's settings page.
+	Sweep       string `json:",omitempty"`
+	Combination string `json:",omitempty"`
+	Title       string
+	Labels      []string
+	Lost        map[string][]int // per label, per run; -1 when not read
+	Unseen      map[string][]int // per label, per run, for runs judged by a snapshot; else 0
+	Snapshot    map[string][]bool
+	Acked       map[string]int
 	// RunsLost bounds, per label, how often such a run loses an
 	// acknowledged message (results.LossBounds over the final reads).
 	RunsLost map[string]results.Bound       `json:",omitempty"`
@@ -108,7 +112,7 @@ type runSummary struct {
 // summarize makes the summary of r; exps are its runs' explanations, or
 // nil to explain them here.
 func summarize(r *results.Results, exps []explain.Explanation) runSummary {
-	s := runSummary{Runbook: r.Runbook.Name, Kafka: r.Provenance.Kafka, Client: r.Provenance.Client, Backend: r.Provenance.Backend, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
+	s := runSummary{Runbook: r.Runbook.Name, Sweep: r.Runbook.Sweep, Combination: r.Runbook.Combination, Kafka: r.Provenance.Kafka, Client: r.Provenance.Client, Backend: r.Provenance.Backend, Title: r.Title, Labels: r.Labels(), Lost: map[string][]int{}, Acked: map[string]int{},
 		Unseen: map[string][]int{}, Snapshot: map[string][]bool{},
 		Latency: map[string]results.Percentiles{}, Verdict: newVerdict(r), Complete: r.Complete, Start: r.Provenance.Start}
 	for _, l := range s.Labels {

@@ -108,6 +108,24 @@ func writeSettings(root, name string) (string, error) {
 	return path, atomicfile.WriteFile(path, page.Bytes(), 0o644)
 }
 
+// writeAllSettings writes the settings page of every sweep with runs in
+// the site root, and returns their paths.
+func writeAllSettings(root string) ([]string, error) {
+	names, err := site.Sweeps(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range names {
+		p, err := writeSettings(root, name)
+		if err != nil {
+			return out, fmt.Errorf("the settings page of sweep %s: %w", name, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // loadSweep sums the runs of the sweep name in the site root.
 func loadSweep(root, name string) (evidence.Sweep, error) {
 	dirs, err := site.SweepRuns(root, name)

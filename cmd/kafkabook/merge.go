@@ -19,7 +19,7 @@ func mergeCmd() *cobra.Command {
 		Long: `Merge copies every run directory found under each DIR (the --out of
 'kafkabook run', e.g. one per cell of 'kafkabook plan') into OUT at the same
 place, OUT/<runbook>/kafka-<version>/<time>/, then renders every page and
-the site index once.
+the site index once, and each sweep's settings page (OUT/<sweep>.settings.html).
 
 A run is never overwritten or dropped: a run whose evidence is already in
 OUT under its name is skipped; a different run under a name OUT already
@@ -52,6 +52,13 @@ rendered); 3 bad arguments.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rendered %s\n", filepath.Join(into, report.IndexFile))
+			pages, err := writeAllSettings(into)
+			if err != nil {
+				return err
+			}
+			for _, p := range pages {
+				fmt.Fprintf(cmd.OutOrStdout(), "settings: %s\n", p)
+			}
 			if len(m.Failed) > 0 {
 				return &exitError{exitRun, fmt.Errorf("%d run(s) not merged: %s", len(m.Failed), strings.Join(m.Failed, ", "))}
 			}

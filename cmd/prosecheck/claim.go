@@ -30,6 +30,7 @@ import (
 //	config(java: request.timeout.ms)=30s  a client setting in force (config.go)
 //	offset(acks1: m-020)=19 per run  where a message was acknowledged (offset.go)
 //	feature(eligible.leader.replicas.version)=1  a finalized feature level (config.go)
+//	bound(runs_lost(t))=0%..52.7%  a rate's 95% interval over the runs (bound.go)
 //
 // The measures are results.Measures, the functions of `expect`: a claim
 // means what the same expression means in a runbook.
@@ -74,7 +75,7 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|feature\([^()]*\)|offset\([^()]*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|feature\([^()]*\)|offset\([^()]*\)|bound\(.*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[0-9.]+%\.\.[0-9.]+%|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
 	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
@@ -86,6 +87,21 @@ const num = `\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h)?`
 
 const claimForms = "write runs=N, held=N, runs(lost(t)==N)=N, or a measure such as lost(t)=N per run, lost(t)=N total, lost(t)=A,B,C, lost(t)=A..B or lost(t)={m-001..m-010} per run"
 
+// forms are the claims of a kind of their own, each read by its parse
+// function (both sides) and checked by its check (claim.check, or the
+// loader's for the ones that read provenance).
+var forms = []struct {
+	prefix string
+	parse  func(c *claim, lhs, rhs string) error
+}{
+	{"offset(", parseOffset},
+	{"bound(", parseBound},
+	{"feature(", parseFeature},
+	{"config(", parseConfig},
+	{"gap(", parseTiming},
+	{"spell(", parseTiming},
+}
+
 // parseClaim reads one claim of a marker.
 func parseClaim(s string) (claim, error) {
 	c := claim{Text: s}
@@ -95,32 +111,17 @@ func parseClaim(s string) (claim, error) {
 	}
 	lhs, rhs := g[1], g[3]
 	c.Op, c.Scope = normOp(g[2]), g[4]
+	for _, f := range forms {
+		if strings.HasPrefix(lhs, f.prefix) {
+			if err := f.parse(&c, lhs, rhs); err != nil {
+				return c, fmt.Errorf("claim %q: %w", s, err)
+			}
+			return c, nil
+		}
+	}
 	switch {
 	case lhs == "runs" || lhs == "held":
 		c.Kind = lhs
-	case strings.HasPrefix(lhs, "offset("):
-		if err := parseOffset(&c, lhs, rhs); err != nil {
-			return c, fmt.Errorf("claim %q: %w", s, err)
-		}
-		return c, nil
-	case strings.HasPrefix(lhs, "feature("):
-		if err := parseFeature(&c, lhs, rhs); err != nil {
-			return c, fmt.Errorf("claim %q: %w", s, err)
-		}
-		return c, nil
-	case strings.HasPrefix(lhs, "config("):
-		if err := parseConfig(&c, lhs, rhs); err != nil {
-			return c, fmt.Errorf("claim %q: %w", s, err)
-		}
-		return c, nil
-	case strings.HasPrefix(lhs, "gap(") || strings.HasPrefix(lhs, "spell("):
-		if err := parseTiming(&c, lhs); err != nil {
-			return c, err
-		}
-		if err := c.setTiming(rhs); err != nil {
-			return c, fmt.Errorf("claim %q: %w", s, err)
-		}
-		return c, nil
 	case strings.HasPrefix(lhs, "runs(") && condRe.FindStringSubmatch(lhs) == nil && orderRe.MatchString(lhs):
 		og := orderRe.FindStringSubmatch(lhs)
 		var err error
@@ -369,6 +370,8 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 		return c.checkTiming(runs)
 	case "offset":
 		return c.checkOffset(runs)
+	case "bound":
+		return c.checkBound(runs)
 	case "count":
 		vals, err := values([]term{c.Cond.term}, runs)
 		if err != nil {

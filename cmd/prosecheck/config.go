@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kafkabook/kafkabook/results"
 )
 
 // A config claim states a setting of the clients under test as their
@@ -48,12 +50,8 @@ func parseConfig(c *claim, lhs, rhs string) error {
 func (c claim) checkConfig(l *loader, dirs []string) (string, bool, error) {
 	var seen []string
 	ok := true
-	for _, d := range dirs {
-		r, err := l.load(d)
-		if err != nil {
-			return "", false, err
-		}
-		for _, ci := range r.Provenance.Clients {
+	err := l.eachProvenance(dirs, func(d string, p results.Provenance) error {
+		for _, ci := range p.Clients {
 			v, has := ci.Config[c.Line]
 			if !has || (c.Node != "" && ci.Client != c.Node) {
 				continue
@@ -66,6 +64,10 @@ func (c claim) checkConfig(l *loader, dirs []string) (string, bool, error) {
 				ok = ok && v == c.Set[0]
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return "", false, err
 	}
 	if len(seen) == 0 {
 		return "", false, fmt.Errorf("%s: no cited run's clients record %s", c.Text, c.Line)
@@ -98,17 +100,29 @@ func parseFeature(c *claim, lhs, rhs string) error {
 func (c claim) checkFeature(l *loader, dirs []string) (string, bool, error) {
 	var seen []string
 	ok := true
+	err := l.eachProvenance(dirs, func(d string, p results.Provenance) error {
+		if p.Features == nil {
+			return fmt.Errorf("%s: %s recorded no finalized features", c.Text, d)
+		}
+		v := int64(p.Features[c.Line])
+		seen = append(seen, strconv.FormatInt(v, 10))
+		ok = ok && v == c.Want[0]
+		return nil
+	})
+	return compact(seen), ok, err
+}
+
+// eachProvenance calls f with the provenance of every cited directory,
+// in order, until f fails.
+func (l *loader) eachProvenance(dirs []string, f func(dir string, p results.Provenance) error) error {
 	for _, d := range dirs {
 		r, err := l.load(d)
 		if err != nil {
-			return "", false, err
+			return err
 		}
-		if r.Provenance.Features == nil {
-			return "", false, fmt.Errorf("%s: %s recorded no finalized features", c.Text, d)
+		if err := f(d, r.Provenance); err != nil {
+			return err
 		}
-		v := int64(r.Provenance.Features[c.Line])
-		seen = append(seen, strconv.FormatInt(v, 10))
-		ok = ok && v == c.Want[0]
 	}
-	return compact(seen), ok, nil
+	return nil
 }

@@ -21,7 +21,7 @@ func TestRightCounts(t *testing.T) {
 	if !check(&out, fixtures, "", false, []string{"testdata/right.md"}) {
 		t.Fatalf("claims the fixture backs were refused:\n%s", out.String())
 	}
-	if want := "20 claims in 7 markers and 0 evidence blocks of 1 files: all match"; !strings.Contains(out.String(), want) {
+	if want := "22 claims in 8 markers and 0 evidence blocks of 1 files: all match"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary: got %q, want it to contain %q", out.String(), want)
 	}
 }
@@ -41,6 +41,8 @@ func TestWrongCountFails(t *testing.T) {
 		"testdata/wrong.md:6: evidence: demo/kafka-9.9.9/20260101T000000Z runs(log(k1: Shrinking ISR) < fault(kill k2))=1: want runs(log(k1: Shrinking ISR) < fault(kill k2))=1, evidence says 0 (fault(kill k2) after log(k1: Shrinking ISR), run by run: -3s, –)",
 		// A log line claimed in more runs than kept it.
 		"testdata/wrong.md:5: evidence: demo/kafka-9.9.9/20260101T000000Z runs(log(k1: Shrinking ISR))=2: want runs(log(k1: Shrinking ISR))=2, evidence says 1 (demo/kafka-9.9.9/20260101T000000Z run 1)",
+		// A bound the runs do not give: 2 of 2 is at least 22.4%.
+		"bound(runs_lost(t))=30%..100%: want bound(runs_lost(t))=30%..100%, evidence says 22.4%..100% (2 of 2)",
 		"testdata/wrong.md:4: evidence: demo/kafka-9.9.9/20260101T000000Z max(t)=16.0s..19.2s: want max(t)=16.0s..19.2s, evidence says 16s..19.26s (19.26s, 16s)",
 	} {
 		if !strings.Contains(out.String(), want) {

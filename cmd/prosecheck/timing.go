@@ -29,8 +29,16 @@ var (
 	spellRe = regexp.MustCompile(`^spell\(\s*([^:()\s]+)\s*:\s*(\[[0-9, ]*\])\s*\)$`)
 )
 
-// parseTiming reads the left side of a gap or spell claim into c.
-func parseTiming(c *claim, lhs string) error {
+// parseTiming reads a gap or spell claim's two sides into c.
+func parseTiming(c *claim, lhs, rhs string) error {
+	if err := parseTimingLHS(c, lhs); err != nil {
+		return err
+	}
+	return c.setTiming(rhs)
+}
+
+// parseTimingLHS reads the left side of a gap or spell claim into c.
+func parseTimingLHS(c *claim, lhs string) error {
 	if g := gapRe.FindStringSubmatch(lhs); g != nil {
 		var err error
 		if c.Before, err = parseEvent(g[1]); err != nil {

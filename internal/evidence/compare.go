@@ -242,13 +242,17 @@ const cellWidth = 100
 // character, bidi controls shown, at most cellWidth characters.
 func cellText(s string) string { return safetext.Terminal(s, cellWidth) }
 
-var compareHTML = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
+// pageHead opens every page this package writes: static, no request (the
+// content security policy allows inline styles only).
+const pageHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>kafkabook compare: {{.A}} vs {{.B}}</title>
+`
+
+var compareHTML = template.Must(template.New("compare").Parse(pageHead + `<title>kafkabook compare: {{.A}} vs {{.B}}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
 table { border-collapse: collapse; }

@@ -198,13 +198,7 @@ func clientCell(client, version string) string {
 	return client + " (" + version + ")"
 }
 
-var settingsHTML = template.Must(template.New("settings").Funcs(template.FuncMap{"dur": Duration}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>kafkabook settings: {{.Name}}</title>
+var settingsHTML = template.Must(template.New("settings").Funcs(template.FuncMap{"dur": Duration}).Parse(pageHead + `<title>kafkabook settings: {{.Name}}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
 table { border-collapse: collapse; }

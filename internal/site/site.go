@@ -138,3 +138,29 @@ func SweepRuns(root, name string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Sweeps lists the sweeps with runs in the site root, by name: the
+// runbook directories whose evidence names a sweep (results.json's
+// runbook.sweep), read from one run of each.
+func Sweeps(root string) ([]string, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() || !strings.Contains(e.Name(), ".") {
+			continue // a sweep's combinations are named <sweep>.<combination>
+		}
+		runs, _ := filepath.Glob(filepath.Join(root, e.Name(), "kafka-*", "2*", results.FileName))
+		if len(runs) == 0 {
+			continue
+		}
+		r, _, err := report.ReadResults(filepath.Dir(runs[0])) // the confined reader: no link followed
+		if err != nil || r.Runbook.Sweep == "" || slices.Contains(out, r.Runbook.Sweep) {
+			continue
+		}
+		out = append(out, r.Runbook.Sweep)
+	}
+	return out, nil
+}
