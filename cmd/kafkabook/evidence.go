@@ -50,7 +50,7 @@ change of settings that lost nothing.`,
 				return usageErr("evidence: --format is markdown or json, not %q", format)
 			}
 			if sweep != "" {
-				return printSweep(cmd.OutOrStdout(), args[0], sweep, format)
+				return printSweep(cmd.OutOrStdout(), args[0], sweep, format, relTo)
 			}
 			dir := resolveLatest(args[0])
 			res, sum, err := loadResults(dir)
@@ -81,11 +81,16 @@ change of settings that lost nothing.`,
 	return c
 }
 
-// printSweep prints the sweep name of the site root.
-func printSweep(w io.Writer, root, name, format string) error {
-	s, err := loadSweep(root, name)
+// printSweep prints the sweep name of the site root, its settings page
+// linked relative to relTo.
+func printSweep(w io.Writer, root, name, format, relTo string) error {
+	link, err := relLink(relTo, filepath.Join(root, report.SettingsFile(name)))
 	if err != nil {
 		return err
+	}
+	s, err := report.LoadSweep(root, name, link)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	if format == "json" {
 		return s.JSON(w)
@@ -94,18 +99,18 @@ func printSweep(w io.Writer, root, name, format string) error {
 }
 
 // writeSettings writes the settings page of the sweep name from every run
-// of it in the site root, as root/name.settings.html.
+// of it in the site root, as root/<name>.settings.html.
 func writeSettings(root, name string) (string, error) {
-	s, err := loadSweep(root, name)
+	page := filepath.Join(root, report.SettingsFile(name))
+	s, err := report.LoadSweep(root, name, report.SettingsFile(name))
 	if err != nil {
 		return "", err
 	}
-	var page bytes.Buffer
-	if err := s.HTML(&page); err != nil {
+	var buf bytes.Buffer
+	if err := s.HTML(&buf); err != nil {
 		return "", err
 	}
-	path := filepath.Join(root, name+".settings.html")
-	return path, atomicfile.WriteFile(path, page.Bytes(), 0o644)
+	return page, atomicfile.WriteFile(page, buf.Bytes(), 0o644)
 }
 
 // writeAllSettings writes the settings page of every sweep with runs in
@@ -124,29 +129,6 @@ func writeAllSettings(root string) ([]string, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// loadSweep sums the runs of the sweep name in the site root.
-func loadSweep(root, name string) (evidence.Sweep, error) {
-	dirs, err := site.SweepRuns(root, name)
-	if err != nil {
-		return evidence.Sweep{}, err
-	}
-	var sets []*results.Results
-	var used []string
-	for _, d := range dirs {
-		res, _, err := loadResults(d)
-		if err != nil {
-			return evidence.Sweep{}, err
-		}
-		if res.Runbook.Sweep == name {
-			sets, used = append(sets, res), append(used, d)
-		}
-	}
-	if len(sets) == 0 {
-		return evidence.Sweep{}, usageErr("%s: no runs of a sweep %q (they go under %s/%s.<combination>/)", root, name, root, name)
-	}
-	return evidence.SweepOf(name, sets, used), nil
 }
 
 // loadResults reads DIR/results.json and returns it with its sha256,

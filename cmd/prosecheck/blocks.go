@@ -22,16 +22,20 @@ import (
 // nor from the build's wording (the bounds it states, for one).
 
 var (
-	blockHead = regexp.MustCompile(`^#### Evidence ([^:]+): `)
-	blockLink = regexp.MustCompile(`^- report: \[[^\]]*\]\(([^)]+)\)$`)
+	blockHead = regexp.MustCompile(`^#### (?:Evidence ([^:]+)|Sweep): (.*)$`)
+	blockLink = regexp.MustCompile(`^- (?:report|settings): \[[^\]]*\]\(([^)]+)\)$`)
 )
 
-// block is one pasted evidence block.
+// block is one pasted evidence block, or a sweep's block ("#### Sweep:
+// NAME" down to its "- settings: [...]" line, from kafkabook evidence
+// --sweep), checked the same way against every run of the sweep in the
+// site its settings link points into.
 type block struct {
-	Name string // A, D-java
-	Line int    // of its heading
-	Text string // as pasted, heading to report line
-	Link string // the report link as written
+	Sweep string // the sweep's name, for a sweep's block
+	Name  string // A, D-java
+	Line  int    // of its heading
+	Text  string // as pasted, heading to report line
+	Link  string // the report link as written
 }
 
 // readBlocks returns the evidence blocks of the Markdown file path.
@@ -53,6 +57,9 @@ func readBlocks(path string) ([]block, error) {
 				return nil, fmt.Errorf("%s:%d: evidence block %s has no report line before the next block", path, cur.Line, cur.Name)
 			}
 			cur = &block{Name: g[1], Line: n}
+			if g[1] == "" {
+				cur.Name, cur.Sweep = "sweep "+g[2], g[2]
+			}
 			text.Reset()
 		}
 		if cur == nil {
@@ -90,12 +97,25 @@ func checkBlocks(w io.Writer, file string) (int, bool) {
 	return len(blocks), ok
 }
 
-// checkBlock prints the block's run again and compares.
+// checkBlock prints the block's run (or sweep) again and compares.
 func checkBlock(file string, b block) error {
+	var want, dir string
+	if b.Sweep != "" {
+		dir = filepath.Join(filepath.Dir(file), filepath.FromSlash(path.Dir(b.Link)))
+		s, err := report.LoadSweep(dir, b.Sweep, b.Link)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := s.Markdown(&out); err != nil {
+			return err
+		}
+		return sameBlock(out.String(), b.Text, "--sweep "+b.Sweep+" "+dir)
+	}
 	if !strings.HasSuffix(b.Link, "/"+report.IndexFile) {
 		return fmt.Errorf("its report link %s does not end in %s", b.Link, report.IndexFile)
 	}
-	dir := filepath.Join(filepath.Dir(file), filepath.FromSlash(path.Dir(b.Link)))
+	dir = filepath.Join(filepath.Dir(file), filepath.FromSlash(path.Dir(b.Link)))
 	res, sum, err := report.ReadResults(dir)
 	if err != nil {
 		return err
@@ -104,15 +124,21 @@ func checkBlock(file string, b block) error {
 	if err := evidence.Summarize(res, sum, b.Link).Markdown(&out); err != nil {
 		return err
 	}
-	want := strings.Replace(out.String(), "#### Evidence: ", "#### Evidence "+b.Name+": ", 1)
-	if want == b.Text {
+	want = strings.Replace(out.String(), "#### Evidence: ", "#### Evidence "+b.Name+": ", 1)
+	return sameBlock(want, b.Text, dir)
+}
+
+// sameBlock compares a pasted block with what kafkabook evidence args
+// prints now, naming the first line that differs.
+func sameBlock(want, pasted, args string) error {
+	if want == pasted {
 		return nil
 	}
-	wl, gl := strings.Split(want, "\n"), strings.Split(b.Text, "\n")
+	wl, gl := strings.Split(want, "\n"), strings.Split(pasted, "\n")
 	for i := range min(len(wl), len(gl)) {
 		if wl[i] != gl[i] {
-			return fmt.Errorf("line %d of the block differs from what kafkabook evidence %s prints now (paste it again):\n  pasted: %s\n  prints: %s", i+1, dir, gl[i], wl[i])
+			return fmt.Errorf("line %d of the block differs from what kafkabook evidence %s prints now (paste it again):\n  pasted: %s\n  prints: %s", i+1, args, gl[i], wl[i])
 		}
 	}
-	return fmt.Errorf("it has %d lines, kafkabook evidence %s prints %d (paste it again)", len(gl), dir, len(wl))
+	return fmt.Errorf("it has %d lines, kafkabook evidence %s prints %d (paste it again)", len(gl), args, len(wl))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -232,5 +233,53 @@ func TestSeededExamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSweepBlock: a pasted sweep block passes while it is what kafkabook
+// evidence --sweep prints for the site its settings link points into,
+// and fails once a cell is changed.
+func TestSweepBlock(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(fixtures, "demo", "kafka-9.9.9", "20260101T000000Z", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, combo := range []string{"1", "all"} {
+		var r map[string]any
+		if err := json.Unmarshal(src, &r); err != nil {
+			t.Fatal(err)
+		}
+		rb := r["runbook"].(map[string]any)
+		rb["name"], rb["sweep"], rb["combination"] = "sw.acks-"+combo, "sw", "acks="+combo
+		run := filepath.Join(dir, "site", "sw.acks-"+combo, "kafka-9.9.9", "20260101T000000Z")
+		os.MkdirAll(run, 0o755)
+		data, _ := json.Marshal(r)
+		if err := os.WriteFile(filepath.Join(run, "results.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := report.LoadSweep(filepath.Join(dir, "site"), "sw", "site/sw.settings.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blk bytes.Buffer
+	if err := s.Markdown(&blk); err != nil {
+		t.Fatal(err)
+	}
+	adr := filepath.Join(dir, "adr.md")
+	os.WriteFile(adr, []byte("# A decision\n\n"+blk.String()+"\nMore prose.\n"), 0o644)
+	var out bytes.Buffer
+	if !check(&out, fixtures, "", false, []string{adr}) || !strings.Contains(out.String(), "1 evidence blocks") {
+		t.Fatalf("a sweep block as printed was refused:\n%s\n%s", out.String(), blk.String())
+	}
+	changed := strings.Replace(blk.String(), "| 2 |", "| 3 |", 1)
+	if changed == blk.String() {
+		t.Fatalf("the block has no cell 2 to change:\n%s", blk.String())
+	}
+	os.WriteFile(adr, []byte("# A decision\n\n"+changed), 0o644)
+	out.Reset()
+	if check(&out, fixtures, "", false, []string{adr}) || !strings.Contains(out.String(), "adr.md:3: evidence block sweep sw: line ") {
+		t.Errorf("a changed sweep block passed:\n%s", out.String())
 	}
 }

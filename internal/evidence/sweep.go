@@ -23,6 +23,9 @@ type Sweep struct {
 	Name  string     `json:"name"`
 	Rows  []SweepRow `json:"rows"`
 	Fixes []Fix      `json:"fixes"`
+	// Link is the settings page's link the Markdown block ends with (the
+	// line a decision record's check finds the block's end by).
+	Link string `json:"settings"`
 }
 
 // SweepRow is one combination of a sweep for one experiment on one
@@ -184,6 +187,7 @@ func (s Sweep) Markdown(w io.Writer) error {
 				mdText(f.Label), mdText(f.Kafka), mdText(f.Client), mdCode(f.From, false), mdCode(f.To, false), mdCode(f.Change, false), f.Lossy, f.Safe)
 		}
 	}
+	fmt.Fprintf(&b, "\n- settings: [%s](%s)\n", mdText(s.Link), mdLink(s.Link))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -41,6 +41,7 @@ func sweepSet(t *testing.T, from, combination string) *results.Results {
 func TestSweep(t *testing.T) {
 	one, all := sweepSet(t, "acks1", "acks=1 mis=2"), sweepSet(t, "acksall", "acks=all mis=2")
 	s := SweepOf("acks", []*results.Results{one, all, all}, []string{"a/1", "a/all", "a/all-2"})
+	s.Link = "acks.settings.html"
 	if len(s.Rows) != 2 {
 		t.Fatalf("rows %+v, want 2", s.Rows)
 	}

@@ -113,32 +113,6 @@ func HasRuns(root, runbookName, version, client string) bool {
 	return false
 }
 
-// SweepRuns lists the run directories under root of the sweep name: those
-// of its combinations' series (<name>.<combination>/kafka-<release>[-<client>]/<time>),
-// in name order; the latest links are left out, as copies of a run listed.
-func SweepRuns(root, name string) ([]string, error) {
-	combos, err := filepath.Glob(filepath.Join(root, name+".*"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, c := range combos {
-		series, _ := filepath.Glob(filepath.Join(c, "kafka-*"))
-		for _, s := range series {
-			ents, err := os.ReadDir(s)
-			if err != nil {
-				continue
-			}
-			for _, e := range ents {
-				if e.IsDir() && stampRE.MatchString(e.Name()) {
-					out = append(out, filepath.Join(s, e.Name()))
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
 // Sweeps lists the sweeps with runs in the site root, by name: the
 // runbook directories whose evidence names a sweep (results.json's
 // runbook.sweep), read from one run of each.
