@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -15,7 +16,8 @@ func SettingsFile(sweep string) string { return sweep + ".settings.html" }
 
 // LoadSweep sums every run of the sweep name in the site root (the run
 // directories of its combinations, <name>.<combination>/kafka-*/<time>,
-// read with the confined reader; the latest links left out), each named
+// read with the confined reader; the latest links and directories with no
+// results yet left out), each named
 // by its path under root so that the sum reads the same wherever the site
 // lies. link is the settings page's link the Markdown block ends with.
 func LoadSweep(root, name, link string) (evidence.Sweep, error) {
@@ -36,6 +38,9 @@ func LoadSweep(root, name, link string) (evidence.Sweep, error) {
 			}
 			dir := filepath.Join(s, e.Name())
 			res, _, err := ReadResults(dir)
+			if errors.Is(err, ErrNoResults) {
+				continue // a run still going, or killed before it wrote any
+			}
 			if err != nil {
 				return evidence.Sweep{}, fmt.Errorf("sweep %s: %w", name, err)
 			}

@@ -51,7 +51,8 @@ type SweepRow struct {
 
 // Fix is the smallest change of settings that made a lossy combination
 // lose nothing: of the combinations with no run lost on the same release,
-// client and experiment, the one differing in the fewest parameters.
+// client and experiment whose runs-lost bound lies wholly below the lossy
+// one's, the one differing in the fewest parameters.
 type Fix struct {
 	From   string `json:"from"`
 	To     string `json:"to"`
@@ -110,7 +111,10 @@ func SweepOf(name string, sets []*results.Results, dirs []string) Sweep {
 		}
 		var best *SweepRow
 		for j, o := range s.Rows {
-			if !peers(o, r) || o.RunsLost.K > 0 || o.RunsLost.N == 0 {
+			// A fix must lose nothing, and its bound must lie wholly below
+			// the lossy one's: overlapping intervals are no difference the
+			// runs show (as compare judges a change).
+			if !peers(o, r) || o.RunsLost.K > 0 || o.RunsLost.N == 0 || o.RunsLost.Hi >= r.RunsLost.Lo {
 				continue
 			}
 			if best == nil || len(changes(r.Combination, o.Combination)) < len(changes(r.Combination, best.Combination)) {
