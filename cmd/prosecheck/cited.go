@@ -89,6 +89,9 @@ func (l *loader) checkCited(m marker) []string {
 	seenCell := map[string]bool{}
 	for _, d := range m.Dirs {
 		runbook := strings.SplitN(d, "/", 2)[0]
+		if r, err := l.load(d); err == nil && r.Runbook.Sweep != "" {
+			runbook = r.Runbook.Sweep // a combination of a sweep: the sweep's file
+		}
 		src, err := os.ReadFile(filepath.Join(l.examples, runbook+".md"))
 		if err != nil {
 			continue // not an example: nothing to hold it to
