@@ -16,8 +16,9 @@ func renderCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "render [DIR...]",
 		Short: "Rebuild every report and the site index under DIR (default output/) from results alone",
-		Long: `Render rebuilds every report, the site index and the comparisons of
-releases under each DIR (default output) from the evidence alone.
+		Long: `Render rebuilds every report, the site index, the comparisons of
+releases and each sweep's settings page (DIR/<sweep>.settings.html) under
+each DIR (default output) from the evidence alone.
 
 Only each run directory's own files are read, never through a symbolic
 link, and the stored runbook must be the one whose sha256 the results
@@ -61,6 +62,13 @@ the site is written.`,
 				}
 				if found, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*", "results.json")); len(found) == 0 {
 					fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: note: no results.json under %s (DIR/<runbook>/kafka-<version>/<time>/), so the index lists no runs\n", dir)
+				}
+				pages, err := writeAllSettings(dir)
+				if err != nil {
+					return err
+				}
+				for _, p := range pages {
+					fmt.Fprintf(cmd.OutOrStdout(), "rendered %s\n", p)
 				}
 			}
 			if len(failed) > 0 {
