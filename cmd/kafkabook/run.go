@@ -63,6 +63,9 @@ arguments (nothing ran).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.clusterFile = o.bf.clusterFile
+			if _, err := runbookName(args[0]); err != nil {
+				return err // before anything runs: its evidence could go nowhere
+			}
 			if o.cell.id != "" {
 				// The cell names its release, client and (in a sweep) its
 				// combination: the runbook is read once to know which.
