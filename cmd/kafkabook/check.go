@@ -93,8 +93,8 @@ func (f *runbookFlags) loadAll(path string, stderr io.Writer) ([]*runbook.Doc, e
 	if len(combos) == 0 || f.sweep != nil {
 		return []*runbook.Doc{doc}, nil
 	}
-	docs := make([]*runbook.Doc, 0, len(combos))
-	for _, c := range combos {
+	docs := []*runbook.Doc{doc} // loaded without a combination: the first
+	for _, c := range combos[1:] {
 		g := *f
 		g.sweep = c
 		d, err := g.load(path, stderr)

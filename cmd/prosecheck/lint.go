@@ -187,7 +187,7 @@ func isNumber(tok string) bool {
 	case numRe.MatchString(tok), rangeRe.MatchString(tok), dateRe.MatchString(tok), releaseRe.MatchString(tok):
 		return true
 	case commitRe.MatchString(tok):
-		return strings.ContainsAny(tok, "0123456789") && len(tok) >= 7
+		return strings.ContainsAny(tok, "0123456789") // commitRe asks for 7 hex digits or more
 	}
 	return false
 }
