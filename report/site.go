@@ -289,6 +289,8 @@ type siteRunbook struct {
 	// consecutive releases.
 	Differences []releaseDifference
 	Comparisons []releaseComparison
+	// Bisects are the runbook's bisect records (kafkabook bisect).
+	Bisects []siteBisect
 	// TxnVersions are the transaction.version levels the releases'
 	// newest runs met, when they are not all the same: a verdict on
 	// transactions is then one of two protocols, and the index says so.
@@ -502,6 +504,7 @@ func writeIndex(out string, runs []siteRun, fresh func(a, b siteRun) bool, opts 
 			rb.Charts = versionCharts(i, rb.Labels, latest[rb.Name], rb.Clients)
 			rb.Differences = releaseDifferences(latest[rb.Name])
 		}
+		rb.Bisects = siteBisects(out, rb.Name, opts.Warn)
 		if rb.Comparisons, err = writeComparisons(out, rb.Name, latest[rb.Name], fresh); err != nil {
 			return err
 		}

@@ -59,3 +59,15 @@ func summaryOf(dir string) (runSummary, bool, error) {
 	_ = writeSummary(dir, from, s)
 	return s, true, nil
 }
+
+// UpdateIndex writes the site's index again from the runs' stored
+// summaries, rendering no run: for what the index shows besides runs (a
+// bisect record written after its runs).
+func UpdateIndex(out string, opts Options) error {
+	opts, err := siteOptions(out, opts)
+	if err != nil {
+		return err
+	}
+	runs, problems := siteRuns(out, summaryOf)
+	return finishSite(out, runs, problems, func(a, b siteRun) bool { return a.Fresh || b.Fresh }, opts)
+}

@@ -1,5 +1,10 @@
 package runbook
 
+import (
+	"slices"
+	"strings"
+)
+
 // Doc is a parsed and checked runbook.
 type Doc struct {
 	Path   string
@@ -56,4 +61,32 @@ func (d *Doc) Uses(op Op) bool {
 		}
 	}
 	return false
+}
+
+// Expectations are the runbook's expect lines as written, without the
+// directive's name: "lost(t) == 0".
+func (d *Doc) Expectations() []string {
+	var out []string
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if s.Op == OpExpect && s.Expr != nil {
+				out = append(out, strings.TrimSpace(strings.TrimPrefix(s.Text, s.Name)))
+			}
+		}
+	}
+	return out
+}
+
+// Topics are the labels of the topics the runbook creates or produces
+// to, each once, in the order they first appear.
+func (d *Doc) Topics() []string {
+	var out []string
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if (s.Op == OpTopicCreate || s.Op == OpProduce) && len(s.Args) > 0 && !slices.Contains(out, s.Args[0].Text) {
+				out = append(out, s.Args[0].Text)
+			}
+		}
+	}
+	return out
 }

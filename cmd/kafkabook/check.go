@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -30,11 +31,15 @@ type runbookFlags struct {
 	// clusterFile is --cluster-file: an external cluster refuses the
 	// faults it has no command for.
 	clusterFile string
+	// expect is an expectation bisect --expect adds at the runbook's end,
+	// in a block of its own, checked with the rest; the evidence's copy
+	// of the runbook shows it.
+	expect string
 }
 
 func (f *runbookFlags) register(c *cobra.Command) {
 	c.Flags().Var(listFlag{&f.kafka}, "kafka", "Kafka version(s), overriding the front matter (comma-separated for a matrix)")
-	c.Flags().Var(listFlag{&f.client}, "client", "client(s) produce steps send through, overriding client: (comma-separated runs the runbook once per client): franz-go, java[@VERSION], librdkafka[@VERSION]")
+	c.Flags().Var(listFlag{&f.client}, "client", "client(s) produce steps send through, overriding client: (comma-separated runs the runbook once per client): franz-go, java[@VERSION], librdkafka[@VERSION], spring[@VERSION]")
 	c.Flags().IntVar(&f.repeat, "repeat", 0, "runs of the whole runbook, overriding repeat:")
 	c.Flags().StringArrayVarP(&f.params, "param", "p", nil, "parameter NAME=VALUE, overriding params: (repeatable)")
 }
@@ -45,6 +50,9 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usageErr("%v", err)
+	}
+	if f.expect != "" {
+		src = fmt.Appendf(bytes.Clone(src), "\n<!-- added by kafkabook bisect --expect -->\n\n```kafka\nexpect %s\n```\n", f.expect)
 	}
 	ov := runbook.Overrides{Kafka: f.kafka, Client: f.client, Repeat: f.repeat, Params: map[string]string{}, Sweep: f.sweep}
 	for _, p := range f.params {

@@ -42,8 +42,9 @@ rendered); 3 bad arguments.`,
 			m := site.Merger{Into: into, Log: cmd.ErrOrStderr()}
 			for _, src := range args {
 				m.Tree(src)
+				m.Bisects(src)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "merged into %s: %d run(s) copied, %d renamed apart, %d already there\n", into, m.Copied, m.Renamed, m.Skipped)
+			fmt.Fprintf(cmd.OutOrStdout(), "merged into %s: %d run(s) copied, %d renamed apart, %d already there; %d bisect record(s)\n", into, m.Copied, m.Renamed, m.Skipped, m.Bisected)
 			opts.Generator = "kafkabook " + toolVersion()
 			opts.Context = cmd.Context()
 			opts.Progress = func(m string) { fmt.Fprintf(cmd.ErrOrStderr(), "kafkabook: %s\n", m) }

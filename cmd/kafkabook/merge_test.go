@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/bisect"
 )
 
 // fixtureRun copies a run fixture of report/testdata into
@@ -321,5 +324,50 @@ func TestMergeEvidenceOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(site2, "producer-acks/kafka-4.3.1/20260109T000000Z/results.json")); err != nil {
 		t.Errorf("merge . did not land where run would have put it: %v", treeState(t, site2))
+	}
+}
+
+// TestMergeBisect: a bisect record travels with its runs into the site,
+// and the index states it; a record whose runs did not arrive is left out
+// and makes merge exit 2.
+func TestMergeBisect(t *testing.T) {
+	tmp := t.TempDir()
+	a, into := filepath.Join(tmp, "a"), filepath.Join(tmp, "site")
+	fixtureRun(t, "acks", a, "producer-acks/kafka-4.3.1/20260101T000000Z", false)
+	fixtureRun(t, "v2", a, "producer-acks/kafka-4.3.1/20260102T000000Z", false)
+	good := bisect.Record{Runbook: "producer-acks", Judge: "elections(acks1)", Releases: []string{"4.3.0", "4.3.1"},
+		Probes: []bisect.Probed{
+			{Release: "4.3.0", Outcome: "clean", Runs: 1, Dirs: []string{"producer-acks/kafka-4.3.1/20260101T000000Z"}},
+			{Release: "4.3.1", Outcome: "last-known-leader", Runs: 1, Dirs: []string{"producer-acks/kafka-4.3.1/20260102T000000Z"}},
+		},
+		Changed: true, Before: "4.3.0", After: "4.3.1", OnlyAfter: []string{"acks1 lost: last-known-leader election of kN"}}
+	if _, err := good.Write(filepath.Join(a, "producer-acks")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := kafkabook(t, "merge", a, "--into", into)
+	if err != nil || !strings.Contains(out, "1 bisect record(s)") {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	rows := indexRows(t, into)
+	for _, want := range []string{"Bisect 4.3.0 → 4.3.1", "elections(acks1)", "clean up to 4.3.0", "last-known-leader from 4.3.1", "acks1 lost: last-known-leader election of kN"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("the index does not say %q:\n%s", want, rows)
+		}
+	}
+
+	b := filepath.Join(tmp, "b")
+	bad := good
+	bad.Releases = []string{"4.2.0", "4.3.1"}
+	bad.Probes = []bisect.Probed{{Release: "4.2.0", Outcome: "clean", Runs: 1, Dirs: []string{"producer-acks/kafka-4.2.0/20260101T000000Z"}}}
+	if _, err := bad.Write(filepath.Join(b, "producer-acks")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = kafkabook(t, "merge", b, "--into", into)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitRun {
+		t.Errorf("merging a record without its runs: %v, want exit %d", err, exitRun)
+	}
+	if _, err := os.Stat(filepath.Join(into, "producer-acks", bisect.FileName("4.2.0", "4.3.1"))); err == nil {
+		t.Error("the record without its runs was copied")
 	}
 }

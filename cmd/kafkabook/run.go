@@ -172,6 +172,7 @@ type runOpts struct {
 	bf                           backendFlags       // --backend, --image, --compose
 	junit                        string             // --junit FILE
 	collected                    []*results.Results // each version's results, for --junit
+	dirs                         []string           // the run directory of each of collected
 	cell                         cellFlags          // --cell, --batch
 	attach                       attachFlags        // --attach, --allow-faults
 	untilDecided                 bool               // --until-decided
@@ -269,6 +270,7 @@ func (o *runOpts) runClient(ctx context.Context, doc *runbook.Doc, version, clie
 	}
 	summarize(o.stdout, res, dir)
 	o.collected = append(o.collected, res)
+	o.dirs = append(o.dirs, dir)
 	// The new run's page failing is the run's failure; an older run that
 	// cannot be rendered is only a warning. The fetch of echarts outlives
 	// Ctrl-C, so an interrupted run still gets its partial report.

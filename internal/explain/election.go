@@ -2,7 +2,9 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +34,9 @@ type isrState struct {
 	known    bool
 	isr      []int32
 	proposed bool   // a leader's "Shrinking ISR" proposal, not a committed change
+	// last is, for a proposal, the last committed state before it: what
+	// the controller had unless a later line shows the proposal taken.
+	last *isrState
 	what     string // where it comes from, for a statement
 	lines    []results.LogLine
 }
@@ -77,12 +82,29 @@ func (c *runCtx) electionOf(label string, p int32, lead Event) election {
 		el.kind = ElectionUnclean
 	case el.before.known && contains(el.before.isr, lead.Leader):
 		el.kind = ElectionClean
-	case el.before.known:
+	case el.before.committed().known && contains(el.before.committed().isr, lead.Leader):
+		// A leader's proposal to shrink the ISR is not the ISR: with
+		// no line showing it committed, the election was from the ISR
+		// the controller had.
+		el.kind = ElectionClean
+	case el.before.committed().known:
 		el.kind = ElectionOutside
 	default:
 		el.kind = ElectionUnknown
 	}
 	return el
+}
+
+// committed is the state itself, or for a proposal the last committed
+// state before it (unknown when the records show none).
+func (s isrState) committed() isrState {
+	switch {
+	case !s.proposed:
+		return s
+	case s.last != nil:
+		return *s.last
+	}
+	return isrState{}
 }
 
 // isrBefore is the last ISR of a partition the records show before t: a
@@ -96,8 +118,13 @@ func (c *runCtx) isrBefore(label string, p int32, partition string, t time.Time,
 			continue
 		}
 		last = e.Line.At
-		st = isrState{known: true, isr: e.ISR, proposed: e.Kind == ISRShrink || e.Kind == ISRExpand,
+		next := isrState{known: true, isr: e.ISR, proposed: e.Kind == ISRShrink || e.Kind == ISRExpand,
 			what: fmt.Sprintf("%s's log at %s", e.Line.Node, c.at(e.Line.At)), lines: lines(e)}
+		if next.proposed {
+			prev := st.committed()
+			next.last = &prev
+		}
+		st = next
 	}
 	for _, s := range c.run.ISR {
 		// A sample naming the new leader may already show the election.
@@ -123,6 +150,9 @@ func (c *runCtx) electionSteps(el election, lo int64) []Statement {
 			verb = "was proposed as"
 		}
 		out = append(out, Statement{Text: fmt.Sprintf("Before the election the ISR of %s %s %s (%s).", el.leader.Partition, verb, brokers(el.before.isr), el.before.what), Lines: el.before.lines})
+		if was := el.before.committed(); el.before.proposed && was.known && el.ctrl == nil && !contains(el.before.isr, el.leader.Leader) {
+			out = append(out, Statement{Text: fmt.Sprintf("No line shows that proposal committed; the ISR last committed was %s (%s).", brokers(was.isr), was.what), Lines: was.lines})
+		}
 	}
 	if el.ctrl != nil {
 		x := el.ctrl
@@ -191,5 +221,46 @@ func (c *runCtx) searchedAfter(t time.Time) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// LeaderElection is one leader election of a topic's partition that a
+// run's evidence shows, with its kind.
+type LeaderElection struct {
+	Partition string // as the brokers name it: "plast-r1-8d82-0"
+	Leader    string // k2
+	Epoch     int32
+	Kind      string // one of the Election kinds above
+}
+
+// Elections lists the leader elections of the topic labelled label in a
+// run, partition by partition in time order: each new leader epoch a
+// broker took after the first (epoch 0 is the topic's creation, not an
+// election), with the kind electionOf gives it. A bisect on elections
+// judges a release by them.
+func Elections(run results.Run, label string) []LeaderElection {
+	c := newRunCtx(run)
+	prefix := strings.TrimSuffix(c.partitionName(label, 0), "0")
+	var parts []string
+	for _, e := range c.evs {
+		if e.Kind == BecomeLeader && strings.HasPrefix(e.Partition, prefix) && !slices.Contains(parts, e.Partition) {
+			parts = append(parts, e.Partition)
+		}
+	}
+	slices.Sort(parts)
+	var out []LeaderElection
+	for _, part := range parts {
+		p, err := strconv.ParseInt(strings.TrimPrefix(part, prefix), 10, 32)
+		if err != nil {
+			continue // another topic whose name starts with this one's
+		}
+		for _, lead := range c.leaderChanges(part) {
+			if lead.Epoch == 0 {
+				continue
+			}
+			el := c.electionOf(label, int32(p), lead)
+			out = append(out, LeaderElection{Partition: part, Leader: node(lead.Leader), Epoch: lead.Epoch, Kind: el.kind})
+		}
+	}
 	return out
 }

@@ -51,6 +51,7 @@ type Merger struct {
 	Into                     string    // the site
 	Log                      io.Writer // a line per run moved, renamed or refused
 	Copied, Renamed, Skipped int
+	Bisected                 int      // bisect records copied
 	Failed                   []string // run directories that could not be merged
 }
 

@@ -1,0 +1,130 @@
+package bisect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kafkabook/kafkabook/internal/explain"
+	"github.com/kafkabook/kafkabook/results"
+)
+
+// Judge turns a release's runs into its outcome. By default that is the
+// runs' verdict; a finding that no expectation states (how a partition
+// got its leader back) is judged from what explain reads in the brokers'
+// lines instead, so that a bisect can find where the cluster's behaviour
+// changed although no count did.
+type Judge struct {
+	expect    string // one of the runbook's expectations, as written
+	elections string // a topic label
+}
+
+// NewJudge makes the judge of --expect EXPR or --elections TOPIC (at most
+// one of them; neither judges every expectation) and checks, before
+// anything runs, that the runbook has that expectation or topic: exprs
+// are its expectations as written, topics the labels of its topics.
+func NewJudge(expect, elections string, exprs, topics []string) (Judge, error) {
+	j := Judge{expect: normSpace(expect), elections: elections}
+	if expect != "" && elections != "" {
+		return j, fmt.Errorf("give --expect or --elections, not both: a bisect follows one outcome")
+	}
+	switch {
+	case j.expect != "" && !HasExpectation(exprs, expect):
+		return j, fmt.Errorf("the runbook has no expectation %q: --expect takes one of its expect lines as written (%s)", expect, orNone(exprs))
+	case elections != "" && !slices.Contains(topics, elections):
+		return j, fmt.Errorf("the runbook has no topic %q: --elections takes a topic it creates or produces to (%s)", elections, orNone(topics))
+	}
+	return j, nil
+}
+
+// HasExpectation says whether exprs (a runbook's expectations as
+// written) hold expr, spaces aside: if not, bisect --expect adds it.
+func HasExpectation(exprs []string, expr string) bool {
+	return slices.ContainsFunc(exprs, func(e string) bool { return normSpace(e) == normSpace(expr) })
+}
+
+// String says what the judge follows, for the bisect's record.
+func (j Judge) String() string {
+	switch {
+	case j.expect != "":
+		return "expect " + j.expect
+	case j.elections != "":
+		return "elections(" + j.elections + ")"
+	}
+	return "every expectation"
+}
+
+// Outcome judges the runs of one release.
+//
+// For expectations: "held" when they held in every run, "failed" when one
+// failed in some run, "undecided" when a rate over the runs was neither
+// (more runs would decide it: use --until-decided).
+//
+// For elections: the kinds of the topic's leader elections, other than
+// clean ones, that explain finds in any run ("last-known-leader",
+// "unclean", ...), or "clean" when every election was a clean one and
+// "none" when the topic had none. Clean elections are left out because a
+// healthy cluster adds them at will (a preferred leader moving back): the
+// question a bisect asks of elections is whether, and how, Kafka reached
+// outside the ISR.
+func (j Judge) Outcome(runs []results.Run) Outcome {
+	if j.elections != "" {
+		return electionOutcome(runs, j.elections)
+	}
+	held, failed := true, false
+	for _, r := range runs {
+		for _, e := range r.Expectations {
+			if j.expect != "" && normSpace(e.Expr) != j.expect {
+				continue
+			}
+			switch {
+			case e.Undecided:
+				held = false
+			case !e.Held:
+				failed = true
+			}
+		}
+		if j.expect == "" && !r.Complete {
+			failed = true
+		}
+	}
+	switch {
+	case failed:
+		return "failed"
+	case !held:
+		return "undecided"
+	}
+	return "held"
+}
+
+func electionOutcome(runs []results.Run, label string) Outcome {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, e := range explain.Elections(r, label) {
+			seen[e.Kind] = true
+		}
+	}
+	if len(seen) == 0 {
+		return "none"
+	}
+	var kinds []string
+	for k := range seen {
+		if k != explain.ElectionClean {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return Outcome(explain.ElectionClean)
+	}
+	slices.Sort(kinds)
+	return Outcome(strings.Join(kinds, ", "))
+}
+
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func orNone(ss []string) string {
+	if len(ss) == 0 {
+		return "it has none"
+	}
+	return strings.Join(ss, "; ")
+}
