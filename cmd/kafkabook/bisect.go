@@ -70,6 +70,9 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 				}
 			}
 			doc := docs[0]
+			if err := o.checkUntilDecided(cmd, doc); err != nil {
+				return err
+			}
 			judge, err := bisect.NewJudge(expect, elections, doc.Expectations(), doc.Topics())
 			if err != nil {
 				return usageErr("%v", err)
@@ -156,6 +159,7 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 	c.Flags().BoolVar(&o.allowShell, "allow-shell", false, "run the runbook's sh blocks (a runbook is code)")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence")
 	o.bf.register(c.Flags(), true)
+	o.registerUntilDecided(c)
 	return c
 }
 

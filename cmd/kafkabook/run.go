@@ -135,9 +135,15 @@ arguments (nothing ran).`,
 	o.cell.register(c.Flags())
 	c.Flags().StringVar(&o.junit, "junit", "", "also write the expectations of every run (and Kafka version) as JUnit XML to FILE, for CI")
 	c.Flags().BoolVar(&o.recordHost, "record-host", true, "record this machine's host name in the evidence (--record-host=false for evidence to publish)")
+	o.registerUntilDecided(c)
+	return c
+}
+
+// registerUntilDecided adds --until-decided and --max, which run and
+// bisect share.
+func (o *runOpts) registerUntilDecided(c *cobra.Command) {
 	c.Flags().BoolVar(&o.untilDecided, "until-decided", false, "repeat the runbook (past repeat:) until every expectation on a rate over runs, such as runs_lost(t) < 5% at 95%, is decided either way, or --max runs")
 	c.Flags().IntVar(&o.maxRuns, "max", 100, "with --until-decided: the most runs per Kafka version and client")
-	return c
 }
 
 // checkUntilDecided refuses --until-decided for a runbook with nothing to

@@ -58,7 +58,8 @@ func (j Judge) String() string {
 //
 // For expectations: "held" when they held in every run, "failed" when one
 // failed in some run, "undecided" when a rate over the runs was neither
-// (more runs would decide it: use --until-decided).
+// (more runs would decide it: use --until-decided). A rate is judged over
+// all the runs, so its verdict in the last run is the release's.
 //
 // For elections: the kinds of the topic's leader elections, other than
 // clean ones, that explain finds in any run ("last-known-leader",
@@ -72,9 +73,14 @@ func (j Judge) Outcome(runs []results.Run) Outcome {
 		return electionOutcome(runs, j.elections)
 	}
 	held, failed := true, false
-	for _, r := range runs {
+	for i, r := range runs {
 		for _, e := range r.Expectations {
 			if j.expect != "" && normSpace(e.Expr) != j.expect {
+				continue
+			}
+			// A rate is judged over every run so far: the last run's
+			// verdict is the release's, the earlier ones were steps.
+			if isRate(e.Expr) && i < len(runs)-1 {
 				continue
 			}
 			switch {
@@ -118,6 +124,13 @@ func electionOutcome(runs []results.Run, label string) Outcome {
 	}
 	slices.Sort(kinds)
 	return Outcome(strings.Join(kinds, ", "))
+}
+
+// isRate says whether an expectation as written is on a rate over runs:
+// runs_lost(t) < 20% at 95%.
+func isRate(expr string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(expr), "(")
+	return results.FindRateMeasure(strings.TrimSpace(name)) != nil
 }
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

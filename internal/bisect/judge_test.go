@@ -43,7 +43,11 @@ func TestJudgeExpectations(t *testing.T) {
 		{[]results.Run{run("hh"), run("hh")}, "held", "held"},
 		{[]results.Run{run("hh"), run("fh")}, "failed", "held"},
 		{[]results.Run{run("hu")}, "undecided", "undecided"},
-		{[]results.Run{run("hf"), run("hu")}, "failed", "failed"},
+		// A rate over runs: the last run's verdict is the release's.
+		{[]results.Run{run("hu"), run("hu"), run("hh")}, "held", "held"},
+		{[]results.Run{run("hu"), run("hf")}, "failed", "failed"},
+		{[]results.Run{run("hf"), run("hu")}, "undecided", "undecided"},
+		{[]results.Run{run("fu"), run("hh")}, "failed", "held"},
 		{[]results.Run{incomplete}, "failed", "held"},
 	} {
 		if got := all.Outcome(c.runs); got != c.all {
