@@ -29,6 +29,7 @@ import (
 //	spell(noidem: [1])=7.2s..11.7s  how long an ISR held (timing.go)
 //	config(java: request.timeout.ms)=30s  a client setting in force (config.go)
 //	offset(acks1: m-020)=19 per run  where a message was acknowledged (offset.go)
+//	elections(plast)=clean per run  how a topic's leaders were elected (elections.go)
 //	feature(eligible.leader.replicas.version)=1  a finalized feature level (config.go)
 //	bound(runs_lost(t))=0%..52.7%  a rate's 95% interval over the runs (bound.go)
 //
@@ -75,7 +76,7 @@ type cond struct {
 }
 
 var (
-	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|feature\([^()]*\)|offset\([^()]*\)|bound\(.*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[0-9.]+%\.\.[0-9.]+%|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
+	claimRe = regexp.MustCompile(`^(runs\(.*\)|runs|held|gap\(.*\)|spell\(.*\)|config\([^()]*\)|feature\([^()]*\)|offset\([^()]*\)|elections\([^()]*\)|bound\(.*\)|[a-z_0-9]+\([^()]*\)(?:\s*\+\s*[a-z_0-9]+\([^()]*\))*)\s*(==|!=|<=|>=|<|>|=)\s*(\{[^{}]*\}|` + num + `\.\.` + num + `|` + num + `(?:\s*,\s*` + num + `)*|[0-9.]+%\.\.[0-9.]+%|[A-Za-z0-9_.-]+)\s*(per run|total)?$`)
 	logRe   = regexp.MustCompile(`^runs\(log\(\s*(k\d+)\s*:\s*(.+?)\)\)$`)
 	condRe  = regexp.MustCompile(`^runs\(\s*([a-z_0-9]+)\(([^()]*)\)\s*(==|!=|<=|>=|<|>|=)\s*(\d+)\s*\)$`)
 	callRe  = regexp.MustCompile(`^([a-z_0-9]+)\(\s*([^()\s]+)\s*\)$`)
@@ -95,6 +96,7 @@ var forms = []struct {
 	parse  func(c *claim, lhs, rhs string) error
 }{
 	{"offset(", parseOffset},
+	{"elections(", parseElections},
 	{"bound(", parseBound},
 	{"feature(", parseFeature},
 	{"config(", parseConfig},
@@ -370,6 +372,8 @@ func (c claim) check(runs []citedRun) (got string, ok bool, err error) {
 		return c.checkTiming(runs)
 	case "offset":
 		return c.checkOffset(runs)
+	case "elections":
+		return c.checkElections(runs)
 	case "bound":
 		return c.checkBound(runs)
 	case "count":

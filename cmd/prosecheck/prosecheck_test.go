@@ -283,3 +283,29 @@ func TestSweepBlock(t *testing.T) {
 		t.Errorf("a changed sweep block passed:\n%s", out.String())
 	}
 }
+
+// TestElectionsClaim: how the last replica standing got its leader back,
+// claimed of published power-loss runs, is checked against explain's
+// reading of them: clean on 4.0.0, KIP-966's fallback on 4.1.0.
+func TestElectionsClaim(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "elections.md")
+	text := "A clean election. <!-- evidence: power-loss/kafka-4.0.0/20261130T081022Z elections(plast)=clean per run -->\n\n" +
+		"The fallback. <!-- evidence: power-loss/kafka-4.1.0/20261130T083432Z elections(plast)=last-known-leader per run -->\n\n" +
+		"Wrong. <!-- evidence: power-loss/kafka-4.0.0/20261130T081022Z elections(plast)=last-known-leader per run -->\n"
+	if err := os.WriteFile(md, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if check(&out, filepath.Join("..", "..", "output"), "", false, []string{md}) {
+		t.Fatalf("a wrong elections claim passed:\n%s", out.String())
+	}
+	got := out.String()
+	if want := "elections.md:5: evidence: power-loss/kafka-4.0.0/20261130T081022Z elections(plast)=last-known-leader per run: want elections(plast)=last-known-leader per run, evidence says clean"; !strings.Contains(got, want) {
+		t.Errorf("no line %q in\n%s", want, got)
+	}
+	for _, line := range []string{"elections.md:1:", "elections.md:3:"} {
+		if strings.Contains(got, line) {
+			t.Errorf("%s refused:\n%s", line, got)
+		}
+	}
+}

@@ -61,16 +61,11 @@ func (j Judge) String() string {
 // (more runs would decide it: use --until-decided). A rate is judged over
 // all the runs, so its verdict in the last run is the release's.
 //
-// For elections: the kinds of the topic's leader elections, other than
-// clean ones, that explain finds in any run ("last-known-leader",
-// "unclean", ...), or "clean" when every election was a clean one and
-// "none" when the topic had none. Clean elections are left out because a
-// healthy cluster adds them at will (a preferred leader moving back): the
-// question a bisect asks of elections is whether, and how, Kafka reached
-// outside the ISR.
+// For elections: explain.HowElected, the kinds of the topic's elections
+// other than clean ones ("last-known-leader"), "clean" or "none".
 func (j Judge) Outcome(runs []results.Run) Outcome {
 	if j.elections != "" {
-		return electionOutcome(runs, j.elections)
+		return Outcome(explain.HowElected(runs, j.elections))
 	}
 	held, failed := true, false
 	for i, r := range runs {
@@ -101,29 +96,6 @@ func (j Judge) Outcome(runs []results.Run) Outcome {
 		return "undecided"
 	}
 	return "held"
-}
-
-func electionOutcome(runs []results.Run, label string) Outcome {
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, e := range explain.Elections(r, label) {
-			seen[e.Kind] = true
-		}
-	}
-	if len(seen) == 0 {
-		return "none"
-	}
-	var kinds []string
-	for k := range seen {
-		if k != explain.ElectionClean {
-			kinds = append(kinds, k)
-		}
-	}
-	if len(kinds) == 0 {
-		return Outcome(explain.ElectionClean)
-	}
-	slices.Sort(kinds)
-	return Outcome(strings.Join(kinds, ", "))
 }
 
 // isRate says whether an expectation as written is on a rate over runs:

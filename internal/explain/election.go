@@ -264,3 +264,34 @@ func Elections(run results.Run, label string) []LeaderElection {
 	}
 	return out
 }
+
+// HowElected sums up how a topic's leaders were elected in some runs:
+// the kinds of its elections other than clean ones, sorted and joined
+// ("last-known-leader"), or "clean" when every election was a clean one,
+// and "none" when the topic had none. Clean elections are left out of a
+// mix because a healthy cluster adds them at will (a preferred leader
+// moving back): what this tells apart is whether, and how, Kafka reached
+// outside the ISR. kafkabook bisect --elections judges a release by it,
+// and prosecheck's elections(T) claims check the prose against it.
+func HowElected(runs []results.Run, label string) string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, e := range Elections(r, label) {
+			seen[e.Kind] = true
+		}
+	}
+	if len(seen) == 0 {
+		return "none"
+	}
+	var kinds []string
+	for k := range seen {
+		if k != ElectionClean {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return ElectionClean
+	}
+	slices.Sort(kinds)
+	return strings.Join(kinds, ", ")
+}
