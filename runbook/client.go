@@ -17,15 +17,17 @@ const (
 	FranzGo    = "franz-go"
 	Java       = "java"
 	Librdkafka = "librdkafka"
-	// Spring is Spring Kafka's listener container: consumer group
-	// members only.
+	// Spring is Spring Kafka: its KafkaTemplate for producers, its
+	// listener container for consumer group members, on the kafka-clients
+	// release the spring-kafka release depends on.
 	Spring = "spring"
 )
 
 // springKafkaClients is the kafka-clients release each spring-kafka
 // release depends on, by the version --client spring@V gives ("" is the
-// spring driver's default, driver.DefaultSpring); a release not listed is
-// checked against the newest catalogue.
+// spring driver's default, driver.DefaultSpring): spring's producer and
+// consumer properties are that release's. A release not listed is checked
+// against the newest catalogue.
 var springKafkaClients = map[string]string{"": "4.2.2", "4.1.2": "4.2.2"}
 
 // DefaultClient is the client of a runbook whose front matter names none.
@@ -89,8 +91,9 @@ func shorthandValue(st *Step, flag string) string {
 
 // checkProducer checks a produce step's properties as each client of the
 // step would take them (clientconfig.CheckProducer: for franz-go every
-// value and the rules between them, for the others the rule that ties
-// idempotence and transactions to acks=all), and reports each problem
+// value and the rules between them, for the others, spring's kafka-clients
+// among them, the rule that ties idempotence and transactions to
+// acks=all), and reports each problem
 // where the runbook gave the property: its shorthand flag, its -X value,
 // else the step (the front matter's producer: map). A problem already
 // reported there (by the catalogue) is not said twice, nor is a name
@@ -99,7 +102,7 @@ func (c *checker) checkProducer(st *Step, props map[string]string) {
 	seen := map[string]bool{}
 	for _, cl := range c.stepClients(st) {
 		client, _, err := ParseClient(cl)
-		if err != nil || client == Spring {
+		if err != nil {
 			continue
 		}
 		for _, e := range clientconfig.CheckProducer(client, props, st.flagBool("transactional")) {
@@ -182,16 +185,10 @@ func checkClientProperty(caps Capabilities, meta *Meta, clients []string, role, 
 		if err != nil {
 			continue // reported where the client is named
 		}
-		if client == Spring && role == RoleProducer {
-			if msg := springProduces; !seen[msg] {
-				seen[msg] = true
-				report(p, msg)
-			}
-			continue
-		}
 		if client == Spring {
-			// Spring Kafka passes consumer properties to the kafka-clients
-			// it runs on: that release's catalogue, else the newest.
+			// Spring Kafka passes producer and consumer properties to the
+			// kafka-clients it runs on: that release's catalogue, else the
+			// newest.
 			if caps.ClientProperty != nil {
 				if err := caps.ClientProperty(Java, springKafkaClients[version], role, name, value); err != nil && !seen[err.Error()] {
 					seen[err.Error()] = true

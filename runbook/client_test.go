@@ -105,8 +105,18 @@ func TestClientPropertyErrors(t *testing.T) {
 		{"", "consume t --group g --commit auto --client spring --handoff &", Overrides{}, ""},
 		{"", "consume t --group g --commit after -X value.deserializer=x &", Overrides{}, "c.md:6:39: consumer properties run through franz-go: kafkabook's franz-go member takes none"},
 		{"", "consume t --group g --commit after --client java -X group.id=x &", Overrides{}, "c.md:6:53: -X group.id: java has no consumer property \"group.id\""}, // the test's catalogue; the real one refuses it (check.txtar)
-		{"", "produce t --client spring", Overrides{}, "c.md:6:20: spring runs consumer group members only"},
-		{"client: spring\n", "produce t", Overrides{}, "spring runs consumer group members only"},
+		// spring produces through Spring Kafka's KafkaTemplate, with
+		// kafka-clients' properties (spring-kafka 4.1.2's 4.2.2) and its
+		// rule between idempotence and acks; not in transactions.
+		{"", "produce t --client spring", Overrides{}, ""},
+		{"client: spring\n", "produce t --acks all --count 3 --rate 10/s &", Overrides{}, ""},
+		{"client: spring\nproducer: {linger.ms: 5}\n", "produce t -X max.block.ms=100", Overrides{}, ""},
+		{"", "produce t --client spring -X lnger.ms=5", Overrides{}, `c.md:6:30: -X lnger.ms: spring passes it to kafka-clients: java has no producer property "lnger.ms"`},
+		{"client: spring\n", "produce t -X value-serializer=x", Overrides{}, `c.md:7:14: -X value-serializer: spring passes it to kafka-clients: java has no producer property "value-serializer"`},
+		{"client: spring\nproducer: {lnger.ms: 5}\n", "produce t", Overrides{}, `c.md:3:12: producer: spring passes it to kafka-clients: java has no producer property "lnger.ms"`},
+		{"", "produce t --client spring --acks 1 --idempotent", Overrides{}, "c.md:6:36: --idempotent: idempotence needs acks=all"},
+		{"", "produce t --client spring --acks all --transactional", Overrides{}, "c.md:6:38: --transactional runs through spring: kafkabook's spring producer sends with KafkaTemplate.send outside transactions"},
+		{"client: [java, spring]\n", "produce t --acks all --transactional", Overrides{}, "--transactional runs through spring"},
 	} {
 		_, err := LoadFor("c.md", clientDoc(tc.front, tc.step), tc.ov, caps)
 		switch {
@@ -135,6 +145,30 @@ func TestConsumeClient(t *testing.T) {
 	// spring's properties are the Java client's.
 	if got := strings.Join(cat.asked, "\n"); !strings.Contains(got, "java@4.2.2 consumer value.deserializer=b") {
 		t.Errorf("catalogue asked:\n%s", got)
+	}
+}
+
+// TestSpringProducer checks what a produce step through spring carries
+// (its client and properties as given, nothing else) and that its
+// properties are asked of the catalogue of the kafka-clients release
+// spring-kafka depends on.
+func TestSpringProducer(t *testing.T) {
+	var cat fakeCatalogue
+	src := clientDoc("producer:\n  linger.ms: 5\n", "produce t --client spring --acks all -X max.block.ms=100 --count 3")
+	d, err := LoadFor("c.md", src, Overrides{}, Capabilities{ClientProperty: cat.check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Blocks[0].Steps[1].Action.(Produce)
+	want := map[string]string{"linger.ms": "5", "acks": "all", "max.block.ms": "100"}
+	if p.Client != Spring || !reflect.DeepEqual(p.Properties, want) {
+		t.Errorf("Produce = %+v, want client spring and properties %v", p, want)
+	}
+	got := strings.Join(cat.asked, "\n")
+	for _, w := range []string{"java@4.2.2 producer linger.ms=5", "java@4.2.2 producer max.block.ms=100"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("catalogue not asked %q; asked:\n%s", w, got)
+		}
 	}
 }
 

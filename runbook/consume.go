@@ -7,24 +7,6 @@ import (
 	"time"
 )
 
-// springProduces is check's word for a produce step that would run
-// through spring.
-const springProduces = "spring runs consumer group members only (Spring Kafka's listener container): produce through java, librdkafka or franz-go (--client java)"
-
-// checkNotSpring refuses a produce step whose client is spring.
-func checkNotSpring(c *checker, st *Step) {
-	for _, cl := range c.stepClients(st) {
-		if name, _, _ := ParseClient(cl); name == Spring {
-			p := st.lineEnd()
-			if st.given("client") {
-				p = st.flagPos("client")
-			}
-			c.errorf(p, "%s", springProduces)
-			return
-		}
-	}
-}
-
 // consumeProperties are a consume step's consumer properties: the front
 // matter's consumer: map, then the step's -X values, the later winning.
 func consumeProperties(st *Step, meta map[string]string) map[string]string {

@@ -30,7 +30,7 @@ const (
 	KindWord                     // one of the flag's Choices
 	KindRetries                  // a number of retries, or max
 	KindText                     // any word: a key, an event id
-	KindClient                   // a client: franz-go, java[@V], librdkafka[@V]
+	KindClient                   // a client: franz-go, java[@V], librdkafka[@V], spring[@V]
 	KindProperty                 // a client property NAME=VALUE
 )
 

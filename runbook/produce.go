@@ -55,7 +55,7 @@ var produceDirective = &Directive{
 		{Name: "acks", Kind: KindAcks, Meta: "0|1|all",
 			Help: "Producer acks: 0 (none), 1 (the leader), all (every in-sync replica); the property acks. Without it the client applies its own default and the evidence records the value in force: franz-go and the Java client (kafka-clients 4.x, the releases kafkabook's runs used): all, with idempotence unless enable.idempotence=false is given; librdkafka: all, without idempotence."},
 		{Name: "client", Kind: KindClient, Meta: "CLIENT[@V]",
-			Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
+			Help: "Produce through this client instead of the run's (kafkabook run --client, front matter client:): franz-go, java[@kafka-clients version] (KafkaProducer), spring[@spring-kafka version] (Spring Kafka's KafkaTemplate on the kafka-clients it depends on) or librdkafka[@confluent-kafka version]. java defaults to the cluster's Kafka version."},
 		{Name: "property", Short: "X", Kind: KindProperty, Meta: "NAME=VALUE", Many: true,
 			Help: "A client property by the client's own name, as kcat's -X: -X linger.ms=5 -X compression.type=lz4; over the front matter's producer: map. check refuses a name the client does not have. The flags --acks, --idempotent, --retries, --max-in-flight and --delivery-timeout are shorthands for acks, enable.idempotence, retries, max.in.flight.requests.per.connection and delivery.timeout.ms; franz-go takes only these five and request.timeout.ms, linger.ms, batch.size, buffer.memory, compression.type, client.id and transaction.timeout.ms (kafkabook maps each onto its kgo option)."},
 		{Name: "from", Kind: KindInt, Meta: "N", Default: "1",
@@ -83,7 +83,7 @@ var produceDirective = &Directive{
 		{Name: "delivery-timeout", Kind: KindDuration, Meta: "DUR",
 			Help: "How long each message may wait for its ack, retries included (delivery.timeout.ms); without it each client applies its own default: franz-go none (a record is tried until it is acknowledged or its retries run out), the Java client 120s, librdkafka 300s."},
 		{Name: "transactional", Kind: KindBool,
-			Help: "Send in transactions, with a transactional.id made of the topic, the step's line and the run; every transaction's outcome (committed, aborted, unknown) is recorded with its records, producer id and epoch. Needs --acks all (a transactional producer is idempotent). Only records of committed transactions count as acknowledged; those of aborted ones are failed in the ledger."},
+			Help: "Send in transactions, with a transactional.id made of the topic, the step's line and the run; every transaction's outcome (committed, aborted, unknown) is recorded with its records, producer id and epoch. Needs --acks all (a transactional producer is idempotent), and a client other than spring (its KafkaTemplate sends outside transactions). Only records of committed transactions count as acknowledged; those of aborted ones are failed in the ledger."},
 		{Name: "txn-size", Kind: KindInt, Meta: "N", Default: "10",
 			Help: "With --transactional: records per transaction (the last may hold fewer)."},
 		{Name: "abort-every", Kind: KindInt, Meta: "K",
@@ -142,7 +142,6 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 		}
 	}
 	checkClientProperties(c, st)
-	checkNotSpring(c, st)
 	if st.given("key") && st.given("keys") {
 		c.errorf(st.flagPos("key"), "give --key (one key for every message) or --keys (N keys in turn), not both")
 	}
@@ -162,11 +161,17 @@ func checkProduce(c *checker, st *Step, topic string, tp Pos) {
 	}
 }
 
+// springTransactions is why a transactional produce step does not run
+// through spring; the spring driver refuses a transactional spec at start
+// for the same reason (internal/driver/spring/SpringProducer.java).
+const springTransactions = "--transactional runs through spring: kafkabook's spring producer sends with KafkaTemplate.send outside transactions (Spring runs them through executeInTransaction on producers whose transactional.id it makes from a prefix, which kafkabook's transaction records do not follow); use --client java, librdkafka or franz-go"
+
 // checkProduceTxn checks a produce step, and what its transaction flags
-// need: --txn-size and --abort-every mean nothing without --transactional.
-// What a transactional producer needs of its properties (acks=all, and
-// franz-go's fixed number of requests in flight) checkProducer checks
-// with the others.
+// need: --txn-size and --abort-every mean nothing without --transactional,
+// and a transactional producer runs through a client that kafkabook
+// drives in transactions (not spring). What a transactional producer
+// needs of its properties (acks=all, and franz-go's fixed number of
+// requests in flight) checkProducer checks with the others.
 func checkProduceTxn(c *checker, st *Step, topic string, tp Pos) {
 	checkProduce(c, st, topic, tp)
 	if !st.flagBool("transactional") {
@@ -179,4 +184,10 @@ func checkProduceTxn(c *checker, st *Step, topic string, tp Pos) {
 	}
 	c.positive(st, "txn-size")
 	c.positive(st, "abort-every")
+	for _, cl := range c.stepClients(st) {
+		if name, _, _ := ParseClient(cl); name == Spring {
+			c.errorf(st.flagPos("transactional"), "%s", springTransactions)
+			break
+		}
+	}
 }

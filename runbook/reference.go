@@ -30,7 +30,7 @@ var kindText = map[Kind]string{
 	KindWord:     "one of the words in the usage line",
 	KindRetries:  "a whole number, or `max`",
 	KindText:     "a word",
-	KindClient:   "`franz-go`, `java[@VERSION]` or `librdkafka[@VERSION]`",
+	KindClient:   "`franz-go`, `java[@VERSION]`, `librdkafka[@VERSION]` or `spring[@VERSION]`",
 	KindProperty: "`NAME=VALUE`, a property by the client's own name",
 }
 

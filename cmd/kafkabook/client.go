@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// clientCmd manages the client drivers: the Java client and librdkafka,
-// built on this machine into kafkabook's cache (docs/driver-protocol.md).
+// clientCmd manages the client drivers: the Java client, Spring Kafka and
+// librdkafka, built on this machine into kafkabook's cache
+// (docs/driver-protocol.md).
 func clientCmd() *cobra.Command {
 	c := &cobra.Command{Use: "client", Short: "Manage the Kafka clients kafkabook drives besides franz-go", Args: cobra.ArbitraryArgs, RunE: group}
 	install := &cobra.Command{
@@ -24,7 +25,7 @@ func clientCmd() *cobra.Command {
 			"librdkafka[@VERSION] installs confluent-kafka for Python from PyPI into a virtual\n" +
 			"environment (default " + driver.DefaultLibrdkafka + "; Debian: python3-venv); its wheel carries librdkafka.\n" +
 			"spring[@VERSION] resolves spring-kafka (default " + driver.DefaultSpring + ") and compiles the java driver with\n" +
-			"Spring Kafka's listener container: consumer group members only.",
+			"Spring Kafka's KafkaTemplate (producers) and listener container (consumer group members).",
 		Example: "  kafkabook client install java@4.3.1 librdkafka@2.15.1",
 		Args:    minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,17 +60,15 @@ func clientProduceCmd() *cobra.Command {
 	var props []string
 	var deliveryTimeout time.Duration
 	c := &cobra.Command{
-		Use:     "produce CLIENT[@VERSION]",
-		Short:   "Produce messages through one client driver and print its configuration and outcomes",
-		Example: "  kafkabook client produce java@4.3.1 --bootstrap 10.0.0.1:9092 --topic t --count 100000 --size 100 -X linger.ms=5",
-		Args:    exactArgs(1),
+		Use:   "produce CLIENT[@VERSION]",
+		Short: "Produce messages through one client driver and print its configuration and outcomes",
+		Example: "  kafkabook client produce java@4.3.1 --bootstrap 10.0.0.1:9092 --topic t --count 100000 --size 100 -X linger.ms=5\n" +
+			"  kafkabook client produce spring@4.1.2 --bootstrap 10.0.0.1:9092 --topic t --count 10 --acks all",
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := driver.ParseRef(args[0])
 			if err != nil {
 				return usageErr("%v", err)
-			}
-			if ref.Client == "spring" {
-				return usageErr("spring runs consumer group members only: produce through java or librdkafka")
 			}
 			if bootstrap == "" || spec.Topic == "" {
 				return usageErr("client produce needs --bootstrap and --topic")

@@ -75,7 +75,7 @@ current as Kafka releases.`,
 		},
 	}
 	c.Flags().Var(listFlag{&kafka}, "kafka", "Kafka releases, overriding every runbook's front matter (comma-separated)")
-	c.Flags().Var(listFlag{&clients}, "client", "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION]")
+	c.Flags().Var(listFlag{&clients}, "client", "clients, overriding every runbook's front matter (comma-separated): franz-go, java[@VERSION], librdkafka[@VERSION], spring[@VERSION]")
 	c.Flags().IntVar(&repeat, "repeat", 0, "cells per runbook and release, overriding every runbook's repeat:")
 	c.Flags().StringVar(&batch, "batch", "local", "the batch name every cell records in its provenance (e.g. the CI run's id)")
 	c.Flags().BoolVar(&fresh.on, "new-releases", false, "list only the cells of Kafka releases on Maven Central that the site has no run of")

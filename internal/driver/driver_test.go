@@ -93,6 +93,9 @@ func TestProducers(t *testing.T) {
 	}{
 		{Ref{Client: "java", Version: st.Kafka}, map[string]string{"acks": "-1", "enable.idempotence": "true"}},
 		{Ref{Client: "librdkafka"}, map[string]string{"request.required.acks": "-1", "enable.idempotence": "false"}},
+		// Spring Kafka's template on kafka-clients 4.2.2 (spring-kafka
+		// 4.1.2's): the Java client's defaults.
+		{Ref{Client: "spring"}, map[string]string{"acks": "-1", "enable.idempotence": "true"}},
 		// franz-go's driver reports the settings it was given, not a
 		// client's own defaults: nothing to check there.
 		{Ref{Client: "franz-go"}, nil},

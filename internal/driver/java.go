@@ -17,8 +17,9 @@ import (
 )
 
 // javaFiles are the java driver's sources (KafkabookDriver.java, the
-// producer and the entry point; Member.java, the consumer group member),
-// compiled together.
+// producer and the entry point; Sender.java, what its loop sends through;
+// Member.java, the consumer group member; Transform.java), compiled
+// together.
 //
 //go:embed java/*.java
 var javaFiles embed.FS
@@ -124,7 +125,7 @@ func installJava(ctx context.Context, cache string, ref Ref, progress func(strin
 		return d, fmt.Errorf("install the java driver (kafka-clients %s): %w", ref.Version, err)
 	}
 	progress("java driver: archiving the classes it loads at start-up (class data sharing)")
-	if err := archiveClasses(ctx, dir); err != nil {
+	if err := archiveClasses(ctx, dir, ref.Client); err != nil {
 		progress("java driver: no class archive, start-up will be slower: %v", err)
 	}
 	d.Argv = javaArgv(dir, true) // with what the install made: the class archive, the native library
@@ -220,16 +221,17 @@ func extractSQLiteNative(dir string) error {
 	return out.Close()
 }
 
-// archiveClasses runs the driver once, with no broker and nothing to send,
-// to dump the classes it loads into a class data sharing archive
+// archiveClasses runs the driver once as client's producer (java, or
+// spring: Spring Kafka's template), with no broker and nothing to send, to
+// dump the classes it loads into a class data sharing archive
 // (driver.jsa): the JVM then maps them instead of loading them, which
 // about halves the driver's start-up.
-func archiveClasses(ctx context.Context, dir string) error {
+func archiveClasses(ctx context.Context, dir, client string) error {
 	argv := javaArgv(dir, false)
 	jsa := filepath.Join(dir, "driver.jsa")
 	argv = append([]string{argv[0], "-XX:ArchiveClassesAtExit=" + jsa}, argv[1:]...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(`{"topic":"t","bootstrap_servers":["127.0.0.1:9"],"count":0}` + "\n" + `{"command":"start"}` + "\n")
+	cmd.Stdin = strings.NewReader(`{"client":"` + client + `","topic":"t","bootstrap_servers":["127.0.0.1:9"],"count":0}` + "\n" + `{"command":"start"}` + "\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(jsa)
 		return fmt.Errorf("%v: %s", err, tailLines(string(out), 5))

@@ -20,9 +20,11 @@ import (
 
 // TestJavaDriverChecks holds the java and spring drivers to what a cluster
 // run cannot see: they compile against the default releases with every
-// javac lint warning an error, and the java driver's unit tests
-// (javatest/: the JSON lines it writes, its pacing, its spec parsing) pass.
-// It needs a JDK and Maven but no cluster, so it runs in the short lane.
+// javac lint warning an error, the java driver's unit tests (javatest/:
+// the JSON lines it writes, its pacing, its spec parsing, its loop over a
+// Sender) pass, and so do the spring driver's (javatest/spring/: its
+// producer on Spring's template, without a broker). It needs a JDK and
+// Maven but no cluster, so it runs in the short lane.
 func TestJavaDriverChecks(t *testing.T) {
 	requireCommands(t, "java", "javac", "mvn")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -49,37 +51,75 @@ func TestJavaDriverChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testSrcs, err := filepath.Glob(filepath.Join("javatest", "*.java"))
-	if err != nil || len(testSrcs) == 0 {
-		t.Fatalf("no unit tests in javatest/: %v", err)
+	testSrcs := javaTests(t, "javatest")
+	springTests := javaTests(t, filepath.Join("javatest", "spring"))
+	harness := slices.DeleteFunc(slices.Clone(testSrcs), func(s string) bool { return testClass(s) != "" })
+
+	// The java driver with its tests against kafka-clients, then the
+	// spring driver (the java driver's files and its own) with its tests
+	// and the runner against spring-kafka's class path, as the installs
+	// compile them.
+	javac(ctx, t, work, "java", filepath.Join(javaJars, "*"), slices.Concat(javaSrcs, testSrcs))
+	javac(ctx, t, work, "spring", filepath.Join(springJars, "*"), slices.Concat(javaSrcs, springSrcs, harness, springTests))
+
+	runJavaTests(ctx, t, work, "java", javaJars, testSrcs, "KAFKABOOK_REFUSAL_CASES="+refusalCases(t))
+	runJavaTests(ctx, t, work, "spring", springJars, springTests)
+}
+
+// javaTests are the absolute paths of the .java files of dir (the tests,
+// the runner and its checks); none is an error.
+func javaTests(t *testing.T, dir string) []string {
+	t.Helper()
+	srcs, err := filepath.Glob(filepath.Join(dir, "*.java"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no unit tests in %s/: %v", dir, err)
 	}
-	for i, s := range testSrcs {
-		if testSrcs[i], err = filepath.Abs(s); err != nil {
+	for i, s := range srcs {
+		if srcs[i], err = filepath.Abs(s); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return srcs
+}
 
-	// The java driver with its tests against kafka-clients, then the
-	// spring driver (the java driver's files and its own) against
-	// spring-kafka's class path, as the installs compile them.
-	javaCP := filepath.Join(work, "java") + string(os.PathListSeparator) + filepath.Join(javaJars, "*")
-	javac(ctx, t, work, "java", filepath.Join(javaJars, "*"), slices.Concat(javaSrcs, testSrcs))
-	javac(ctx, t, work, "spring", filepath.Join(springJars, "*"), slices.Concat(javaSrcs, springSrcs))
+// testClass is the test class a source file holds (FooTest.java: FooTest),
+// or "" for the runner and its helpers.
+func testClass(src string) string {
+	if name := strings.TrimSuffix(filepath.Base(src), ".java"); strings.HasSuffix(name, "Test") {
+		return name
+	}
+	return ""
+}
 
+// runJavaTests runs the test classes of srcs, compiled into work/out,
+// with TestRunner on the class path of jars, and fails the test with the
+// runner's output when one fails.
+func runJavaTests(ctx context.Context, t *testing.T, work, out, jars string, srcs []string, env ...string) {
+	t.Helper()
 	var classes []string
-	for _, s := range testSrcs {
-		if name := strings.TrimSuffix(filepath.Base(s), ".java"); strings.HasSuffix(name, "Test") {
-			classes = append(classes, name)
+	for _, s := range srcs {
+		if c := testClass(s); c != "" {
+			classes = append(classes, c)
 		}
 	}
-	cmd := exec.CommandContext(ctx, "java", append([]string{"-cp", javaCP, "TestRunner"}, classes...)...)
+	cp := filepath.Join(work, out) + string(os.PathListSeparator) + filepath.Join(jars, "*")
+	// The client's own log (the spring driver's slf4j-simple binding) only
+	// buries a failure's lines: errors alone.
+	args := []string{"-Dorg.slf4j.simpleLogger.defaultLogLevel=error", "-cp", cp, "TestRunner"}
+	cmd := exec.CommandContext(ctx, "java", append(args, classes...)...)
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "KAFKABOOK_REFUSAL_CASES="+refusalCases(t))
-	out, err := cmd.CombinedOutput()
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the java driver's unit tests failed (%v):\n%s", err, out)
+		t.Fatalf("the %s driver's unit tests failed (%v):\n%s", out, err, b)
 	}
-	t.Logf("java driver unit tests: %s", tailLines(string(out), 1))
+	summary := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, " passed, ") {
+			summary = l // the runner's last word; the client's log may come after it
+		}
+	}
+	t.Logf("%s driver unit tests: %s", out, summary)
 }
 
 // javac compiles srcs against classpath into work/out with every lint

@@ -59,6 +59,9 @@ func (p *Producer) Pid() int { return p.proc.Pid() }
 // configuration it runs. The driver sends nothing until Run. It exits when
 // its stdin ends, so a driver outlives neither Close nor kafkabook.
 func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error) {
+	if spec.Client == "" {
+		spec.Client = d.Ref.Client
+	}
 	line, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err

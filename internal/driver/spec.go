@@ -20,6 +20,11 @@ import (
 // in kafkabook's format (results.AppendMessageID, a blank, filler up to
 // Size bytes), on the schedule of Rate.
 type Spec struct {
+	// Client is the driver's name for the client it sends through: spring
+	// makes the spring driver send through Spring Kafka's KafkaTemplate
+	// (its other clients' drivers hold one client each). "": the
+	// driver's, which StartProducer fills in.
+	Client    string   `json:"client,omitempty"`
 	Topic     string   `json:"topic"`
 	Bootstrap []string `json:"bootstrap_servers"`
 	From      int      `json:"from"`
@@ -60,14 +65,14 @@ type Stats = kafka.ProduceStats
 
 // Startup is what the driver says of itself once its client is built.
 type Startup struct {
-	Client     string            // java, librdkafka
-	Library    string            // kafka-clients, confluent-kafka
+	Client     string            // java, spring, librdkafka
+	Library    string            // kafka-clients, spring-kafka, confluent-kafka
 	Version    string            // the library's exact version
 	Librdkafka string            // rd_kafka_version_str, for librdkafka
-	Runtime    string            // java 17.0.2, python 3.11.7
+	Runtime    string            // java 17.0.2, python 3.11.7; spring: "java 17.0.2, kafka-clients 4.2.2"
 	Config     map[string]string // the configuration in force, by the client's names
 	Unknown    []string          // property names the client does not know (Java warns only)
-	SetByUs    []string          // the options kafkabook set (franz-go's driver; the others set none)
+	SetByUs    []string          // the settings kafkabook set that neither the runbook nor the client's defaults decided
 	Took       time.Duration     // from spawn to startup_complete
 }
 
@@ -87,8 +92,10 @@ func (r Ref) String() string {
 
 var versionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
 
-// Clients are the drivers kafkabook can build; spring (Spring Kafka's
-// listener container) runs consumer group members only.
+// Clients are the drivers kafkabook can build: producers and consumer
+// group members on each (spring's producer is Spring Kafka's
+// KafkaTemplate, its member the listener container); transactional
+// producers on java and librdkafka, transform members on java.
 var Clients = []string{"java", "librdkafka", "spring"}
 
 // ParseRef reads java, java@4.3.1, librdkafka@2.15.1, spring@4.0.1.
@@ -115,7 +122,8 @@ var durabilityProps = []string{"acks", "request.required.acks", "enable.idempote
 
 // Describe is the one line that says which client runs and the settings
 // in force that decide durability: "kafka-clients 4.3.1 on java 17.0.2:
-// acks=-1 enable.idempotence=true ...".
+// acks=-1 enable.idempotence=true ...", "spring-kafka 4.1.2 on java
+// 17.0.2, kafka-clients 4.2.2: acks=-1 ...".
 func (s Startup) Describe() string {
 	return s.describe(durabilityProps)
 }

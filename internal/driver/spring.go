@@ -10,9 +10,12 @@ import (
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
 )
 
-// springFiles is the spring driver's own source: Spring Kafka's listener
-// container around the java driver's member (its store, handling and
-// reports), compiled together with the java driver's files.
+// springFiles is the spring driver's own source: Spring Kafka's
+// KafkaTemplate under the java driver's producer loop (SpringProducer.java:
+// its pacing, reports and classification) and Spring Kafka's listener
+// container around the java driver's member (SpringMember.java: its
+// store, handling and reports), compiled together with the java driver's
+// files.
 //
 //go:embed spring/*.java
 var springFiles embed.FS
@@ -47,8 +50,9 @@ const DefaultSpring = "4.1.2"
 
 // installSpring resolves spring-kafka (and with it kafka-clients and the
 // Spring Framework) and sqlite-jdbc from Maven Central into
-// driver-spring-<version>/libs and compiles the java driver with the
-// spring listener container against them. Consumer group members only.
+// driver-spring-<version>/libs and compiles the java driver with Spring's
+// template (producers) and listener container (consumer group members)
+// against them.
 func installSpring(ctx context.Context, cache string, ref Ref, progress func(string, ...any)) (Driver, error) {
 	if ref.Version == "" {
 		ref.Version = DefaultSpring
@@ -76,7 +80,7 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 			}
 			return err
 		}
-		progress("spring driver: compiling the member and its listener container against spring-kafka %s", ref.Version)
+		progress("spring driver: compiling the producer (KafkaTemplate) and the member (listener container) against spring-kafka %s", ref.Version)
 		srcs, err := writeSources(javaFiles, "java/*.java", tmp)
 		if err != nil {
 			return err
@@ -98,7 +102,7 @@ func installSpring(ctx context.Context, cache string, ref Ref, progress func(str
 		return d, fmt.Errorf("install the spring driver (spring-kafka %s): %w", ref.Version, err)
 	}
 	progress("spring driver: archiving the classes it loads at start-up (class data sharing)")
-	if err := archiveClasses(ctx, dir); err != nil {
+	if err := archiveClasses(ctx, dir, ref.Client); err != nil {
 		progress("spring driver: no class archive, start-up will be slower: %v", err)
 	}
 	d.Argv = javaArgv(dir, true)

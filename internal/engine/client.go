@@ -57,15 +57,13 @@ func (ds *drivers) get(ctx context.Context, ref driver.Ref, con *console) (drive
 }
 
 // clientRef is the driver a produce step sends through: the step's own
-// --client, else the run's; ok is false for franz-go, which runs in
-// kafkabook's process. java without a version is kafka-clients at the
-// cluster's Kafka release, so that the client matches the brokers.
-func (w *workload) clientRef(p runbook.Produce) (ref driver.Ref, ok bool, err error) {
-	ref, ok, err = w.refOf(p.Client)
-	if err == nil && ref.Client == runbook.Spring {
-		err = fmt.Errorf("spring runs consumer group members only: produce through java, librdkafka or franz-go")
-	}
-	return ref, ok, err
+// --client, else the run's; ok is false for franz-go, whose driver is
+// kafkabook's own binary. java without a version is kafka-clients at the
+// cluster's Kafka release, so that the client matches the brokers; spring
+// sends through Spring Kafka's KafkaTemplate (its driver refuses a
+// transactional step at start, as check does first).
+func (w *workload) clientRef(p runbook.Produce) (driver.Ref, bool, error) {
+	return w.refOf(p.Client)
 }
 
 // consumerRef is the driver a consume step's members run through, as

@@ -166,8 +166,9 @@ func (c conformance) name() string {
 func (c conformance) suffix() string { return strings.ReplaceAll(c.name(), "-", "") }
 
 // TestClientConformance runs the conformance table through every client
-// in one run, on one cluster: franz-go in process, the Java client and
-// librdkafka as drivers. The drivers are installed first; a machine
+// in one run, on one cluster: franz-go, the Java client, Spring Kafka's
+// template and librdkafka, each as its driver. The drivers are installed
+// first; a machine
 // without a JDK or a Python venv skips that client, and under CI=true
 // fails.
 func TestClientConformance(t *testing.T) {
@@ -180,6 +181,9 @@ func TestClientConformance(t *testing.T) {
 		{client: runbook.Java, idempotent: true, timedOut: "REQUEST_TIMED_OUT: Expiring 10 record(s)"},
 		// librdkafka: acks=all (request.required.acks -1), no idempotence.
 		{client: runbook.Librdkafka + "@2.15.1", idempotent: false, timedOut: "_MSG_TIMED_OUT: Local: Message timed out"},
+		// Spring Kafka's KafkaTemplate on the kafka-clients it depends on:
+		// the Java client's defaults and errors, through Spring.
+		{client: runbook.Spring, idempotent: true, timedOut: "REQUEST_TIMED_OUT: Expiring 10 record(s)"},
 	}
 	for _, c := range clients[1:] {
 		installDriver(t, c.client)
@@ -204,8 +208,8 @@ func TestClientConformance(t *testing.T) {
 			// The provenance names the client, its exact version and the
 			// configuration it ran with.
 			checkClientProvenance(t, res.Provenance, c)
-			if c.client == runbook.Java {
-				checkLoweredRequestTimeout(t, res.Provenance)
+			if c.client == runbook.Java || c.client == runbook.Spring {
+				checkLoweredRequestTimeout(t, res.Provenance, c.client)
 			}
 		})
 	}
@@ -368,30 +372,32 @@ func checkClientProvenance(t *testing.T, p results.Provenance, row conformance) 
 	switch {
 	case c.Version == "" || c.Runtime == "":
 		t.Errorf("client %+v: no version or runtime", c)
-	case row.client == runbook.Java && (c.Config["acks"] != "-1" && c.Config["acks"] != "all" || idem != "true"):
-		t.Errorf("java: acks=%q enable.idempotence=%q in force by default; want all (-1), true", c.Config["acks"], idem)
+	case (row.client == runbook.Java || row.client == runbook.Spring) && (c.Config["acks"] != "-1" && c.Config["acks"] != "all" || idem != "true"):
+		t.Errorf("%s: acks=%q enable.idempotence=%q in force by default; want all (-1), true", row.client, c.Config["acks"], idem)
+	case row.client == runbook.Spring && (c.Library != "spring-kafka" || !strings.Contains(c.Runtime, ", kafka-clients ") || !slices.Contains(c.SetByKafkabook, "template.producerListener")):
+		t.Errorf("spring: client %+v: want spring-kafka on its kafka-clients, its template's listener named as kafkabook's", *c)
 	case strings.HasPrefix(row.client, runbook.Librdkafka) && (c.Version != "2.15.1" || idem != "false"):
 		t.Errorf("librdkafka: version %s, enable.idempotence=%q in force; want 2.15.1, false", c.Version, idem)
 	}
 	t.Logf("%s %s on %s: acks=%s enable.idempotence=%s", c.Library, c.Version, c.Runtime, c.Config["acks"]+c.Config["request.required.acks"], idem)
 }
 
-// checkLoweredRequestTimeout: the Java client refuses a delivery timeout
-// under linger.ms + request.timeout.ms, so its driver lowers the request
-// timeout under the timeout row's 3 s; the evidence names that as
-// kafkabook's setting, with the value in force.
-func checkLoweredRequestTimeout(t *testing.T, p results.Provenance) {
+// checkLoweredRequestTimeout: the Java client (under Spring too) refuses
+// a delivery timeout under linger.ms + request.timeout.ms, so its driver
+// lowers the request timeout under the timeout row's 3 s; the evidence
+// names that as kafkabook's setting, with the value in force.
+func checkLoweredRequestTimeout(t *testing.T, p results.Provenance, client string) {
 	t.Helper()
 	for _, c := range p.Clients {
-		if c.Client != runbook.Java || c.Config["delivery.timeout.ms"] != "3000" {
+		if c.Client != client || c.Config["delivery.timeout.ms"] != "3000" {
 			continue
 		}
 		if rt, _ := strconv.Atoi(c.Config["request.timeout.ms"]); rt <= 0 || rt >= 3000 || !slices.Contains(c.SetByKafkabook, "request.timeout.ms") {
-			t.Errorf("java with delivery.timeout.ms=3000: request.timeout.ms=%q, set by kafkabook %q; want under 3000, named as kafkabook's", c.Config["request.timeout.ms"], c.SetByKafkabook)
+			t.Errorf("%s with delivery.timeout.ms=3000: request.timeout.ms=%q, set by kafkabook %q; want under 3000, named as kafkabook's", client, c.Config["request.timeout.ms"], c.SetByKafkabook)
 		}
 		return
 	}
-	t.Errorf("no java client entry with delivery.timeout.ms=3000 in %+v", p.Clients)
+	t.Errorf("no %s client entry with delivery.timeout.ms=3000 in %+v", client, p.Clients)
 }
 
 // ids are the message ids m-from .. m-to.

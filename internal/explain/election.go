@@ -34,11 +34,11 @@ type isrState struct {
 	known    bool
 	isr      []int32
 	proposed bool   // a leader's "Shrinking ISR" proposal, not a committed change
+	what     string // where it comes from, for a statement
+	lines    []results.LogLine
 	// last is, for a proposal, the last committed state before it: what
 	// the controller had unless a later line shows the proposal taken.
 	last *isrState
-	what     string // where it comes from, for a statement
-	lines    []results.LogLine
 }
 
 // leaderChanges are the BecomeLeader lines of a partition, the first one of

@@ -3,7 +3,9 @@
 // JSON spec line and a start command on stdin, JSON lines on stdout. A
 // spec with "role":"member" makes it a consumer group member (Member.java),
 // one with "role":"transform" a consume-transform-produce member
-// (Transform.java).
+// (Transform.java). In the spring driver, a producer spec with
+// "client":"spring" sends through Spring Kafka's KafkaTemplate
+// (SpringProducer.java) with this file's loop and reports (Sender).
 // kafkabook compiles it on the user's machine against the kafka-clients
 // release asked for; it uses nothing but that jar, xerial sqlite-jdbc (the
 // member's store), Gson (the spec) and the JDK.
@@ -13,7 +15,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -65,7 +66,8 @@ public final class KafkabookDriver {
         }
         Spec spec;
         Properties props;
-        KafkaProducer<byte[], byte[]> producer;
+        KafkaProducer<byte[], byte[]> producer = null; // the Java client's; null on spring
+        Sender sender;
         try {
             Map<String, Object> raw = Json.parseObject(line);
             if ("member".equals(raw.get("role")) && "spring".equals(raw.get("client"))) {
@@ -84,12 +86,17 @@ public final class KafkabookDriver {
             }
             spec = new Spec(raw);
             props = spec.properties();
-            // The configuration the producer is about to build, with the
-            // client.id it would generate made explicit so that the one
-            // reported is the one in force.
-            ProducerConfig pc = new ProducerConfig(props);
-            props.putIfAbsent("client.id", pc.getString("client.id"));
-            producer = new KafkaProducer<>(props);
+            if ("spring".equals(raw.get("client"))) {
+                sender = spring(spec, props);
+            } else {
+                // The configuration the producer is about to build, with
+                // the client.id it would generate made explicit so that
+                // the one reported is the one in force.
+                ProducerConfig pc = new ProducerConfig(props);
+                props.putIfAbsent("client.id", pc.getString("client.id"));
+                producer = new KafkaProducer<>(props);
+                sender = Sender.of(producer, props);
+            }
         } catch (Exception e) {
             out.line("{\"name\":\"startup_error\",\"exception\":" + Json.quote(e.getClass().getName())
                     + ",\"message\":" + Json.quote(String.valueOf(e.getMessage())) + "}");
@@ -97,25 +104,38 @@ public final class KafkabookDriver {
             System.exit(2);
             return;
         }
-        out.line(startupComplete(props, spec.setByUs));
+        out.line(startupComplete(sender.who(), sender.configuration(), sender.settings(), spec.setByUs));
         out.flush();
         String cmd = in.readLine();
         if (cmd == null || !cmd.contains("\"start\"")) {
-            producer.close(Duration.ZERO);
+            sender.closeNow();
             return;
         }
         long t0 = System.nanoTime();
-        watchStdin(in, producer);
+        watchStdin(in, sender);
         out.startFlusher();
-        long[] stats = Txn.asked(spec) ? Txn.produce(producer, spec, t0) : produce(producer, spec, t0);
+        // Transactions are the Java client's only: the spring driver
+        // refuses a transactional spec at start (SpringProducer.start).
+        long[] stats = producer != null && Txn.asked(spec) ? Txn.produce(producer, sender, spec, t0) : produce(sender, spec, t0);
         if (!stopped.get()) {
-            producer.flush();
-            producer.close();
+            sender.flush();
+            sender.close();
         }
         out.line("{\"name\":\"shutdown_complete\",\"sent\":" + stats[0] + ",\"max_lag_ns\":" + stats[1]
                 + ",\"end_ns\":" + (System.nanoTime() - t0) + "}");
         out.flush();
         System.exit(0);
+    }
+
+    // spring is Spring Kafka's KafkaTemplate as the Sender, from the spring
+    // driver's SpringProducer, which only the spring driver compiles (as
+    // SpringMember): the error that stops it at start is its own.
+    static Sender spring(Spec spec, Properties props) throws Exception {
+        try {
+            return (Sender) Class.forName("SpringProducer").getMethod("start", Spec.class, Properties.class).invoke(null, spec, props);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
     }
 
     // interval is the time between two sends at rate messages a second,
@@ -155,13 +175,14 @@ public final class KafkabookDriver {
         return rec;
     }
 
-    // produce sends the spec's messages on its schedule and returns how many
-    // it handed to the client and the largest delay of a hand-off.
-    static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
+    // produce sends the spec's messages through sender on the spec's
+    // schedule and returns how many it handed to the client and the
+    // largest delay of a hand-off.
+    static long[] produce(Sender sender, Spec spec, long t0) {
         double interval = interval(spec.rate);
         long sent = 0, maxLag = 0;
         for (int i = 0; i < spec.count && !stopped.get(); i++) {
-            long lag = sendOne(producer, spec, i, interval, t0, null);
+            long lag = sendOne(sender, spec, i, interval, t0, null);
             if (lag == NOT_DUE) {
                 break;
             }
@@ -178,7 +199,7 @@ public final class KafkabookDriver {
     // sendOne sends message i of the spec once it is due (waitDue), its
     // outcome reported by a Report, and failed, when given, hearing a
     // send's error too; it returns how late the hand-off was, or NOT_DUE.
-    static long sendOne(KafkaProducer<byte[], byte[]> producer, Spec spec, long i, double interval, long t0,
+    static long sendOne(Sender sender, Spec spec, long i, double interval, long t0,
             java.util.function.Consumer<Exception> failed) {
         long n = spec.from + i;
         long intended = intendedNs(i, interval);
@@ -190,7 +211,7 @@ public final class KafkabookDriver {
         Report r = new Report(spec.topic, n, key, intended, t0);
         r.inSend = true;
         try {
-            producer.send(rec, failed == null ? r : (md, e) -> {
+            sender.send(rec, failed == null ? r : (md, e) -> {
                 if (e != null) {
                     failed.accept(e);
                 }
@@ -210,7 +231,7 @@ public final class KafkabookDriver {
     // died): it closes the producer at once, which also ends a send()
     // blocked on metadata or a full buffer, and halts the JVM if the rest
     // takes longer than five seconds.
-    static void watchStdin(BufferedReader in, KafkaProducer<byte[], byte[]> producer) {
+    static void watchStdin(BufferedReader in, Sender sender) {
         Thread t = new Thread(() -> {
             try {
                 while (in.readLine() != null) {
@@ -219,7 +240,7 @@ public final class KafkabookDriver {
                 // a broken stdin is an end too
             }
             stopped.set(true);
-            producer.close(Duration.ZERO); // pending records fail: reported as unknown
+            sender.closeNow(); // pending records fail: reported as unknown
             LockSupport.parkNanos(5_000_000_000L);
             out.flush();
             Runtime.getRuntime().halt(3);
@@ -228,9 +249,20 @@ public final class KafkabookDriver {
         t.start();
     }
 
-    // startupComplete names the client and the configuration in force: the
-    // ProducerConfig the producer itself builds, after defaults and the
-    // adjustments the client makes (idempotence off when acks is not all).
+    // Who names a producer's client in startup_complete: kafkabook's name
+    // for it, its library, that library's exact version and what it runs
+    // on.
+    record Who(String client, String library, String version, String runtime) {
+        // java is the Java client: kafka-clients on the JVM.
+        static Who java() {
+            return new Who("java", "kafka-clients", clientsVersion(), "java " + System.getProperty("java.version"));
+        }
+    }
+
+    // startupComplete names the Java client and the configuration in
+    // force: the ProducerConfig the producer itself builds from props,
+    // after defaults and the adjustments the client makes (idempotence off
+    // when acks is not all).
     static String startupComplete(Properties props) {
         return startupComplete(props, null);
     }
@@ -238,13 +270,27 @@ public final class KafkabookDriver {
     // startupComplete with setByUs (Spec.setByUs) also says what kafkabook
     // set on the client itself, as set_by_kafkabook.
     static String startupComplete(Properties props, java.util.Collection<String> setByUs) {
-        ProducerConfig pc = new ProducerConfig(props);
+        return startupComplete(Who.java(), props, Map.of(), setByUs);
+    }
+
+    // startupComplete names who and the configuration in force: the
+    // ProducerConfig kafka-clients builds from configs (the configuration
+    // its client holds: the Java client's properties, Spring's producer
+    // factory's), with the client's other settings beside it (settings:
+    // Spring's template), and the names in configs kafka-clients does not
+    // know.
+    static String startupComplete(Who who, Map<?, ?> configs, Map<String, String> settings, java.util.Collection<String> setByUs) {
+        Map<String, Object> given = new TreeMap<>();
+        configs.forEach((k, v) -> given.put(String.valueOf(k), v));
+        ProducerConfig pc = new ProducerConfig(given);
         StringBuilder b = new StringBuilder(4096);
-        b.append("{\"name\":\"startup_complete\",\"client\":\"java\",\"library\":\"kafka-clients\",\"version\":")
-                .append(Json.quote(clientsVersion()))
-                .append(",\"runtime\":").append(Json.quote("java " + System.getProperty("java.version")))
+        b.append("{\"name\":\"startup_complete\",\"client\":").append(Json.quote(who.client()))
+                .append(",\"library\":").append(Json.quote(who.library()))
+                .append(",\"version\":").append(Json.quote(who.version()))
+                .append(",\"runtime\":").append(Json.quote(who.runtime()))
                 .append(",\"config\":{");
         Map<String, Object> values = new TreeMap<>(pc.values());
+        values.putAll(settings);
         boolean first = true;
         for (Map.Entry<String, Object> e : values.entrySet()) {
             if (!first) {
@@ -256,7 +302,7 @@ public final class KafkabookDriver {
         }
         b.append("},\"unknown_properties\":[");
         first = true;
-        for (String name : new TreeMap<>(props).keySet().stream().map(Object::toString).toList()) {
+        for (String name : given.keySet()) {
             if (!ProducerConfig.configNames().contains(name)) {
                 b.append(first ? "" : ",").append(Json.quote(name));
                 first = false;
@@ -494,7 +540,7 @@ public final class KafkabookDriver {
         // messages in transactions, in order; it stops after a transaction
         // whose end got no definite answer (the producer's state is then
         // unknown) or one that did not begin. It returns what produce does.
-        static long[] produce(KafkaProducer<byte[], byte[]> producer, Spec spec, long t0) {
+        static long[] produce(KafkaProducer<byte[], byte[]> producer, Sender sender, Spec spec, long t0) {
             long size = Math.max(1, Spec.num(spec.raw, "txn_size", 1));
             long abortEvery = Spec.num(spec.raw, "abort_every", 0);
             double interval = interval(spec.rate);
@@ -516,7 +562,7 @@ public final class KafkabookDriver {
                 java.util.concurrent.atomic.AtomicReference<Exception> firstErr = new java.util.concurrent.atomic.AtomicReference<>();
                 long count = 0;
                 for (long i = first; i < Math.min(first + size, spec.count) && !stopped.get(); i++) {
-                    long lag = sendOne(producer, spec, i, interval, t0, e -> firstErr.compareAndSet(null, e));
+                    long lag = sendOne(sender, spec, i, interval, t0, e -> firstErr.compareAndSet(null, e));
                     if (lag == NOT_DUE) {
                         break;
                     }

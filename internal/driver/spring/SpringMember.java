@@ -102,10 +102,8 @@ public final class SpringMember {
         values.put("container.ackTime", Long.toString(cp.getAckTime()));
         values.put("container.pollTimeout", Long.toString(cp.getPollTimeout()));
         values.put("container.syncCommits", Boolean.toString(cp.isSyncCommits()));
-        String version = KafkaMessageListenerContainer.class.getPackage().getImplementationVersion();
-        Member.Events.line(Member.startupComplete("spring", "spring-kafka", version == null ? "unknown" : version,
-                "java " + System.getProperty("java.version") + ", kafka-clients " + KafkabookDriver.clientsVersion(),
-                props, values));
+        KafkabookDriver.Who who = SpringProducer.spring();
+        Member.Events.line(Member.startupComplete(who.client(), who.library(), who.version(), who.runtime(), props, values));
         try {
             container.start();
             term.await();
