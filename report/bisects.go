@@ -61,9 +61,12 @@ func newSiteBisect(rec bisect.Record) siteBisect {
 		}
 		b.Probes = append(b.Probes, sp)
 	}
-	if rec.Changed {
+	switch {
+	case rec.Stopped != "":
+		b.Finding = "stopped before it could name a change (" + rec.Stopped + ")"
+	case rec.Changed:
 		b.Finding = fmt.Sprintf("%s up to %s, %s from %s", outcome[rec.Before], rec.Before, outcome[rec.After], rec.After)
-	} else {
+	default:
 		b.Finding = fmt.Sprintf("%s on both ends: no change between them", outcome[rec.Before])
 	}
 	return b

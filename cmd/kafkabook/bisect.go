@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,7 +43,9 @@ in the cluster's behaviour that no count shows.
 It prints each release probed with its outcome, then the two neighbours
 and the causes explain gives on one side and not the other, and writes
 the record of it all, with the run directories each outcome rests on, to
-OUT/<runbook>/bisect-GOOD-BAD.json. It assumes one change between the ends.
+OUT/<runbook>/bisect-GOOD-BAD.json, also when it stops early (a run that
+could not complete, Ctrl-C): the probes so far, and why it stopped. It
+assumes one change between the ends.
 
 Exit codes: 0 the outcome changed (the releases are named), 1 the two ends
 agree, 2 a run could not complete, 3 bad runbook or arguments.`,
@@ -124,20 +127,26 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 			for _, s := range r.Steps {
 				fmt.Fprintf(o.stdout, "  %-8s %s\n", s.Release, s.Outcome)
 			}
+			if err == nil {
+				rec.Changed, rec.Before, rec.After = r.Changed, r.Before.Release, r.After.Release
+				if r.Changed {
+					rec.OnlyBefore, rec.OnlyAfter = bisect.CauseDifference(runsOf[r.Before.Release], runsOf[r.After.Release])
+				}
+			} else {
+				rec.Stopped = err.Error() // the probes so far are evidence too
+			}
+			if len(rec.Probes) > 0 {
+				path, werr := rec.Write(filepath.Join(o.out, doc.Name()))
+				if werr != nil {
+					return &exitError{exitRun, errors.Join(err, fmt.Errorf("writing the bisect's record: %w", werr))}
+				}
+				fmt.Fprintf(o.stdout, "record:   %s\n", path)
+				if err := report.UpdateIndex(o.out, report.Options{Generator: "kafkabook " + toolVersion(), Context: context.WithoutCancel(cmd.Context())}); err != nil {
+					fmt.Fprintf(o.stderr, "kafkabook: writing the site index: %v\n", err)
+				}
+			}
 			if err != nil {
 				return err
-			}
-			rec.Changed, rec.Before, rec.After = r.Changed, r.Before.Release, r.After.Release
-			if r.Changed {
-				rec.OnlyBefore, rec.OnlyAfter = bisect.CauseDifference(runsOf[r.Before.Release], runsOf[r.After.Release])
-			}
-			path, werr := rec.Write(filepath.Join(o.out, doc.Name()))
-			if werr != nil {
-				return &exitError{exitRun, fmt.Errorf("writing the bisect's record: %w", werr)}
-			}
-			fmt.Fprintf(o.stdout, "record:   %s\n", path)
-			if err := report.UpdateIndex(o.out, report.Options{Generator: "kafkabook " + toolVersion(), Context: context.WithoutCancel(cmd.Context())}); err != nil {
-				fmt.Fprintf(o.stderr, "kafkabook: writing the site index: %v\n", err)
 			}
 			if !r.Changed {
 				return &exitError{exitExpect, fmt.Errorf("%s and %s both %s: no change to find", good, bad, r.Before.Outcome)}

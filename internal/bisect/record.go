@@ -33,6 +33,10 @@ type Record struct {
 	// the finding).
 	OnlyBefore []string `json:"only_before,omitempty"`
 	OnlyAfter  []string `json:"only_after,omitempty"`
+	// Stopped says why a bisect ended before it could name the
+	// neighbours (a run that could not complete, Ctrl-C); its probes so
+	// far are recorded all the same.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Probed is one release probed: its outcome and the run directories it
