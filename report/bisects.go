@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/bisect"
 )
@@ -70,9 +69,4 @@ func newSiteBisect(rec bisect.Record) siteBisect {
 		b.Finding = fmt.Sprintf("%s on both ends: no change between them", outcome[rec.Before])
 	}
 	return b
-}
-
-// String is the bisect in one line, for a test or a log.
-func (b siteBisect) String() string {
-	return "Bisect " + b.Ends + " following " + b.Judge + ": " + b.Finding + "; causes only after: " + strings.Join(b.OnlyAfter, "; ")
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/bisect"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
@@ -35,10 +34,11 @@ every run on it, "failed" when one did not, "undecided" when a rate over
 the runs was neither (runs_lost(t) < 20% at 95%: add --until-decided).
 --expect EXPR follows one expectation instead: one of the runbook's, as
 written, or one bisect adds at its end (the evidence's copy of the
-runbook shows it: runs_lost(acks1) > 10% at 95%). --elections TOPIC follows how the topic's leaders were elected,
-as explain reads it in the brokers' lines: the kinds other than clean
-("last-known-leader", "unclean", "outside-isr"), or "clean" — for a change
-in the cluster's behaviour that no count shows.
+runbook shows it: runs_lost(acks1) > 10% at 95%). --elections TOPIC
+follows how the topic's leaders were elected, as explain reads it in the
+brokers' lines: the kinds other than clean ("last-known-leader",
+"unclean", "outside-isr"), or "clean" — for a change in the cluster's
+behaviour that no count shows.
 
 It prints each release probed with its outcome, then the two neighbours
 and the causes explain gives on one side and not the other, and writes
@@ -64,9 +64,7 @@ agree, 2 a run could not complete, 3 bad runbook or arguments.`,
 			if err != nil {
 				return err
 			}
-			if expect != "" && !slices.ContainsFunc(docs[0].Expectations(), func(e string) bool {
-				return strings.Join(strings.Fields(e), " ") == strings.Join(strings.Fields(expect), " ")
-			}) {
+			if expect != "" && !bisect.HasExpectation(docs[0].Expectations(), expect) {
 				f.expect = expect // not the runbook's: added to it
 				if docs, err = f.loadAll(args[0], cmd.ErrOrStderr()); err != nil {
 					return err

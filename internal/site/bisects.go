@@ -40,7 +40,7 @@ func (m *Merger) bisect(p string) error {
 			}
 		}
 	}
-	dest := filepath.Join(m.Into, filepath.Base(filepath.Dir(p)), filepath.Base(p))
+	dest := filepath.Join(m.Into, rec.Runbook, filepath.Base(p))
 	if there, err := os.ReadFile(dest); err == nil {
 		if bytes.Equal(there, data) {
 			return nil

@@ -259,26 +259,14 @@ public final class KafkabookDriver {
         }
     }
 
-    // startupComplete names the Java client and the configuration in
-    // force: the ProducerConfig the producer itself builds from props,
-    // after defaults and the adjustments the client makes (idempotence off
-    // when acks is not all).
-    static String startupComplete(Properties props) {
-        return startupComplete(props, null);
-    }
-
-    // startupComplete with setByUs (Spec.setByUs) also says what kafkabook
-    // set on the client itself, as set_by_kafkabook.
-    static String startupComplete(Properties props, java.util.Collection<String> setByUs) {
-        return startupComplete(Who.java(), props, Map.of(), setByUs);
-    }
-
     // startupComplete names who and the configuration in force: the
     // ProducerConfig kafka-clients builds from configs (the configuration
     // its client holds: the Java client's properties, Spring's producer
-    // factory's), with the client's other settings beside it (settings:
-    // Spring's template), and the names in configs kafka-clients does not
-    // know.
+    // factory's), after defaults and the adjustments the client makes
+    // (idempotence off when acks is not all), with the client's other
+    // settings beside it (settings: Spring's template), the names in
+    // configs kafka-clients does not know, and what kafkabook set itself
+    // (setByUs, Spec.setByUs, as set_by_kafkabook).
     static String startupComplete(Who who, Map<?, ?> configs, Map<String, String> settings, java.util.Collection<String> setByUs) {
         Map<String, Object> given = new TreeMap<>();
         configs.forEach((k, v) -> given.put(String.valueOf(k), v));

@@ -43,7 +43,7 @@ final class GivenTest {
     static void testRefusesAtStart() {
         RuntimeException e = Check.fails(() -> Given.properties(Map.of("properties", Map.of("sasl.jaas.config", "x"))));
         Check.that(e.getMessage().contains("sasl.jaas.config"), e.getMessage());
-        Properties p = ProducerLinesTest.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
+        Properties p = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
                 + "\"properties\":{\"linger.ms\":\"7\"},\"access\":{\"security.protocol\":\"SASL_SSL\"}}").properties();
         Check.eq("7", p.getProperty("linger.ms"));
         Check.eq("SASL_SSL", p.getProperty("security.protocol"));

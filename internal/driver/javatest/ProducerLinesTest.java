@@ -21,10 +21,6 @@ final class ProducerLinesTest {
     private ProducerLinesTest() {
     }
 
-    static KafkabookDriver.Spec spec(String json) {
-        return new KafkabookDriver.Spec(KafkabookDriver.Json.parseObject(json));
-    }
-
     // md is what the client reports for a record written at offset (or -1:
     // none, with acks=0) of partition p.
     static RecordMetadata md(int p, long offset) {
@@ -118,31 +114,31 @@ final class ProducerLinesTest {
     // value is the message's id, then a blank and filler up to size when
     // there is room for both.
     static void testValues() {
-        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"size\":10}");
+        KafkabookDriver.Spec s = Fixture.spec("{\"topic\":\"t\",\"size\":10}");
         Check.eq("m-001 ....", new String(s.value(1), StandardCharsets.UTF_8));
         Check.eq("m-12345678", new String(s.value(12_345_678), StandardCharsets.UTF_8));
-        Check.eq("m-000", new String(spec("{\"topic\":\"t\"}").value(0), StandardCharsets.UTF_8));
-        Check.eq("m-099", new String(spec("{\"topic\":\"t\",\"size\":6}").value(99), StandardCharsets.UTF_8));
-        Check.eq("m-099 .", new String(spec("{\"topic\":\"t\",\"size\":7}").value(99), StandardCharsets.UTF_8));
+        Check.eq("m-000", new String(Fixture.spec("{\"topic\":\"t\"}").value(0), StandardCharsets.UTF_8));
+        Check.eq("m-099", new String(Fixture.spec("{\"topic\":\"t\",\"size\":6}").value(99), StandardCharsets.UTF_8));
+        Check.eq("m-099 .", new String(Fixture.spec("{\"topic\":\"t\",\"size\":7}").value(99), StandardCharsets.UTF_8));
     }
 
     static void testKeysAndRecord() {
-        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"keys\":3,\"event_id\":\"ev-1\"}");
+        KafkabookDriver.Spec s = Fixture.spec("{\"topic\":\"t\",\"keys\":3,\"event_id\":\"ev-1\"}");
         Check.eq(List.of("k1", "k2", "k0"), List.of(s.keyOf(1), s.keyOf(2), s.keyOf(3)));
         ProducerRecord<byte[], byte[]> rec = KafkabookDriver.record(s, 4, s.keyOf(4));
         Check.eq("t", rec.topic());
         Check.eq(null, rec.partition());
         Check.eq("k1", new String(rec.key(), StandardCharsets.UTF_8));
         Check.eq("ev-1", new String(rec.headers().lastHeader("event-id").value(), StandardCharsets.UTF_8));
-        KafkabookDriver.Spec fixed = spec("{\"topic\":\"t\",\"key\":\"same\"}");
+        KafkabookDriver.Spec fixed = Fixture.spec("{\"topic\":\"t\",\"key\":\"same\"}");
         Check.eq("same", fixed.keyOf(9));
-        ProducerRecord<byte[], byte[]> none = KafkabookDriver.record(spec("{\"topic\":\"t\"}"), 1, null);
+        ProducerRecord<byte[], byte[]> none = KafkabookDriver.record(Fixture.spec("{\"topic\":\"t\"}"), 1, null);
         Check.eq(null, none.key());
         Check.eq(null, none.headers().lastHeader("event-id"));
     }
 
     static void testNoTopic() {
-        RuntimeException e = Check.fails(() -> spec("{\"count\":1}"));
+        RuntimeException e = Check.fails(() -> Fixture.spec("{\"count\":1}"));
         Check.eq("spec has no topic", e.getMessage());
     }
 
@@ -150,31 +146,31 @@ final class ProducerLinesTest {
     // client refuses delivery.timeout.ms < linger.ms + request.timeout.ms),
     // unless the spec sets the request timeout itself.
     static void testDeliveryTimeout() {
-        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\",\"b:2\"],"
+        Properties p = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\",\"b:2\"],"
                 + "\"transactional_id\":\"tx-1\",\"properties\":{\"acks\":\"1\",\"delivery.timeout.ms\":\"10000\",\"linger.ms\":\"20\"}}").properties();
         // What kafkabook set itself is said at startup_complete.
-        KafkabookDriver.Spec s = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
+        KafkabookDriver.Spec s = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
                 + "\"transactional_id\":\"tx-1\",\"properties\":{\"delivery.timeout.ms\":\"10000\",\"linger.ms\":\"20\"}}");
-        Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(s.properties(), s.setByUs));
+        Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(KafkabookDriver.Who.java(), s.properties(), Map.of(), s.setByUs));
         Check.eq(List.of("key.serializer", "request.timeout.ms", "transactional.id", "value.serializer"), m.get("set_by_kafkabook"));
         Check.eq("a:1,b:2", p.getProperty("bootstrap.servers"));
         Check.eq("1", p.getProperty("acks"));
         Check.eq("10000", p.getProperty("delivery.timeout.ms"));
         Check.eq("9980", p.getProperty("request.timeout.ms"));
         Check.eq("tx-1", p.getProperty("transactional.id"));
-        Properties given = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
+        Properties given = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],"
                 + "\"properties\":{\"delivery.timeout.ms\":\"5000\",\"request.timeout.ms\":\"30000\"}}").properties();
         Check.eq("30000", given.getProperty("request.timeout.ms"));
-        Properties long_ = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"properties\":{\"delivery.timeout.ms\":\"120000\"}}").properties();
+        Properties long_ = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"a:1\"],\"properties\":{\"delivery.timeout.ms\":\"120000\"}}").properties();
         Check.eq(null, long_.getProperty("request.timeout.ms"));
     }
 
     // startup_complete names the client and the configuration in force,
     // secrets hidden, and the property names the client does not know.
     static void testStartupComplete() {
-        Properties p = spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],"
+        Properties p = Fixture.spec("{\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],"
                 + "\"properties\":{\"acks\":\"1\",\"bogus.x\":\"y\",\"client.id\":\"kb\"},\"access\":{\"ssl.key.password\":\"hunter2\"}}").properties();
-        Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(p));
+        Map<String, Object> m = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(KafkabookDriver.Who.java(), p, Map.of(), null));
         Check.eq(List.of("name", "client", "library", "version", "runtime", "config", "unknown_properties"), List.copyOf(m.keySet()));
         Check.eq("startup_complete", m.get("name"));
         Check.eq("java", m.get("client"));

@@ -63,42 +63,21 @@ final class SendLoopTest {
         }
     }
 
-    // lines takes the lines the driver's Out holds (the tests start no
-    // flusher, so nothing has left it).
-    static List<Map<String, Object>> lines() {
-        String s;
-        synchronized (KafkabookDriver.out) {
-            s = KafkabookDriver.out.buf.toString();
-            KafkabookDriver.out.buf.setLength(0);
-        }
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (String l : s.split("\n")) {
-            if (!l.isEmpty()) {
-                out.add(KafkabookDriver.Json.parseObject(l));
-            }
-        }
-        return out;
-    }
-
-    static KafkabookDriver.Spec spec(String json) {
-        return new KafkabookDriver.Spec(KafkabookDriver.Json.parseObject(json));
-    }
-
     // Every message goes to the Sender in order, as produce's own records,
     // and its outcome, whenever the client gives it, is one line.
     static void testProduceThroughSender() {
-        lines();
+        Fixture.lines();
         Fake f = new Fake();
-        long[] stats = KafkabookDriver.produce(f, spec("{\"topic\":\"t\",\"from\":7,\"count\":3,\"keys\":2,\"size\":8}"), System.nanoTime());
+        long[] stats = KafkabookDriver.produce(f, Fixture.spec("{\"topic\":\"t\",\"from\":7,\"count\":3,\"keys\":2,\"size\":8}"), System.nanoTime());
         Check.eq(3L, stats[0]);
         Check.eq(3, f.got.size());
         Check.eq(List.of("m-007 ..", "m-008 ..", "m-009 .."), f.got.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList());
         Check.eq(List.of("k1", "k0", "k1"), f.got.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList());
-        Check.eq(0, lines().size()); // no outcome yet
+        Check.eq(0, Fixture.lines().size()); // no outcome yet
         for (int i = 0; i < 3; i++) {
             f.callbacks.get(i).onCompletion(new RecordMetadata(new TopicPartition("t", 1), 40 + i, 0, -1L, -1, -1), null);
         }
-        List<Map<String, Object>> got = lines();
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq(3, got.size());
         Check.eq("producer_send_success", got.get(2).get("name"));
         Check.eq(9L, got.get(2).get("n"));
@@ -109,15 +88,15 @@ final class SendLoopTest {
     // there (the Java client; Spring's template through its listener):
     // failed, once.
     static void testRefusedThroughCallback() {
-        lines();
+        Fixture.lines();
         Fake f = new Fake() {
             @Override
             public void send(ProducerRecord<byte[], byte[]> rec, Callback cb) {
                 cb.onCompletion(new RecordMetadata(new TopicPartition("t", 0), -1, 0, -1L, -1, -1), new TimeoutException("Topic t not present in metadata after 100 ms."));
             }
         };
-        KafkabookDriver.produce(f, spec("{\"topic\":\"t\",\"count\":1}"), System.nanoTime());
-        List<Map<String, Object>> got = lines();
+        KafkabookDriver.produce(f, Fixture.spec("{\"topic\":\"t\",\"count\":1}"), System.nanoTime());
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq(1, got.size());
         Check.eq("failed", got.get(0).get("class"));
         Check.eq("REQUEST_TIMED_OUT", got.get(0).get("error"));
@@ -126,16 +105,16 @@ final class SendLoopTest {
     // A refusal thrown from send() (the Java client after close; Spring's
     // template when its client threw): failed, with the exception.
     static void testRefusedByThrowing() {
-        lines();
+        Fixture.lines();
         Fake f = new Fake() {
             @Override
             public void send(ProducerRecord<byte[], byte[]> rec, Callback cb) {
                 throw new IllegalStateException("closed");
             }
         };
-        long[] stats = KafkabookDriver.produce(f, spec("{\"topic\":\"t\",\"count\":2}"), System.nanoTime());
+        long[] stats = KafkabookDriver.produce(f, Fixture.spec("{\"topic\":\"t\",\"count\":2}"), System.nanoTime());
         Check.eq(2L, stats[0]);
-        List<Map<String, Object>> got = lines();
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq(2, got.size());
         Check.eq("failed", got.get(1).get("class"));
         Check.eq("java.lang.IllegalStateException", got.get(1).get("exception"));
@@ -145,16 +124,16 @@ final class SendLoopTest {
     // classified by what it is: a record too large is refused for certain,
     // a timeout is unknown.
     static void testAnsweredLater() throws InterruptedException {
-        lines();
+        Fixture.lines();
         Fake f = new Fake();
-        KafkabookDriver.produce(f, spec("{\"topic\":\"t\",\"count\":2}"), System.nanoTime());
+        KafkabookDriver.produce(f, Fixture.spec("{\"topic\":\"t\",\"count\":2}"), System.nanoTime());
         Thread io = new Thread(() -> {
             f.callbacks.get(0).onCompletion(null, new TimeoutException("Expiring 1 record(s)"));
             f.callbacks.get(1).onCompletion(null, new RecordTooLargeException("too large"));
         });
         io.start();
         io.join();
-        List<Map<String, Object>> got = lines();
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq("unknown", got.get(0).get("class"));
         Check.eq("failed", got.get(1).get("class"));
     }
@@ -182,7 +161,7 @@ final class SendLoopTest {
         p.put("client.id", "kb");
         p.put("key.serializer", BYTES);
         p.put("value.serializer", BYTES);
-        Map<String, Object> java = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(p));
+        Map<String, Object> java = KafkabookDriver.Json.parseObject(KafkabookDriver.startupComplete(KafkabookDriver.Who.java(), p, Map.of(), null));
         Check.eq("java", java.get("client"));
         Check.eq("kafka-clients", java.get("library"));
     }

@@ -6,7 +6,6 @@
 // producer. Compiled and run against spring-kafka's class path by
 // javacheck_test.go.
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -14,32 +13,12 @@ final class SpringProducerTest {
     private SpringProducerTest() {
     }
 
-    static KafkabookDriver.Spec spec(String json) {
-        return new KafkabookDriver.Spec(KafkabookDriver.Json.parseObject(json));
-    }
-
-    // lines takes the lines the driver's Out holds (no flusher runs here).
-    static List<Map<String, Object>> lines() {
-        String s;
-        synchronized (KafkabookDriver.out) {
-            s = KafkabookDriver.out.buf.toString();
-            KafkabookDriver.out.buf.setLength(0);
-        }
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (String l : s.split("\n")) {
-            if (!l.isEmpty()) {
-                out.add(KafkabookDriver.Json.parseObject(l));
-            }
-        }
-        return out;
-    }
-
     // startup_complete names spring-kafka and the kafka-clients under it,
     // the producer configuration in force with the client.id the producer
     // has, the template's settings, and what kafkabook set.
     static void testStartupComplete() {
         for (String[] c : new String[][] {{"", "producer-\\d+"}, {",\"client.id\":\"app\"", "app-1"}}) {
-            KafkabookDriver.Spec s = spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],"
+            KafkabookDriver.Spec s = Fixture.spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],"
                     + "\"properties\":{\"acks\":\"1\"" + c[0] + "}}");
             Sender p = SpringProducer.start(s, s.properties());
             try {
@@ -64,7 +43,7 @@ final class SpringProducerTest {
     }
 
     static void testTransactionalRefused() {
-        KafkabookDriver.Spec s = spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"transactional_id\":\"x\"}");
+        KafkabookDriver.Spec s = Fixture.spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"transactional_id\":\"x\"}");
         RuntimeException e = Check.fails(() -> SpringProducer.start(s, s.properties()));
         Check.eq(SpringProducer.TRANSACTIONS, e.getMessage());
     }
@@ -73,8 +52,8 @@ final class SpringProducerTest {
     // send() (max.block.ms): Spring's listener hears it on the sending
     // thread, then the template throws as well. One line, failed.
     static void testRefusedInSendOnce() {
-        lines();
-        KafkabookDriver.Spec s = spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"count\":1,"
+        Fixture.lines();
+        KafkabookDriver.Spec s = Fixture.spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"count\":1,"
                 + "\"properties\":{\"max.block.ms\":\"100\"}}");
         Sender p = SpringProducer.start(s, s.properties());
         try {
@@ -83,7 +62,7 @@ final class SpringProducerTest {
         } finally {
             p.closeNow();
         }
-        List<Map<String, Object>> got = lines();
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq(1, got.size());
         Check.eq("producer_send_error", got.get(0).get("name"));
         Check.eq("failed", got.get(0).get("class"));
@@ -95,12 +74,12 @@ final class SpringProducerTest {
     // the Java client refuses one after close: the factory would otherwise
     // build a new producer for it.
     static void testSendAfterStop() {
-        lines();
-        KafkabookDriver.Spec s = spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"count\":1}");
+        Fixture.lines();
+        KafkabookDriver.Spec s = Fixture.spec("{\"client\":\"spring\",\"topic\":\"t\",\"bootstrap_servers\":[\"127.0.0.1:9\"],\"count\":1}");
         Sender p = SpringProducer.start(s, s.properties());
         p.closeNow();
         KafkabookDriver.produce(p, s, System.nanoTime());
-        List<Map<String, Object>> got = lines();
+        List<Map<String, Object>> got = Fixture.lines();
         Check.eq(1, got.size());
         Check.eq("failed", got.get(0).get("class"));
         Check.eq("java.lang.IllegalStateException", got.get(0).get("exception"));
