@@ -20,10 +20,20 @@ type window struct {
 	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy", "lost power"
 	Nodes    []string
 	From, To time.Duration
+	// Then is the release the nodes started on at the window's end, when
+	// the step chose one (restart --to, roll --to).
+	Then string
 }
 
-// Name is the window's label on a chart, e.g. "k2,k3 isolated".
-func (w window) Name() string { return strings.Join(w.Nodes, ",") + " " + w.Kind }
+// Name is the window's label on a chart, e.g. "k2,k3 isolated", "k1
+// stopped, then on 4.3.1".
+func (w window) Name() string {
+	s := strings.Join(w.Nodes, ",") + " " + w.Kind
+	if w.Then != "" {
+		s += ", then on " + w.Then
+	}
+	return s
+}
 
 // faultWindows pairs a run's faults into windows. A window still open when
 // the run ended lasts until its end. Nodes faulted and healed together form
@@ -34,6 +44,7 @@ func faultWindows(run results.Run) []window {
 	type span struct {
 		kind     string
 		from, to time.Time
+		then     string
 	}
 	spans := map[span][]string{}
 	var order []span
@@ -45,11 +56,11 @@ func faultWindows(run results.Run) []window {
 	}
 	faults := append([]results.Fault(nil), run.Faults...)
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At.Before(faults[j].At) })
-	closeAll := func(kinds []string, nodes []string, at time.Time) {
+	closeAll := func(kinds []string, nodes []string, at time.Time, then string) {
 		for _, kind := range kinds {
 			for _, n := range nodes {
 				if from, ok := open[key{n, kind}]; ok {
-					add(span{kind, from, at}, n)
+					add(span{kind, from, at, then}, n)
 					delete(open, key{n, kind})
 				}
 			}
@@ -73,7 +84,7 @@ func faultWindows(run results.Run) []window {
 		}
 		switch {
 		case ends: // loss 0%, link --rate 0
-			closeAll([]string{k.Opens}, f.Nodes, f.At)
+			closeAll([]string{k.Opens}, f.Nodes, f.At, "")
 		case known && k.Opens != "":
 			for _, n := range f.Nodes {
 				if _, already := open[key{n, k.Opens}]; !already {
@@ -81,7 +92,7 @@ func faultWindows(run results.Run) []window {
 				}
 			}
 		default:
-			closeAll(results.Closes(f.Op), f.Nodes, f.At)
+			closeAll(results.Closes(f.Op), f.Nodes, f.At, f.Kafka)
 		}
 	}
 	end := runEnd(run)
@@ -96,13 +107,13 @@ func faultWindows(run results.Run) []window {
 		return still[i].node < still[j].node
 	})
 	for _, k := range still {
-		add(span{k.kind, open[k], end}, k.node)
+		add(span{k.kind, open[k], end, ""}, k.node)
 	}
 	out := make([]window, 0, len(order))
 	for _, s := range order {
 		nodes := spans[s]
 		sort.Strings(nodes)
-		out = append(out, window{Kind: s.kind, Nodes: nodes, From: since(run, s.from), To: since(run, s.to)})
+		out = append(out, window{Kind: s.kind, Nodes: nodes, From: since(run, s.from), To: since(run, s.to), Then: s.then})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].From < out[j].From })
 	return out

@@ -370,6 +370,10 @@ type Fault struct {
 	Op    string    `json:"op"`
 	Nodes []string  `json:"nodes"`
 	Pos   string    `json:"pos"` // step that caused it
+	// Kafka is the release a node started on, when the step chose it
+	// (restart --to, roll --to): with the run's release, each node's
+	// release over time.
+	Kafka string `json:"kafka,omitempty"`
 }
 
 // ISRSample is the leader and ISR of one partition at one moment, from fresh

@@ -20,10 +20,12 @@ type Capabilities struct {
 	// cmd/kafkabook passes internal/clientconfig's catalogues.
 	ClientProperty func(client, version, role, name, value string) error
 	// FaultMissing says why the cluster the runbook will run against
-	// cannot apply a fault step (kill, stop, start, pause, resume,
-	// isolate, rejoin, partition, heal, loss, powerloss: the directive's
-	// name), "" when it can; nil can apply every one. An external cluster
-	// can apply only the faults its cluster file has a command for.
+	// cannot apply a step that hurts it (kill, stop, start, pause,
+	// resume, isolate, rejoin, restart, roll, partition, heal, loss,
+	// powerloss, features upgrade: the directive's name, and "restart
+	// --to", "roll --to" for a change of release), "" when it can; nil
+	// can apply every one. An external cluster can apply only the faults
+	// its cluster file has a command for.
 	FaultMissing func(fault string) string
 	// NodeNames maps other names of the nodes to k1..kN: an external
 	// cluster's file names its brokers as it likes (broker1), and a

@@ -147,6 +147,10 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		if msg := topicError(v.text); msg != "" {
 			c.errorf(p, "%s", strings.Replace(msg, "topic", "group", 1))
 		}
+	case KindRelease:
+		if msg := releaseError(v.text); msg != "" {
+			c.errorf(p, "%s: %s", what, msg)
+		}
 	case KindRetries:
 		if n, err := strconv.Atoi(v.text); v.text != "max" && (err != nil || n < 0) {
 			bad("a whole number, or max")
@@ -291,10 +295,20 @@ func (c *checker) checkFault(st *Step) {
 		return
 	}
 	if st.dir.Hurts {
-		if msg := c.caps.FaultMissing(st.dir.Name); msg != "" {
+		if msg := c.caps.FaultMissing(st.need()); msg != "" {
 			c.errorf(st.Pos, "%s", msg)
 		}
 	}
+}
+
+// need is what the step asks of the cluster, as FaultMissing is asked:
+// the directive's name, with " --to" when it moves a node to another
+// release (restart --to, roll --to).
+func (st *Step) need() string {
+	if st.dir.flag("to") != nil && st.given("to") {
+		return st.dir.Name + " --to"
+	}
+	return st.dir.Name
 }
 
 // trackNodes follows which nodes the runbook has taken down, and warns

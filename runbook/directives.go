@@ -32,6 +32,7 @@ const (
 	KindText                     // any word: a key, an event id
 	KindClient                   // a client: franz-go, java[@V], librdkafka[@V], spring[@V]
 	KindProperty                 // a client property NAME=VALUE
+	KindRelease                  // a Kafka release kafkabook knows: 4.3.1
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -39,6 +40,9 @@ type ArgSpec struct {
 	Name string // metavariable in usage lines ("TOPIC"), or the keyword itself
 	Kind Kind
 	Many bool // one or more values (the rest of the line)
+	// Optional lets the line end before this argument (the last one):
+	// roll without nodes rolls every node.
+	Optional bool
 }
 
 // FlagSpec describes a flag of a directive.
@@ -148,9 +152,11 @@ var Directives = []*Directive{
 	isolateDirective,
 	rejoinDirective,
 	restartDirective,
+	rollDirective,
 	sleepDirective,
 	logsDirective,
 	featuresDirective,
+	featuresUpgradeDirective,
 	partitionDirective,
 	linkDirective,
 	healDirective,
@@ -194,6 +200,9 @@ func usage(d *Directive) string {
 		s := a.Name
 		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr && a.Kind != KindSide {
 			s += "..."
+		}
+		if a.Optional {
+			s = "[" + s + "]"
 		}
 		parts = append(parts, s)
 	}

@@ -1,6 +1,7 @@
 package runbook
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -61,6 +62,25 @@ func (d *Doc) Uses(op Op) bool {
 		}
 	}
 	return false
+}
+
+// Lacking checks each step that hurts the cluster against lacks (a
+// backend's answer to what a step needs: FaultMissing's names) and
+// returns the first step it refuses, with why, as a file:line error;
+// nil when the cluster can run every step. A run asks it once its
+// cluster's backend is known, before any step runs.
+func (d *Doc) Lacking(lacks func(need string) string) error {
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if s.dir == nil || !s.dir.Hurts {
+				continue
+			}
+			if msg := lacks(s.need()); msg != "" {
+				return fmt.Errorf("%s: %s", s.Pos, msg)
+			}
+		}
+	}
+	return nil
 }
 
 // Expectations are the runbook's expect lines as written, without the

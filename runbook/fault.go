@@ -1,8 +1,10 @@
 package runbook
 
 // The node faults and their repairs: kill, stop, start, pause, resume,
-// isolate, rejoin, and restart (a clean stop, then a start, node by node). Each is the backend's operation of the same name
+// isolate, rejoin. Each is the backend's operation of the same name
 // (cluster.Faults, which says what each leaves and what undoes it).
+// restart and roll, which may also change a node's release, are in
+// restart.go.
 
 const (
 	OpKill    Op = "kill"
@@ -12,11 +14,10 @@ const (
 	OpResume  Op = "resume"
 	OpIsolate Op = "isolate"
 	OpRejoin  Op = "rejoin"
-	OpRestart Op = "restart"
 )
 
 // Fault applies a node fault or repair of the cluster backend: kill, stop,
-// start, pause, resume, isolate, rejoin, restart. Op is the directive, whose name
+// start, pause, resume, isolate, rejoin. Op is the directive, whose name
 // is the backend's operation.
 type Fault struct {
 	Op      Op
@@ -55,8 +56,5 @@ var isolateDirective = faultDirective(OpIsolate, `isolate k3`, "Cut the nodes of
 
 var rejoinDirective = faultDirective(OpRejoin, `rejoin k3
 wait healthy --timeout 2m`, "Connect isolated nodes to the network again.")
-
-var restartDirective = faultDirective(OpRestart, `restart k2
-wait healthy --timeout 2m`, "Restart the nodes one after the other, as an operator does to change a setting: each is stopped cleanly (SIGTERM: controlled shutdown moves its leaderships away first) and started again on its data before the next; the evidence records each stop and start. It does not wait for the ISR between nodes: add wait isr or wait healthy after it, or restart one node a step.")
 
 func buildFault(st *Step) Action { return Fault{Op: st.Op, Targets: st.targets()} }

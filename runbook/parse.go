@@ -343,6 +343,9 @@ func (c *checker) positional(st *Step, pos []value, end Pos) (missing bool) {
 	usage := usageNote(d)
 	pi := 0
 	for _, a := range d.Args {
+		if pi >= len(pos) && a.Optional {
+			break
+		}
 		if pi >= len(pos) {
 			c.errorf(end, "missing %s%s", a.Name, usage)
 			missing = true

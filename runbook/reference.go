@@ -32,6 +32,7 @@ var kindText = map[Kind]string{
 	KindText:     "a word",
 	KindClient:   "`franz-go`, `java[@VERSION]`, `librdkafka[@VERSION]` or `spring[@VERSION]`",
 	KindProperty: "`NAME=VALUE`, a property by the client's own name",
+	KindRelease:  "a Kafka release like `4.3.1`",
 }
 
 // Reference returns the Markdown reference of the runbook language,

@@ -11,6 +11,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/clientconfig"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/cluster/backends"
 	"github.com/kafkabook/kafkabook/internal/cluster/docker"
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
@@ -31,6 +32,9 @@ type runbookFlags struct {
 	// clusterFile is --cluster-file: an external cluster refuses the
 	// faults it has no command for.
 	clusterFile string
+	// backend is --backend when given: check refuses the steps that
+	// backend cannot run (restart --to on docker).
+	backend string
 	// expect is an expectation bisect --expect adds at the runbook's end,
 	// in a block of its own, checked with the rest; the evidence's copy
 	// of the runbook shows it.
@@ -71,6 +75,8 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		}
 		caps.FaultMissing = externalFaultMissing(cf)
 		caps.NodeNames = cf.NodeNames()
+	} else if f.backend != "" {
+		caps.FaultMissing = func(need string) string { return backends.Lacks(f.backend, need) }
 	}
 	doc, err := runbook.LoadFor(path, src, ov, caps)
 	if err != nil {
@@ -120,6 +126,12 @@ func (f *runbookFlags) loadAll(path string, stderr io.Writer) ([]*runbook.Doc, e
 // power faults only kafkabook's own clusters can inject.
 func externalFaultMissing(cf *external.File) func(string) string {
 	return func(fault string) string {
+		if msg := backends.Lacks(external.Name, fault); msg != "" {
+			return msg
+		}
+		if fault == string(runbook.OpRoll) {
+			fault = string(cluster.Restart) // a roll is restarts with waits
+		}
 		if _, node := cluster.FaultOf(cluster.Op(fault)); !node {
 			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the node faults of its cluster file (%s)", fault, external.OpList())
 		}
@@ -146,7 +158,7 @@ when any runbook is bad, after checking all of them.`,
 			if bf.clusterFile != "" && bf.backend != "" && bf.backend != external.Name {
 				return usageErr("--cluster-file is for --backend external")
 			}
-			f.clusterFile = bf.clusterFile
+			f.clusterFile, f.backend = bf.clusterFile, bf.backend
 			var bad []error
 			for _, path := range args {
 				err := checkOne(cmd, &f, path)

@@ -62,7 +62,7 @@ could not complete (partial evidence is still written); 3 bad runbook or
 arguments (nothing ran).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.clusterFile = o.bf.clusterFile
+			f.clusterFile, f.backend = o.bf.clusterFile, o.bf.backend
 			if _, err := runbookName(args[0]); err != nil {
 				return err // before anything runs: its evidence could go nowhere
 			}
@@ -216,6 +216,13 @@ func (o *runOpts) runOnCluster(ctx context.Context, docs []*runbook.Doc, version
 	// Every way out of here (error, panic, Ctrl-C) lets go of the cluster;
 	// Release acts once.
 	defer lease.Release()
+	for _, doc := range docs {
+		// The backend is known now (the front matter's, or the one
+		// chosen): a step it cannot run stops the run before any does.
+		if err := doc.Lacking(func(need string) string { return cluster.Lacks(lease.Backend, need) }); err != nil {
+			return 0, usageErr("%v; nothing was run", err)
+		}
+	}
 	code := exitOK
 	for di, doc := range docs {
 		if len(doc.Combination) > 0 {

@@ -39,6 +39,9 @@ type Node struct {
 	Address string `json:"address"` // host:port of the broker listener, reachable from the host
 	State   State  `json:"state"`
 	PID     int    `json:"pid"` // 0 when no process runs
+	// Kafka is the release the node runs (or last ran), when it is not
+	// the cluster's: a node restarted with --to.
+	Kafka string `json:"kafka,omitempty"`
 }
 
 // Status is the cluster as `kafkabook cluster status --json` prints it.

@@ -44,6 +44,10 @@ func TestEveryDirectiveRuns(t *testing.T) {
 func TestFaultOps(t *testing.T) {
 	named := map[cluster.Op]bool{}
 	for _, d := range runbook.Directives {
+		if bind := runners[d.Op]; bind != nil && bind(runbook.Restart{}) != nil {
+			named[cluster.Restart] = true // restart and roll: stops and starts, node by node
+			continue
+		}
 		if bind := runners[d.Op]; bind == nil || bind(runbook.Fault{Op: d.Op}) == nil {
 			continue
 		}
@@ -71,6 +75,12 @@ func TestFaultKinds(t *testing.T) {
 			continue
 		}
 		ops := []string{d.Name}
+		switch d.Op {
+		case runbook.OpRestart, runbook.OpRoll: // stop (or kill), then start
+			ops = []string{string(cluster.Stop), string(cluster.Kill), string(cluster.Start)}
+		case runbook.OpFeaturesUpgrade: // no fault event: its output says what changed
+			ops = nil
+		}
 		if f, ok := cluster.FaultOf(cluster.Op(d.Op)); ok && len(f.Steps) > 0 {
 			ops = nil // a compound fault lands as its steps
 			for _, s := range f.Steps {

@@ -2,12 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
-	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
@@ -27,22 +22,6 @@ func (o *observation) recordFeatures(ctx context.Context) {
 	}
 	o.ev.Emit(results.KindFeatures, o.num, results.FeaturesEvent{Finalized: fs})
 	o.con.printf("%s\n", featuresLine(fs))
-}
-
-// featuresLine is the console's line of a cluster's finalized features,
-// transaction.version first.
-func featuresLine(fs map[string]int16) string {
-	names := slices.Sorted(maps.Keys(fs))
-	parts := make([]string, 0, len(names))
-	if v, ok := fs[kafka.TransactionVersion]; ok {
-		parts = append(parts, fmt.Sprintf("%s=%d", kafka.TransactionVersion, v))
-	}
-	for _, n := range names {
-		if n != kafka.TransactionVersion {
-			parts = append(parts, fmt.Sprintf("%s=%d", n, fs[n]))
-		}
-	}
-	return "cluster features: " + strings.Join(parts, " ")
 }
 
 // features: features — the finalized levels when the step runs, in its

@@ -28,6 +28,34 @@ func (n *nemesis) heal(ctx context.Context) error {
 	return n.waitHealthy(ctx, healTimeout, progress)
 }
 
+// resetRelease makes the cluster new on its own release when the last run
+// moved nodes to another (restart --to, roll --to): a downgrade after
+// finalized features is not possible, so each run starts from a cluster
+// of the run's release, as the first did. It runs before a run, never
+// before the final read, which must find what the run left.
+func (n *nemesis) resetRelease(ctx context.Context) error {
+	progress := poll.Printer(n.con, "  ")
+	st, err := n.opts.Backend.Status(ctx)
+	if err != nil {
+		return err
+	}
+	var moved []string
+	for _, node := range st.Nodes {
+		if node.Kafka != "" && node.Kafka != st.Kafka {
+			moved = append(moved, node.Name+" on "+node.Kafka)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	r, ok := n.opts.Backend.(cluster.Resetter)
+	if !ok {
+		return fmt.Errorf("the last run left %s, and this backend cannot make the cluster new on %s: run the runbook once per cluster", strings.Join(moved, ", "), st.Kafka)
+	}
+	n.con.printf("  heal: the last run left %s: the cluster is made new on Kafka %s\n", strings.Join(moved, ", "), st.Kafka)
+	return r.Reset(ctx, progress)
+}
+
 // waitHealthy waits until every node is a registered broker and every
 // partition's ISR holds all its replicas.
 func (n *nemesis) waitHealthy(ctx context.Context, timeout time.Duration, progress func(string, ...any)) error {
@@ -49,25 +77,31 @@ func (n *nemesis) waitHealthy(ctx context.Context, timeout time.Duration, progre
 				return false, fmt.Sprintf("k%d sees %d of %d brokers %v", id, len(brokers), want, brokers), nil
 			}
 		}
-		parts, err := n.partitions(ctx) // every topic
-		if err != nil {
-			return false, "metadata: " + err.Error(), nil
-		}
-		var short []string
-		for _, p := range parts {
-			if len(p.ISR) < len(p.Replicas) || p.Leader < 0 {
-				short = append(short, fmt.Sprintf("%s-%d isr=%v", p.Topic, p.ID, p.ISR))
-			}
-		}
-		if len(short) > 0 {
-			slices.Sort(short)
-			if len(short) > 3 {
-				short = append(short[:3], fmt.Sprintf("and %d more", len(short)-3))
-			}
-			return false, "partitions with a short ISR: " + strings.Join(short, ", "), nil
-		}
-		return true, "", nil
+		return n.fullISR(ctx)
 	})
+}
+
+// fullISR says whether every partition of every topic has a leader and
+// all its replicas in its ISR, and when not, which are short.
+func (n *nemesis) fullISR(ctx context.Context) (bool, string, error) {
+	parts, err := n.partitions(ctx) // every topic
+	if err != nil {
+		return false, "metadata: " + err.Error(), nil
+	}
+	var short []string
+	for _, p := range parts {
+		if len(p.ISR) < len(p.Replicas) || p.Leader < 0 {
+			short = append(short, fmt.Sprintf("%s-%d isr=%v", p.Topic, p.ID, p.ISR))
+		}
+	}
+	if len(short) > 0 {
+		slices.Sort(short)
+		if len(short) > 3 {
+			short = append(short[:3], fmt.Sprintf("and %d more", len(short)-3))
+		}
+		return false, "partitions with a short ISR: " + strings.Join(short, ", "), nil
+	}
+	return true, "", nil
 }
 
 // notRunning says which nodes are not running, and for those the runbook

@@ -80,7 +80,7 @@ func (n *nemesis) net() (cluster.NetFaults, error) {
 	return nf, nil
 }
 
-// fault: kill|stop|start|pause|resume|isolate|rejoin|restart NODE...
+// fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
 // Targets are resolved when the step runs: leader(T) is partition 0's
 // leader at that moment.
 func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log *stepLog) error {
@@ -92,18 +92,27 @@ func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log
 	if err != nil {
 		return err
 	}
-	// A compound fault (restart) lands as its simple ops, each recorded
-	// as it lands, so the evidence shows each node's stop and start.
-	err = cluster.Apply(ctx, n.opts.Backend, op, nodes, log.progress, func(op cluster.Op, nodes []string, at time.Time) {
-		n.record(results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()})
-		row, _ := cluster.FaultOf(op)
-		n.left(nodes, row.Leaves, s)
-	})
+	err = cluster.Apply(ctx, n.opts.Backend, op, nodes, log.progress, n.landed(s, ""))
 	if err != nil {
 		return err
 	}
 	log.line("%s %s", op, strings.Join(nodes, " "))
 	return nil
+}
+
+// landed records each node op of step s as it lands, and the state it
+// leaves the nodes in; kafka is the release a start put them on, when the
+// step chose one.
+func (n *nemesis) landed(s runbook.Step, kafka string) func(cluster.Op, []string, time.Time) {
+	return func(op cluster.Op, nodes []string, at time.Time) {
+		f := results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()}
+		if op == cluster.Start {
+			f.Kafka = kafka
+		}
+		n.record(f)
+		row, _ := cluster.FaultOf(op)
+		n.left(nodes, row.Leaves, s)
+	}
 }
 
 // partition: partition NODE... | NODE... [--one-way] [--keep-quorum]

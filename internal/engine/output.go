@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
@@ -94,4 +95,20 @@ func showOffsets(o map[int32]int64) string {
 		parts = append(parts, fmt.Sprintf("p%d=%d", p, o[p]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// featuresLine is the console's line of a cluster's finalized features,
+// transaction.version first.
+func featuresLine(fs map[string]int16) string {
+	names := slices.Sorted(maps.Keys(fs))
+	parts := make([]string, 0, len(names))
+	if v, ok := fs[kafka.TransactionVersion]; ok {
+		parts = append(parts, fmt.Sprintf("%s=%d", kafka.TransactionVersion, v))
+	}
+	for _, n := range names {
+		if n != kafka.TransactionVersion {
+			parts = append(parts, fmt.Sprintf("%s=%d", n, fs[n]))
+		}
+	}
+	return "cluster features: " + strings.Join(parts, " ")
 }

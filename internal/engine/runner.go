@@ -58,6 +58,9 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 	r.obs = newObservation(r.env, nil)
 	r.work = newWorkload(r.env, clients, r.obs.epoch)
 	r.obs.history = r.work
+	if err := r.nem.resetRelease(ctx); err != nil {
+		return fmt.Errorf("making the cluster new before the run: %w", err)
+	}
 	if err := r.nem.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster before the run: %w", err)
 	}

@@ -65,7 +65,7 @@ func Install(ctx context.Context, version string, progress Progress) (Dist, erro
 	}
 	dir := filepath.Join(cache, "kafka-"+version)
 	libs := filepath.Join(dir, "libs")
-	if _, err := os.Stat(filepath.Join(dir, "complete")); err == nil {
+	if done, err := os.ReadFile(filepath.Join(dir, "complete")); err == nil && string(done) == completeMark(version) {
 		return Dist{Version: version, Libs: libs, Source: "maven"}, nil
 	}
 	if _, err := exec.LookPath("mvn"); err != nil {
@@ -81,7 +81,10 @@ func Install(ctx context.Context, version string, progress Progress) (Dist, erro
 	defer os.RemoveAll(tmp)
 	progress("resolving Kafka %s from Maven Central", version)
 	tmpLibs := filepath.Join(tmp, "libs")
-	pom := pomFor("org.apache.kafka:kafka_2.13:" + version)
+	// The broker, and Kafka's command-line tools (kafka-features.sh and
+	// the others live in kafka-tools), as the distribution's libs hold
+	// them.
+	pom := pomFor("org.apache.kafka:kafka_2.13:"+version, "org.apache.kafka:kafka-tools:"+version)
 	if err := mvnCopy(ctx, tmp, pom, tmpLibs); err != nil {
 		if strings.Contains(err.Error(), "Could not find artifact") || strings.Contains(err.Error(), "could not be resolved") {
 			return Dist{}, fmt.Errorf("kafka %s is not on Maven Central (org.apache.kafka:kafka_2.13:%s); releases look like 4.0.0, 4.3.1", version, version)
@@ -99,7 +102,7 @@ func Install(ctx context.Context, version string, progress Progress) (Dist, erro
 	if err := mvnCopy(ctx, tmp, pomFor(binding...), tmpLibs); err != nil {
 		return Dist{}, err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "complete"), []byte(version+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "complete"), []byte(completeMark(version)), 0o644); err != nil {
 		return Dist{}, err
 	}
 	os.RemoveAll(dir) // an incomplete earlier attempt
@@ -108,6 +111,11 @@ func Install(ctx context.Context, version string, progress Progress) (Dist, erro
 	}
 	return Dist{Version: version, Libs: libs, Source: "maven"}, nil
 }
+
+// completeMark is what an install's complete file holds: the release and
+// the layout of its libs, so that an install from before the tools were
+// added is made again.
+func completeMark(version string) string { return version + " with tools\n" }
 
 // fromHome uses an unpacked official distribution.
 func fromHome(home, want string) (Dist, error) {

@@ -141,6 +141,13 @@ func Name() string {
 // packages with a single cluster test (internal/kafka).
 func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, cluster.Status) {
 	t.Helper()
+	return StartOn(t, Version(), n, broker)
+}
+
+// StartOn is Start on Kafka release version: a cluster a test upgrades
+// starts on an older release than the one tests run against.
+func StartOn(t testing.TB, version string, n int, broker map[string]string) (*local.Backend, cluster.Status) {
+	t.Helper()
 	Require(t)
 	t.Setenv("KAFKABOOK_STATE", t.TempDir())
 	name := Name()
@@ -154,7 +161,7 @@ func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, clust
 		}
 		return left, nil
 	}
-	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: Version(), Nodes: n, Broker: broker, Ready: Ready}, leftovers)
+	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: version, Nodes: n, Broker: broker, Ready: Ready}, leftovers)
 }
 
 // bringUp brings b up as cfg says, after registering its removal and a

@@ -34,15 +34,18 @@ type Kind struct {
 	Name string
 	Open func(name string, o Options) (cluster.Backend, error)
 	Owns func(cluster.Backend) bool
+	// Type is a value of the backend's type, for what it implements
+	// beyond cluster.Backend (Lacks), before any handle is opened.
+	Type cluster.Backend
 }
 
 // Kinds are the backends, the default first.
 var Kinds = []Kind{
 	{local.Name, func(name string, _ Options) (cluster.Backend, error) { return local.New(name) },
-		func(b cluster.Backend) bool { _, ok := b.(*local.Backend); return ok }},
+		func(b cluster.Backend) bool { _, ok := b.(*local.Backend); return ok }, (*local.Backend)(nil)},
 	{docker.Name, func(name string, o Options) (cluster.Backend, error) {
 		return docker.New(name, docker.Options{Image: o.Image, ComposeFile: o.Compose})
-	}, func(b cluster.Backend) bool { _, ok := b.(*docker.Backend); return ok }},
+	}, func(b cluster.Backend) bool { _, ok := b.(*docker.Backend); return ok }, (*docker.Backend)(nil)},
 	{kubernetes.Name, func(name string, o Options) (cluster.Backend, error) {
 		return kubernetes.New(name, kubernetes.Options{Kubeconfig: o.Kubeconfig, Namespace: o.Namespace, Image: o.Image})
 	}, func(b cluster.Backend) bool {
@@ -51,9 +54,21 @@ var Kinds = []Kind{
 			return true
 		}
 		return false
-	}},
+	}, (*kubernetes.Backend)(nil)},
 	{external.Name, func(_ string, o Options) (cluster.Backend, error) { return external.New(o.ClusterFile) },
-		func(b cluster.Backend) bool { _, ok := b.(*external.Backend); return ok }},
+		func(b cluster.Backend) bool { _, ok := b.(*external.Backend); return ok }, (*external.Backend)(nil)},
+}
+
+// Lacks says why a cluster of backend kind cannot do what a step needs
+// (cluster.Lacks), "" when it can or kind is "" (chosen when the run
+// starts).
+func Lacks(kind, need string) string {
+	for _, k := range Kinds {
+		if k.Name == kind {
+			return cluster.Lacks(k.Type, need)
+		}
+	}
+	return ""
 }
 
 // Names lists the backends' names: local, docker, kubernetes, external.

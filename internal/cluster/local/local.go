@@ -329,7 +329,7 @@ func (b *Backend) status(st state) cluster.Status {
 		s.Nodes = append(s.Nodes, cluster.Node{
 			Name: n.Name, ID: n.ID, State: st.nodeState(n),
 			Address: fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), st.clientPort()),
-			PID:     pidIfAlive(n),
+			PID:     pidIfAlive(n), Kafka: n.Kafka,
 		})
 	}
 	return s

@@ -135,8 +135,17 @@ func (st state) javaArgs(n nodeState, args ...string) []string {
 	full := append(slices.Clone(jvmFlags),
 		"-Dkafka.logs.dir="+filepath.Join(n.Dir, "logs"),
 		"-Dlog4j2.configurationFile="+filepath.Join(n.Dir, "log4j2.properties"),
-		"-cp", filepath.Join(st.Libs, "*"))
+		"-cp", filepath.Join(st.libs(n), "*"))
 	return append(full, args...)
+}
+
+// libs is the directory of the jars node n runs on: its own release's
+// after a Release, else the cluster's.
+func (st state) libs(n nodeState) string {
+	if n.Libs != "" {
+		return n.Libs
+	}
+	return st.Libs
 }
 
 // launch starts node n's broker in its namespace (on its power-loss layer,

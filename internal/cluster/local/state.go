@@ -50,6 +50,10 @@ type nodeState struct {
 	StartTime uint64     `json:"start_time"`      // /proc start time of PID, against PID reuse
 	Last      string     `json:"last"`            // last op applied: start, stop, kill, pause, resume, powerloss
 	Layer     *layerProc `json:"layer,omitempty"` // the process serving its power-loss layer
+	// Kafka and Libs are the release the node starts on and its jars,
+	// when not the cluster's (Release: a rolling upgrade).
+	Kafka string `json:"kafka,omitempty"`
+	Libs  string `json:"libs,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,23}$`)

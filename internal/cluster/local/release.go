@@ -1,0 +1,166 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
+)
+
+// Release makes node run Kafka version from its next start: the release is
+// resolved into the cache first (a download, the first time), so that the
+// node is down no longer than a restart takes. The node's data and
+// configuration stay; its release is recorded in the state, and Status
+// reports it.
+func (b *Backend) Release(ctx context.Context, node, version string, progress cluster.Progress) error {
+	if err := needRoot("restart --to"); err != nil {
+		return err
+	}
+	dist, err := kafkadist.Install(ctx, version, progress)
+	if err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up", b.name)
+	}
+	idx, err := st.indexes([]string{node})
+	if err != nil {
+		return err
+	}
+	n := &st.Nodes[idx[0]]
+	n.Kafka, n.Libs = dist.Version, dist.Libs
+	if dist.Version == st.Kafka {
+		n.Kafka, n.Libs = "", "" // back on the cluster's own release
+	}
+	return b.save(st)
+}
+
+// toolTimeout bounds one of Kafka's tools run on a node.
+const toolTimeout = 2 * time.Minute
+
+// Tool runs one of Kafka's command-line tools (its main class) in node's
+// network namespace, on the node's release, as kafka-features.sh run on
+// the broker's host does; ToolBootstrap in args is the node's broker
+// listener. The tool logs to its own output, never to the broker's log.
+func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (string, error) {
+	if err := needRoot("a Kafka tool on a node"); err != nil {
+		return "", err
+	}
+	st, ok, err := b.load()
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("no cluster %q is up", b.name)
+	}
+	idx, err := st.indexes([]string{node})
+	if err != nil {
+		return "", err
+	}
+	n := st.Nodes[idx[0]]
+	bootstrap := fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), brokerPort)
+	if st.secure() {
+		return "", fmt.Errorf("a Kafka tool on a node of a %s cluster needs its client settings: not done yet", st.Security)
+	}
+	full := append(slices.Clone(jvmFlags), "-cp", filepath.Join(st.libs(n), "*"), class)
+	for _, a := range args {
+		full = append(full, strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap))
+	}
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "java", full...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := startProcess(n.NS, cmd, true); err != nil {
+		return "", fmt.Errorf("%s: start %s: %w", node, class, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return out.String(), fmt.Errorf("%s on %s: %w", class, node, ctx.Err())
+		}
+		return out.String(), fmt.Errorf("%s on %s: %v\n%s", class, node, err, tail(out.String(), 20))
+	}
+	return out.String(), nil
+}
+
+// Reset makes the cluster new again on its own release, on the same
+// network: every node is killed, its data removed and its storage
+// formatted afresh under a new cluster id, and started. A run that moved
+// nodes to another release (and perhaps finalized its features, which
+// cannot be undone) leaves a cluster the next run cannot start from; the
+// engine resets it between runs. The broker logs stay: their lines are
+// read by time. The caller waits for the cluster to be healthy.
+func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
+	if err := needRoot("a cluster reset"); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up", b.name)
+	}
+	if st.PowerLoss {
+		return fmt.Errorf("cluster %q has its data on the power-loss layer, which a reset does not remake: run the runbook on a cluster of its own per run", b.name)
+	}
+	var scram []string
+	if st.secure() {
+		if scram, err = b.scramArgs(st); err != nil {
+			return err
+		}
+	}
+	progress("making cluster %q new on Kafka %s: killing its nodes, removing their data", b.name, st.Kafka)
+	for i, n := range st.Nodes {
+		if n, err = b.apply(ctx, &st, cluster.Kill, n, progress); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		n.Kafka, n.Libs = "", ""
+		st.Nodes[i] = n
+		if err := os.RemoveAll(filepath.Join(n.Dir, "data")); err != nil {
+			return err
+		}
+	}
+	st.ClusterID = clusterID()
+	if err := b.save(st); err != nil {
+		return err
+	}
+	for _, n := range st.Nodes {
+		if err := st.prepare(ctx, n, scram...); err != nil {
+			return err
+		}
+	}
+	for i, n := range st.Nodes {
+		n, err := st.launch(n)
+		st.Nodes[i] = n
+		if saveErr := b.save(st); saveErr != nil && err == nil {
+			err = saveErr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+)
+
+// The operations beyond faults that a backend may or may not offer: a node
+// started on another Kafka release (a rolling upgrade), and Kafka's own
+// command-line tools run on a node (kafka-features.sh upgrade).
+
+// Releaser is implemented by backends that can run a node on another
+// Kafka release than the one it ran, from the same log directories.
+type Releaser interface {
+	// Release makes node run Kafka version from its next start,
+	// resolving the release first (progress hears a download). The
+	// running process is not touched: restart --to calls it, then stops
+	// and starts the node.
+	Release(ctx context.Context, node, version string, progress Progress) error
+}
+
+// Tools is implemented by backends that can run one of Kafka's
+// command-line tools on a node, as an operator does on the broker's host:
+// with the node's release, in the node's network.
+type Tools interface {
+	// Tool runs the main class with args on node and returns what it
+	// printed; ToolBootstrap in args stands for the node's own broker
+	// listener.
+	Tool(ctx context.Context, node, class string, args []string) (string, error)
+}
+
+// Resetter is implemented by backends that can make a cluster new again
+// on its own release without taking its network down: the run after one
+// that moved nodes to another release starts from there.
+type Resetter interface {
+	Reset(ctx context.Context, progress Progress) error
+}
+
+// ToolBootstrap, in a Tool's args, is the node's own broker listener.
+const ToolBootstrap = "{bootstrap}"
+
+// Needs that a step may have of its backend, named as check names the
+// step: the directive, with " --to" when it changes a node's release.
+const (
+	NeedRestartTo       = "restart --to"
+	NeedRollTo          = "roll --to"
+	NeedFeaturesUpgrade = "features upgrade"
+)
+
+// Lacks says why b cannot do what a step needs (one of the Need names),
+// "" when it can or the step needs nothing beyond the backend's faults.
+func Lacks(b Backend, need string) string {
+	switch need {
+	case NeedRestartTo, NeedRollTo:
+		if _, ok := b.(Releaser); !ok {
+			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local backend can; this one cannot yet", need)
+		}
+	case NeedFeaturesUpgrade:
+		if _, ok := b.(Tools); !ok {
+			return fmt.Sprintf("%s runs Kafka's own tool on a node: the local backend can; this one cannot yet", need)
+		}
+	}
+	return ""
+}
