@@ -93,9 +93,9 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		t, ok := parseTarget(v.text)
 		switch {
 		case !ok || t.Node == "":
-			bad(fmt.Sprintf("nodes k1..k%d, with | between the two sides", c.d.Meta.Nodes))
-		case t.ID() > c.d.Meta.Nodes:
-			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+			bad(fmt.Sprintf("nodes k1..k%d, with | between the two sides", c.nodeCount()))
+		case t.ID() > c.nodeCount():
+			c.errorf(p, "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.nodeCount()))
 		}
 	case KindPercent:
 		n, err := strconv.Atoi(strings.TrimSuffix(v.text, "%"))
@@ -120,7 +120,7 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 			c.errorf(p, "bad %s: %s", what, msg)
 		}
 	case KindReplicas:
-		if _, msg := parseReplicas(v.text, c.d.Meta.Nodes); msg != "" {
+		if _, msg := parseReplicas(v.text, c.nodeCount()); msg != "" {
 			c.errorf(p, "%s", msg)
 		}
 	case KindKeyValue:
@@ -164,15 +164,16 @@ func (c *checker) checkTarget(kind Kind, v value, bad func(want string)) {
 	t, ok := parseTarget(v.text)
 	switch {
 	case kind == KindNodes && (!ok || t.Node == ""):
-		bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.d.Meta.Nodes))
+		bad(fmt.Sprintf("nodes k1..k%d separated by commas", c.nodeCount()))
 	case kind == KindNode && (!ok || t.Followers != ""):
-		bad(fmt.Sprintf("one node: k1..k%d or leader(TOPIC)", c.d.Meta.Nodes))
+		bad(fmt.Sprintf("one node: k1..k%d, leader(TOPIC) or controller()", c.nodeCount()))
 	case !ok:
-		bad(fmt.Sprintf("k1..k%d, leader(TOPIC), followers(TOPIC), coordinator(txn:NAME) or coordinator(group:G)", c.d.Meta.Nodes))
-	case t.Node != "" && t.ID() > c.d.Meta.Nodes:
-		c.errorf(v.at(0), "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.d.Meta.Nodes))
+		bad(fmt.Sprintf("k1..k%d, leader(TOPIC), followers(TOPIC), coordinator(txn:NAME), coordinator(group:G) or controller()", c.nodeCount()))
+	case t.Node != "" && t.ID() > c.nodeCount():
+		c.errorf(v.at(0), "node %s does not exist: the runbook has %s", t.Node, nodesPhrase(c.nodeCount()))
 	case t.Coordinator != nil:
 		c.checkCoordinator(t, v)
+	case t.Controller:
 	case t.Node == "":
 		topic := t.Leader + t.Followers
 		tp := v.at(strings.IndexByte(v.text, '(') + 1)
@@ -294,21 +295,29 @@ func (c *checker) checkFault(st *Step) {
 	if c.caps.FaultMissing == nil {
 		return
 	}
-	if st.dir.Hurts {
-		if msg := c.caps.FaultMissing(st.need()); msg != "" {
+	if !st.dir.Hurts {
+		return
+	}
+	for _, need := range st.needs() {
+		if msg := c.caps.FaultMissing(need); msg != "" {
 			c.errorf(st.Pos, "%s", msg)
+			return
 		}
 	}
 }
 
-// need is what the step asks of the cluster, as FaultMissing is asked:
-// the directive's name, with " --to" when it moves a node to another
-// release (restart --to, roll --to).
-func (st *Step) need() string {
-	if st.dir.flag("to") != nil && st.given("to") {
-		return st.dir.Name + " --to"
+// needs are what the step asks of the cluster, as FaultMissing is asked:
+// the directive's name, and with it "restart --to" when the step moves a
+// node to another release, "restart --set" when it changes a node's
+// settings.
+func (st *Step) needs() []string {
+	out := []string{st.dir.Name}
+	for _, f := range []string{"to", "set"} {
+		if st.dir.flag(f) != nil && st.given(f) {
+			out = append(out, st.dir.Name+" --"+f)
+		}
 	}
-	return st.dir.Name
+	return out
 }
 
 // trackNodes follows which nodes the runbook has taken down, and warns

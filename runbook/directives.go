@@ -11,8 +11,8 @@ type Kind int
 
 const (
 	KindTopic    Kind = iota + 1 // a topic name
-	KindTarget                   // k1..kN, leader(TOPIC) or followers(TOPIC)
-	KindNode                     // k1..kN or leader(TOPIC): one node
+	KindTarget                   // k1..kN, leader(TOPIC), followers(TOPIC), controller()
+	KindNode                     // k1..kN, leader(TOPIC) or controller(): one node
 	KindNodes                    // k1..kN, comma-separated
 	KindInt                      // a non-negative integer
 	KindDuration                 // a Go duration: 100ms, 5s, 1m30s
@@ -160,6 +160,10 @@ var Directives = []*Directive{
 	partitionDirective,
 	linkDirective,
 	healDirective,
+	brokerAddDirective,
+	reassignDirective,
+	waitReassignedDirective,
+	brokerRemoveDirective,
 	lossDirective,
 	consumeDirective,
 	waitConsumerDirective,

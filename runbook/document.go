@@ -75,8 +75,10 @@ func (d *Doc) Lacking(lacks func(need string) string) error {
 			if s.dir == nil || !s.dir.Hurts {
 				continue
 			}
-			if msg := lacks(s.need()); msg != "" {
-				return fmt.Errorf("%s: %s", s.Pos, msg)
+			for _, need := range s.needs() {
+				if msg := lacks(need); msg != "" {
+					return fmt.Errorf("%s: %s", s.Pos, msg)
+				}
 			}
 		}
 	}

@@ -27,7 +27,12 @@ type checker struct {
 	down       map[string]Step   // nodes killed or stopped and not started since, by the step that did it
 	groups     map[string]Pos    // consumer groups started so far, by their consume step's --group
 	consumed   map[string]string // the topic each group consumes
+	added      int               // brokers the steps so far added (broker add)
 }
+
+// nodeCount is how many nodes the cluster has at the step being checked:
+// the front matter's, and the brokers added above it.
+func (c *checker) nodeCount() int { return c.d.Meta.Nodes + c.added }
 
 func newChecker(d *Doc, run int) *checker {
 	return &checker{
@@ -310,7 +315,7 @@ func (c *checker) readFlag(st *Step, toks []token, i int, mentioned map[string]b
 	if f.Kind == KindWord {
 		c.checkChoice(f, fv)
 	}
-	if f.Kind == KindKeyValue {
+	if f.Kind == KindKeyValue && d.Op == OpTopicCreate {
 		c.checkTopicConfig(fv)
 	}
 	return i

@@ -12,8 +12,8 @@ var referenceTmpl string
 
 var kindText = map[Kind]string{
 	KindTopic:    "a topic name",
-	KindTarget:   "`k1`..`kN`, `leader(TOPIC)` or `followers(TOPIC)`",
-	KindNode:     "`k1`..`kN` or `leader(TOPIC)`",
+	KindTarget:   "`k1`..`kN`, `leader(TOPIC)`, `followers(TOPIC)` or `controller()`",
+	KindNode:     "`k1`..`kN`, `leader(TOPIC)` or `controller()`",
 	KindNodes:    "nodes `k1`..`kN` separated by commas",
 	KindInt:      "a whole number, at most 10,000,000",
 	KindDuration: "a duration, at most `24h`",

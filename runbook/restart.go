@@ -1,6 +1,11 @@
 package runbook
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"github.com/kafkabook/kafkabook/internal/kafkaconfig"
+)
 
 // restart and roll: nodes stopped and started again on their data, one at
 // a time, as an operator restarts a cluster to change a setting or
@@ -28,6 +33,10 @@ type Restart struct {
 	Wait    string
 	Pause   time.Duration // slept after the wait, before the next node
 	Timeout time.Duration // for each wait
+	// Set are broker settings each node starts with from this restart on
+	// (server.properties), on top of the front matter's broker: — the
+	// change a rolling restart is made for.
+	Set map[string]string
 }
 
 // What a roll waits for between nodes.
@@ -43,6 +52,8 @@ func (Restart) action() {}
 var (
 	toFlag = FlagSpec{Name: "to", Kind: KindRelease, Meta: "VERSION",
 		Help: "Start each node on this Kafka release, from the same log directories, as a rolling upgrade (or downgrade) does; the evidence records each node's release from then on. The local backend can."}
+	setFlag = FlagSpec{Name: "set", Kind: KindKeyValue, Meta: "KEY=VALUE", Many: true,
+		Help: "A broker setting each node starts with from this restart on, on top of the front matter's `broker:`, checked against the node's release: the change a rolling restart is made for. The local backend can."}
 	cleanFlag = FlagSpec{Name: "clean", Kind: KindBool, Default: "true",
 		Help: "Shut each node down cleanly (SIGTERM: controlled shutdown moves its leaderships away first) and wait for it to exit; `--clean=false` kills it (SIGKILL) instead, as a crashed host or an impatient operator does."}
 )
@@ -50,11 +61,12 @@ var (
 var restartDirective = &Directive{
 	Op:    OpRestart,
 	build: buildRestart,
+	check: checkRestart,
 	Name:  "restart",
 	Summary: "Restart the nodes one after the other: each is shut down and started again on its data before the next; the evidence records each stop and start. " +
 		"It does not wait for the ISR between nodes (roll does): add wait isr or wait healthy after it, or restart one node a step.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
-	Flags:   []FlagSpec{toFlag, cleanFlag},
+	Flags:   []FlagSpec{toFlag, setFlag, cleanFlag},
 	Example: "restart k2\nwait healthy --timeout 2m",
 	Hurts:   true,
 }
@@ -62,11 +74,12 @@ var restartDirective = &Directive{
 var rollDirective = &Directive{
 	Op:    OpRoll,
 	build: buildRoll,
+	check: checkRestart,
 	Name:  "roll",
 	Summary: "Restart the nodes one at a time as an operator rolls a cluster (every node, k1 first, when none is named): " +
 		"each next node goes down only once the previous one is back and --wait holds.",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true, Optional: true}},
-	Flags: []FlagSpec{toFlag, cleanFlag,
+	Flags: []FlagSpec{toFlag, setFlag, cleanFlag,
 		{Name: "wait", Kind: KindWord, Meta: "WHAT", Default: RollISR, Choices: []string{RollISR, RollHealthy, RollNone},
 			Help: "Before the next node: `isr` waits until every partition's ISR is full again, `healthy` also until every broker sees every other, `none` waits for nothing (a careless roll)."},
 		{Name: "pause", Kind: KindDuration, Meta: "DUR",
@@ -79,14 +92,37 @@ var rollDirective = &Directive{
 }
 
 func buildRestart(st *Step) Action {
-	return Restart{Targets: st.targets(), To: st.flagStr("to"), Clean: st.flagBool("clean"), Wait: RollNone}
+	return Restart{Targets: st.targets(), To: st.flagStr("to"), Clean: st.flagBool("clean"), Wait: RollNone, Set: st.flagKeyValues("set")}
 }
 
 func buildRoll(st *Step) Action {
 	r := Restart{Targets: st.targets(), To: st.flagStr("to"), Clean: st.flagBool("clean"),
-		Wait: st.flagStr("wait"), Pause: st.flagDuration("pause"), Timeout: st.flagDuration("timeout")}
+		Wait: st.flagStr("wait"), Pause: st.flagDuration("pause"), Timeout: st.flagDuration("timeout"),
+		Set: st.flagKeyValues("set")}
 	if len(r.Targets) == 0 {
 		r.Targets = nil
 	}
 	return r
+}
+
+// checkRestart checks each --set against the releases the nodes will run:
+// the run's, or the one --to names.
+func checkRestart(c *checker, st *Step, _ string, _ Pos) {
+	releases := c.d.Meta.Kafka
+	if to := st.flagStr("to"); to != "" {
+		releases = []string{to}
+	}
+	for _, a := range st.Flags["set"] {
+		name, val, ok := strings.Cut(a.Text, "=")
+		if !ok || name == "" {
+			continue // reported with the value
+		}
+		for _, m := range settingErrors(kafkaconfig.Broker, name, val, releases) {
+			p := a.Pos
+			if !m.onName {
+				p.Col += len(name) + 1
+			}
+			c.errorf(p, "--set: %s", m.text)
+		}
+	}
 }

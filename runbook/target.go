@@ -16,6 +16,9 @@ type Target struct {
 	// coordinator(group:G): the transaction coordinator of a transactional
 	// id, or the group coordinator of a group (see coordinator.go).
 	Coordinator *Coordinator
+	// Controller is controller(): the active controller of the KRaft
+	// quorum, the leader of its metadata log when the step runs.
+	Controller bool
 }
 
 // ID returns the broker id of a plain node target (k2 → 2), or 0.
@@ -35,11 +38,14 @@ func (t Target) String() string {
 		return "followers(" + t.Followers + ")"
 	case t.Coordinator != nil:
 		return "coordinator(" + t.Coordinator.Kind + ":" + t.Coordinator.Name + ")"
+	case t.Controller:
+		return "controller()"
 	}
 	return t.Node
 }
 
-// Target parses a node argument: k1..kN, leader(TOPIC) or followers(TOPIC).
+// Target parses a node argument: k1..kN, leader(TOPIC), followers(TOPIC),
+// coordinator(...) or controller().
 // Arguments of node kinds were validated by Load; anything else gives a
 // zero Target.
 func (a Arg) Target() Target {
@@ -53,6 +59,9 @@ func (a Arg) Target() Target {
 func parseTarget(s string) (Target, bool) {
 	if c, ok, is := parseCoordinator(s); is {
 		return Target{Coordinator: c}, ok
+	}
+	if s == "controller()" {
+		return Target{Controller: true}, true
 	}
 	for _, fn := range []string{"leader", "followers"} {
 		if rest, ok := strings.CutPrefix(s, fn+"("); ok {

@@ -42,6 +42,12 @@ type Node struct {
 	// Kafka is the release the node runs (or last ran), when it is not
 	// the cluster's: a node restarted with --to.
 	Kafka string `json:"kafka,omitempty"`
+	// Broker are the node's own broker settings on top of the cluster's
+	// (restart --set).
+	Broker map[string]string `json:"broker,omitempty"`
+	// Added is a broker-only node added after the cluster was made
+	// (broker add).
+	Added bool `json:"added,omitempty"`
 }
 
 // Status is the cluster as `kafkabook cluster status --json` prints it.
@@ -54,6 +60,9 @@ type Status struct {
 	// ClusterFile is a cluster file for the external backend that reaches
 	// this cluster, when the backend wrote one (local, with Security).
 	ClusterFile string `json:"cluster_file,omitempty"`
+	// Removed are the nodes taken out of the cluster (broker remove),
+	// which Nodes no longer lists.
+	Removed []string `json:"removed,omitempty"`
 }
 
 // Bootstrap is the seed broker list for clients.

@@ -19,6 +19,27 @@ type Releaser interface {
 	Release(ctx context.Context, node, version string, progress Progress) error
 }
 
+// Configurer is implemented by backends that can change a node's broker
+// settings from its next start, as an operator edits server.properties
+// before a rolling restart.
+type Configurer interface {
+	// Configure sets the settings (on top of the cluster's) node starts
+	// with from its next start; the running process is not touched.
+	Configure(ctx context.Context, node string, set map[string]string) error
+}
+
+// Members is implemented by backends that can grow a running cluster by
+// a broker and take an added one out again.
+type Members interface {
+	// AddBroker starts a broker-only node with the next id, on release
+	// version ("" the cluster's), and returns it; the caller waits for
+	// it to register.
+	AddBroker(ctx context.Context, version string, progress Progress) (Node, error)
+	// RemoveBroker shuts node down cleanly and takes it out of the
+	// cluster's nodes; the caller unregisters it.
+	RemoveBroker(ctx context.Context, node string, progress Progress) error
+}
+
 // Tools is implemented by backends that can run one of Kafka's
 // command-line tools on a node, as an operator does on the broker's host:
 // with the node's release, in the node's network.
@@ -45,6 +66,10 @@ const (
 	NeedRestartTo       = "restart --to"
 	NeedRollTo          = "roll --to"
 	NeedFeaturesUpgrade = "features upgrade"
+	NeedBrokerAdd       = "broker add"
+	NeedBrokerRemove    = "broker remove"
+	NeedRestartSet      = "restart --set"
+	NeedRollSet         = "roll --set"
 )
 
 // Lacks says why b cannot do what a step needs (one of the Need names),
@@ -54,6 +79,14 @@ func Lacks(b Backend, need string) string {
 	case NeedRestartTo, NeedRollTo:
 		if _, ok := b.(Releaser); !ok {
 			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local backend can; this one cannot yet", need)
+		}
+	case NeedRestartSet, NeedRollSet:
+		if _, ok := b.(Configurer); !ok {
+			return fmt.Sprintf("%s needs a backend that can change a node's broker settings: the local backend can; this one cannot yet", need)
+		}
+	case NeedBrokerAdd, NeedBrokerRemove:
+		if _, ok := b.(Members); !ok {
+			return fmt.Sprintf("%s needs a backend that can grow a running cluster: the local backend can; this one cannot yet", need)
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {

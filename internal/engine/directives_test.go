@@ -17,7 +17,12 @@ func TestEveryDirectiveRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := []runbook.Step{{Op: runbook.OpPowerloss, Name: "powerloss", Action: runbook.Powerloss{}}}
+	// The directives left out of it (Alone) are bound here by hand.
+	steps := []runbook.Step{
+		{Op: runbook.OpPowerloss, Name: "powerloss", Action: runbook.Powerloss{}},
+		{Op: runbook.OpBrokerAdd, Name: "broker add", Action: runbook.BrokerAdd{}},
+		{Op: runbook.OpBrokerRemove, Name: "broker remove", Action: runbook.BrokerRemove{}},
+	}
 	for _, b := range doc.Blocks {
 		steps = append(steps, b.Steps...)
 	}
@@ -80,6 +85,8 @@ func TestFaultKinds(t *testing.T) {
 			ops = []string{string(cluster.Stop), string(cluster.Kill), string(cluster.Start)}
 		case runbook.OpFeaturesUpgrade: // no fault event: its output says what changed
 			ops = nil
+		case runbook.OpWaitReassigned: // ends the reassignment's window
+			ops = []string{"reassigned"}
 		}
 		if f, ok := cluster.FaultOf(cluster.Op(d.Op)); ok && len(f.Steps) > 0 {
 			ops = nil // a compound fault lands as its steps

@@ -40,9 +40,12 @@ type env struct {
 	suffix string // appended to every topic name in this run
 	con    *console
 	start  time.Time
-	status cluster.Status // node addresses
-	access cluster.Access // how to reach them (cluster.AccessOf)
-	admin  *kafka.Client
+	status cluster.Status // node addresses; broker add and remove change it
+	// removed are the brokers broker remove took out this run, whose
+	// logs the evidence still keeps.
+	removed []string
+	access  cluster.Access // how to reach them (cluster.AccessOf)
+	admin   *kafka.Client
 	// launcher starts client processes where the cluster's clients run:
 	// on this machine, or in a pod for the Kubernetes backend.
 	launcher launch.Launcher
@@ -80,6 +83,13 @@ func (e *env) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 			return nil, err
 		}
 		return []string{n}, nil
+	}
+	if t.Controller {
+		id, err := e.admin.ActiveController(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("controller(): %w", err)
+		}
+		return []string{fmt.Sprintf("k%d", id)}, nil
 	}
 	topic := t.Leader + t.Followers
 	parts, err := e.partitions(ctx, e.realName(topic))

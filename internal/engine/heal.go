@@ -29,7 +29,8 @@ func (n *nemesis) heal(ctx context.Context) error {
 }
 
 // resetRelease makes the cluster new on its own release when the last run
-// moved nodes to another (restart --to, roll --to): a downgrade after
+// moved nodes to another (restart --to, roll --to) or gave them settings
+// of their own (--set): a downgrade after
 // finalized features is not possible, so each run starts from a cluster
 // of the run's release, as the first did. It runs before a run, never
 // before the final read, which must find what the run left.
@@ -43,7 +44,14 @@ func (n *nemesis) resetRelease(ctx context.Context) error {
 	for _, node := range st.Nodes {
 		if node.Kafka != "" && node.Kafka != st.Kafka {
 			moved = append(moved, node.Name+" on "+node.Kafka)
+		} else if len(node.Broker) > 0 {
+			moved = append(moved, node.Name+" with settings of its own")
+		} else if node.Added {
+			moved = append(moved, node.Name+" added")
 		}
+	}
+	for _, r := range st.Removed {
+		moved = append(moved, r+" removed")
 	}
 	if len(moved) == 0 {
 		return nil

@@ -56,11 +56,16 @@ func scanLog(rd io.Reader, node string, since time.Time, re *regexp.Regexp) ([]r
 	return out, sc.Err()
 }
 
-// collectLogs records every node's notable lines of this run.
+// collectLogs records every node's notable lines of this run, those of
+// the brokers it removed too.
 func (o *observation) collectLogs(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
+	var names []string
 	for _, n := range o.status.Nodes {
-		lines, err := o.nodeLines(ctx, n.Name, o.start, notable)
+		names = append(names, n.Name)
+	}
+	for _, name := range append(names, o.removed...) {
+		lines, err := o.nodeLines(ctx, name, o.start, notable)
 		if err != nil {
 			continue
 		}

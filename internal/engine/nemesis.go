@@ -24,6 +24,9 @@ type nemesis struct {
 
 	mu     sync.Mutex
 	downBy map[string]runbook.Step // nodes the runbook took down, by the step that did it
+	// reassigning are the reassignments reassign started, by topic
+	// label, for wait reassigned.
+	reassigning map[string]reassigning
 }
 
 // record writes a fault event of the run: when it landed, on which nodes,

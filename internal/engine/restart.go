@@ -14,7 +14,8 @@ import (
 )
 
 // restart: restart NODE... and roll [NODE...] — each node in turn is put
-// on its new release (--to, resolved before it goes down), shut down
+// on its new release (--to, resolved before it goes down) and given its
+// new settings (--set), shut down
 // cleanly or killed, and started on its data; a roll then waits, as an
 // operator does, before the next node (and after the last, so that the
 // step ends with the cluster back). Each stop and start is recorded as it
@@ -38,6 +39,13 @@ func restart(ctx context.Context, n *nemesis, s runbook.Step, r runbook.Restart,
 			return fmt.Errorf("%s", cluster.Lacks(n.opts.Backend, s.Name+" --to"))
 		}
 	}
+	var conf cluster.Configurer
+	if len(r.Set) > 0 {
+		var ok bool
+		if conf, ok = n.opts.Backend.(cluster.Configurer); !ok {
+			return fmt.Errorf("%s", cluster.Lacks(n.opts.Backend, s.Name+" --set"))
+		}
+	}
 	down := cluster.Stop
 	if !r.Clean {
 		down = cluster.Kill
@@ -45,6 +53,11 @@ func restart(ctx context.Context, n *nemesis, s runbook.Step, r runbook.Restart,
 	for i, node := range nodes {
 		if rel != nil {
 			if err := rel.Release(ctx, node, r.To, log.progress); err != nil {
+				return fmt.Errorf("%s: %w", node, err)
+			}
+		}
+		if conf != nil {
+			if err := conf.Configure(ctx, node, r.Set); err != nil {
 				return fmt.Errorf("%s: %w", node, err)
 			}
 		}
@@ -59,6 +72,13 @@ func restart(ctx context.Context, n *nemesis, s runbook.Step, r runbook.Restart,
 		line := fmt.Sprintf("%s %s in %.1fs, started", node, map[cluster.Op]string{cluster.Stop: "stopped", cluster.Kill: "killed"}[down], stopped.Seconds())
 		if r.To != "" {
 			line += " on " + r.To
+		}
+		if len(r.Set) > 0 {
+			var kv []string
+			for _, k := range slices.Sorted(maps.Keys(r.Set)) {
+				kv = append(kv, k+"="+r.Set[k])
+			}
+			line += " with " + strings.Join(kv, " ")
 		}
 		waited, err := n.between(ctx, r, log.progress)
 		if err != nil {

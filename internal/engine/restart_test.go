@@ -3,12 +3,14 @@ package engine_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -23,8 +25,10 @@ const (
 )
 
 // rollRunbook upgrades a three-node cluster one node at a time under an
-// idempotent acks=all producer, waiting for the ISR between nodes, then
-// finalizes 4.3's metadata.version.
+// idempotent acks=all producer, waiting for the ISR between nodes and
+// changing a broker setting on the way, then finalizes 4.3's
+// metadata.version and restarts the active controller; then a broker is
+// added, given k1's replica (throttled) and the replica back, and removed.
 const rollRunbook = "---\n" + `title: a rolling upgrade
 nodes: 3
 ---
@@ -32,20 +36,33 @@ nodes: 3
 topic create up --replicas 1:2:3 --config min.insync.replicas=2
 produce up --acks all --idempotent --rate 200/s --for 15s --size 64 &
 sleep 2s
-roll --to ` + upgradeTo + ` --wait isr
+roll --to ` + upgradeTo + ` --wait isr --set num.replica.fetchers=2
 wait producers --timeout 60s
 features upgrade --metadata 4.3
+restart controller()
+wait healthy --timeout 2m
+broker add k4
+reassign up --replicas 4:2:3 --throttle 1MB/s
+wait reassigned up
+isr up
+reassign up --replicas 1:2:3
+wait reassigned up
+broker remove k4
 read up
 expect lost(up) == 0
 expect duplicates(up) == 0
 expect acked(up) == 3000
 ` + "```\n"
 
-// TestRollingUpgrade runs roll --to and features upgrade on a cluster of
-// its own, started on an older release, and checks what the cluster
-// says with a client of the test's own: every broker supports 4.3's
-// metadata.version after the roll and none did before, every node's log
-// says it started on the new release, and the finalized level is 4.3's.
+// TestRollingUpgrade runs roll --to --set, features upgrade, restart
+// controller(), broker add, reassign --throttle, wait reassigned and
+// broker remove on a cluster of its own, started on an older release,
+// and checks what the cluster says with a client of the test's own:
+// every broker supports 4.3's metadata.version after the roll and none
+// did before, every node's log says it started on the new release, the
+// finalized level is 4.3's, every broker has the setting, the controller
+// granted its own shutdown, k4 held a replica, no throttle is left, and
+// broker 4 is no longer registered.
 // The evidence holds each stop and start in order, each start with its
 // release, and no acknowledged message lost or duplicated.
 func TestRollingUpgrade(t *testing.T) {
@@ -82,16 +99,80 @@ func TestRollingUpgrade(t *testing.T) {
 		}
 	}
 
-	// The evidence: k1, k2, k3 in turn, each stop followed by its start.
+	// Every broker runs with the setting the roll gave it, as it says.
+	adm := kadm.NewClient(testClient(t, st.Bootstrap()))
+	for _, n := range st.Nodes {
+		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rc.On(strconv.Itoa(n.ID), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, cfg := range c.Configs {
+			if cfg.Key == "num.replica.fetchers" && cfg.Value != nil {
+				got = *cfg.Value
+			}
+		}
+		if got != "2" {
+			t.Errorf("%s says num.replica.fetchers=%q, want 2 (roll --set)", n.Name, got)
+		}
+	}
+
+	// The evidence: k1, k2, k3 in turn, each stop followed by its start;
+	// then the active controller's.
 	var seq []string
 	for _, f := range run.Faults {
 		seq = append(seq, f.Op+" "+strings.Join(f.Nodes, ",")+" "+f.Kafka)
 	}
 	want := []string{"stop k1 ", "start k1 " + upgradeTo, "stop k2 ", "start k2 " + upgradeTo, "stop k3 ", "start k3 " + upgradeTo}
-	if !slices.Equal(seq, want) {
-		t.Errorf("fault events %q, want %q", seq, want)
+	then := []string{"broker add k4 " + upgradeTo, "reassign up to 4:2:3 ", "reassigned up to 4:2:3 ", "reassign up to 1:2:3 ", "reassigned up to 1:2:3 ", "broker remove k4 "}
+	if len(seq) != len(want)+2+len(then) || !slices.Equal(seq[:len(want)], want) || !slices.Equal(seq[len(want)+2:], then) {
+		t.Fatalf("fault events %q, want %q, then the controller's stop and start, then %q", seq, want, then)
 	}
-	for _, s := range []string{"k1 stopped in", "started on " + upgradeTo + ", every ISR full after", "metadata.version was upgraded to 30"} {
+	// k4 held a replica of the topic, in its own words; the test's own
+	// client then sees the broker gone for good.
+	testcluster.WaitLog(t, backend, "k4", "Created log for partition "+run.Topics[0].Name+"-0", 5*time.Second)
+	// wait reassigned took the throttle off the brokers and the topic.
+	for _, n := range st.Nodes {
+		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := rc.On(strconv.Itoa(n.ID), nil)
+		for _, cfg := range c.Configs {
+			if strings.HasSuffix(cfg.Key, ".replication.throttled.rate") && cfg.Source == kmsg.ConfigSourceDynamicBrokerConfig {
+				t.Errorf("%s still has %s=%v after wait reassigned", n.Name, cfg.Key, cfg.MaybeValue())
+			}
+		}
+	}
+	tc, err := adm.DescribeTopicConfigs(context.Background(), run.Topics[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range tc[0].Configs {
+		if strings.HasSuffix(cfg.Key, ".replication.throttled.replicas") && cfg.MaybeValue() != "" {
+			t.Errorf("%s still has %s=%s after wait reassigned", run.Topics[0].Name, cfg.Key, cfg.MaybeValue())
+		}
+	}
+	md, err := adm.BrokerMetadata(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(md.Brokers.NodeIDs(), 4) {
+		t.Errorf("broker 4 is still registered after broker remove: %v", md.Brokers.NodeIDs())
+	}
+	if got := md.Brokers.NodeIDs(); len(got) != 3 {
+		t.Errorf("the cluster lists brokers %v, want 1, 2, 3", got)
+	}
+	// controller() was the active controller: only the active controller
+	// grants a controlled shutdown, and this one granted its own.
+	ctl := run.Faults[len(want)].Nodes[0]
+	id := strings.TrimPrefix(ctl, "k")
+	testcluster.WaitLog(t, backend, ctl, "[QuorumController id="+id+"] Unfenced broker "+id+" has requested and been granted a controlled shutdown", 10*time.Second)
+	for _, s := range []string{"k1 stopped in", "started on " + upgradeTo + " with num.replica.fetchers=2, every ISR full after", "metadata.version was upgraded to 30"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the console lacks %q", s)
 		}
@@ -141,4 +222,15 @@ func apiVersions(t *testing.T, addr string) *kmsg.ApiVersionsResponse {
 		t.Fatalf("ApiVersions of %s: %v", addr, err)
 	}
 	return resp
+}
+
+// testClient is a franz-go client of the test's own on the cluster.
+func testClient(t *testing.T, seeds []string) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
 }

@@ -54,7 +54,7 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 		return err
 	}
 	defer r.admin.Close()
-	r.nem = &nemesis{env: r.env, downBy: map[string]runbook.Step{}}
+	r.nem = &nemesis{env: r.env, downBy: map[string]runbook.Step{}, reassigning: map[string]reassigning{}}
 	r.obs = newObservation(r.env, nil)
 	r.work = newWorkload(r.env, clients, r.obs.epoch)
 	r.obs.history = r.work

@@ -147,6 +147,15 @@ func (c *runCtx) lostSteps(st lossStory) []Statement {
 	}
 	out := []Statement{{Text: fmt.Sprintf("%d acknowledged messages of %s, %s, are gone; %s.", s.count, st.partition, s.String(), acked)}}
 	out = append(out, faultSteps(c, st.faults)...)
+	// A shutdown granted since the first fault in effect: a clean stop
+	// may have begun just before the range was sent.
+	from := s.sent
+	for _, f := range st.faults {
+		if f.At.Before(from) {
+			from = f.At
+		}
+	}
+	out = append(out, c.shutdownSteps(from, st.end)...)
 	fence := c.fencing(s.sent, st.end)
 	out = append(out, c.controllerSteps(fence, s.sent)...)
 	if !st.haveEl {
@@ -321,6 +330,21 @@ func faultSteps(c *runCtx, fs []results.Fault) []Statement {
 	var out []Statement
 	for _, f := range fs {
 		out = append(out, Statement{Text: fmt.Sprintf("kafkabook's fault record: %s %s at %s (step %s).", f.Op, strings.Join(f.Nodes, " "), c.at(f.At), f.Pos)})
+	}
+	return out
+}
+
+// shutdownSteps say which brokers the controller let shut down in a
+// controlled way in [from, to]: a clean stop (stop, restart, roll) hands
+// the broker's leaderships to other replicas before it stops, and the
+// controller's grant is the line that shows it.
+func (c *runCtx) shutdownSteps(from, to time.Time) []Statement {
+	var out []Statement
+	for _, e := range c.ofKind(from, to, ControlledShutdown) {
+		out = append(out, Statement{
+			Text:  fmt.Sprintf("The controller (%s) granted %s a controlled shutdown at %s: its leaderships moved to other replicas before it stopped.", e.Line.Node, node(e.Node), c.at(e.Line.At)),
+			Lines: lines(e),
+		})
 	}
 	return out
 }

@@ -41,6 +41,11 @@ const (
 	// BrokerState: another lifecycle transition: "The broker has caught
 	// up. Transitioning from STARTING to RECOVERY."
 	BrokerState Kind = "broker-state"
+	// ControlledShutdown: the active controller granted a broker's
+	// controlled shutdown, which moves the broker's leaderships to other
+	// replicas before it stops: "[QuorumController id=1] Unfenced broker 3
+	// has requested and been granted a controlled shutdown."
+	ControlledShutdown Kind = "controlled-shutdown"
 	// ISRShrink: "[Partition p-0 broker=1] Shrinking ISR from 1,2,3 to 1."
 	// The leader proposes it; "ISR updated" says it was committed.
 	ISRShrink Kind = "isr-shrink"
@@ -155,6 +160,9 @@ var patterns = []pattern{
 	}},
 	{BrokerState, regexp.MustCompile(`\[BrokerLifecycleManager id=(\d+)\] .*Transitioning from \w+ to (\w+)`), func(e *Event, m []string) {
 		e.Node, e.State = atoi32(m[1]), m[2]
+	}},
+	{ControlledShutdown, regexp.MustCompile(`\[QuorumController id=\d+\] Unfenced broker (\d+) has requested and been granted a controlled shutdown`), func(e *Event, m []string) {
+		e.Node = atoi32(m[1])
 	}},
 	{ISRShrink, regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] Shrinking ISR from ([\d,]+) to ([\d,]+)`), func(e *Event, m []string) {
 		e.Partition, e.Node, e.From, e.ISR = m[1], atoi32(m[2]), ids(m[3]), ids(m[4])

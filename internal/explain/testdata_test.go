@@ -35,6 +35,7 @@ var testRuns = map[string]string{
 	"idempotence-4.4.0":   "producer-idempotence/kafka-4.4.0/20261130T084448Z",
 	"consumer-4.4.0":      "consumer-commits/kafka-4.4.0/20261130T083900Z",
 	"zombie-leader-4.1.2": "zombie-leader/kafka-4.1.2/20261130T085312Z",
+	"rolling-upgrade-isr": "rolling-upgrade.wait-isr/kafka-4.2.2/20261205T214359Z",
 }
 
 func TestTestdata(t *testing.T) {

@@ -326,10 +326,14 @@ func (b *Backend) status(st state) cluster.Status {
 		s.ClusterFile = filepath.Join(b.dir, ClusterFileName)
 	}
 	for _, n := range st.Nodes {
+		if n.Removed {
+			s.Removed = append(s.Removed, n.Name)
+			continue
+		}
 		s.Nodes = append(s.Nodes, cluster.Node{
 			Name: n.Name, ID: n.ID, State: st.nodeState(n),
 			Address: fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), st.clientPort()),
-			PID:     pidIfAlive(n), Kafka: n.Kafka,
+			PID:     pidIfAlive(n), Kafka: n.Kafka, Broker: n.Broker, Added: n.Added,
 		})
 	}
 	return s

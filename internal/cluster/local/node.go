@@ -46,7 +46,9 @@ var defaultBroker = map[string]string{
 func (st state) properties(n nodeState) string {
 	var voters []string
 	for _, o := range st.Nodes {
-		voters = append(voters, fmt.Sprintf("%d@%s:%d", o.ID, st.Network.nodeIP(o.ID), controllerPort))
+		if !o.Added { // the quorum is the nodes the cluster was made with
+			voters = append(voters, fmt.Sprintf("%d@%s:%d", o.ID, st.Network.nodeIP(o.ID), controllerPort))
+		}
 	}
 	ip := st.Network.nodeIP(n.ID)
 	rf := min(3, len(st.Nodes))
@@ -66,11 +68,16 @@ func (st state) properties(n nodeState) string {
 		"share.coordinator.state.topic.replication.factor": fmt.Sprint(rf),
 		"share.coordinator.state.topic.min.isr":            fmt.Sprint(min(2, rf)),
 	}
+	if n.Added { // a broker only: it joins the quorum's brokers, not the quorum
+		props["process.roles"] = "broker"
+		props["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", ip, brokerPort)
+	}
 	if st.secure() {
 		st.secureProperties(n, props)
 	}
 	maps.Copy(props, defaultBroker)
 	maps.Copy(props, st.Broker)
+	maps.Copy(props, n.Broker)
 	var b strings.Builder
 	b.WriteString("# written by kafkabook\n")
 	for _, k := range slices.Sorted(maps.Keys(props)) {

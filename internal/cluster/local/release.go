@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,39 @@ func (b *Backend) Release(ctx context.Context, node, version string, progress cl
 	n.Kafka, n.Libs = dist.Version, dist.Libs
 	if dist.Version == st.Kafka {
 		n.Kafka, n.Libs = "", "" // back on the cluster's own release
+	}
+	return b.save(st)
+}
+
+// Configure sets node's own broker settings from its next start: its
+// server.properties is written again with them on top of the cluster's.
+func (b *Backend) Configure(ctx context.Context, node string, set map[string]string) error {
+	if err := needRoot("restart --set"); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up", b.name)
+	}
+	idx, err := st.indexes([]string{node})
+	if err != nil {
+		return err
+	}
+	n := &st.Nodes[idx[0]]
+	if n.Broker == nil {
+		n.Broker = map[string]string{}
+	}
+	maps.Copy(n.Broker, set)
+	if err := os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(st.properties(*n)), 0o644); err != nil {
+		return err
 	}
 	return b.save(st)
 }
@@ -133,11 +167,35 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 		}
 	}
 	progress("making cluster %q new on Kafka %s: killing its nodes, removing their data", b.name, st.Kafka)
+	// Brokers added by the last run go, namespace and all: the cluster
+	// is made new with the nodes it was made with.
+	var kept []nodeState
+	for _, n := range st.Nodes {
+		if !n.Added {
+			kept = append(kept, n)
+			continue
+		}
+		if _, err := b.apply(ctx, &st, cluster.Kill, n, progress); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		for _, link := range []string{st.Network.hostVeth(n.ID), st.Network.peerVeth(n.ID)} {
+			if err := deleteLink(link); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+		}
+		if err := deleteNS(n.NS); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if err := os.RemoveAll(n.Dir); err != nil {
+			return err
+		}
+	}
+	st.Nodes = kept
 	for i, n := range st.Nodes {
 		if n, err = b.apply(ctx, &st, cluster.Kill, n, progress); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
-		n.Kafka, n.Libs = "", ""
+		n.Kafka, n.Libs, n.Broker = "", "", nil
 		st.Nodes[i] = n
 		if err := os.RemoveAll(filepath.Join(n.Dir, "data")); err != nil {
 			return err

@@ -54,6 +54,14 @@ type nodeState struct {
 	// when not the cluster's (Release: a rolling upgrade).
 	Kafka string `json:"kafka,omitempty"`
 	Libs  string `json:"libs,omitempty"`
+	// Broker are the node's own settings on top of the cluster's
+	// (Configure: a rolling restart's change).
+	Broker map[string]string `json:"broker,omitempty"`
+	// Added marks a broker-only node AddBroker started after the cluster
+	// was made (it is no controller); Removed a node RemoveBroker took
+	// out, whose resources stay until Down or Reset.
+	Added   bool `json:"added,omitempty"`
+	Removed bool `json:"removed,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,23}$`)

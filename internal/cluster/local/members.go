@@ -1,0 +1,116 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/kafkadist"
+)
+
+// AddBroker starts a new broker-only node, the next id, in a namespace of
+// its own on the cluster's bridge, on release version ("" the cluster's),
+// formatted with the cluster's id: it registers with the controller
+// quorum the cluster was made with and holds no replica until one is
+// assigned to it. The caller waits for it to be registered.
+func (b *Backend) AddBroker(ctx context.Context, version string, progress cluster.Progress) (cluster.Node, error) {
+	if err := needRoot("broker add"); err != nil {
+		return cluster.Node{}, err
+	}
+	var dist kafkadist.Dist
+	if version != "" {
+		var err error
+		if dist, err = kafkadist.Install(ctx, version, progress); err != nil {
+			return cluster.Node{}, err
+		}
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return cluster.Node{}, err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return cluster.Node{}, err
+	}
+	if !ok {
+		return cluster.Node{}, fmt.Errorf("no cluster %q is up", b.name)
+	}
+	if st.PowerLoss || st.secure() {
+		return cluster.Node{}, fmt.Errorf("broker add: cluster %q has the power-loss layer or SASL_SSL, which an added broker does not get yet", b.name)
+	}
+	id := len(st.Nodes) + 1
+	if id > maxNodes {
+		return cluster.Node{}, fmt.Errorf("broker add: a local cluster has at most %d nodes", maxNodes)
+	}
+	name := fmt.Sprintf("k%d", id)
+	n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true}
+	if dist.Version != "" && dist.Version != st.Kafka {
+		n.Kafka, n.Libs = dist.Version, dist.Libs
+	}
+	// Recorded before anything is created, so that Down removes it.
+	st.Nodes = append(st.Nodes, n)
+	if err := b.save(st); err != nil {
+		return cluster.Node{}, err
+	}
+	i := len(st.Nodes) - 1
+	progress("adding broker %s (node id %d) to cluster %q", name, id, b.name)
+	err = st.Network.createNode(n.NS, n.ID)
+	st.Nodes[i].NSInode = nsInode(n.NS)
+	if err == nil {
+		err = b.save(st)
+	}
+	if err == nil {
+		err = st.prepare(ctx, st.Nodes[i])
+	}
+	if err == nil {
+		st.Nodes[i], err = st.launch(st.Nodes[i])
+		if saveErr := b.save(st); saveErr != nil && err == nil {
+			err = saveErr
+		}
+	}
+	if err != nil {
+		return cluster.Node{}, fmt.Errorf("broker add %s: %w", name, err)
+	}
+	return b.status(st).Nodes[i], nil
+}
+
+// RemoveBroker takes node out of the cluster as an operator does: a clean
+// shutdown (its leaderships move away first), after which the node no
+// longer counts as one of the cluster's; the caller unregisters it from
+// the controller. Its namespace and data stay until Down or Reset.
+func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluster.Progress) error {
+	if err := needRoot("broker remove"); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up", b.name)
+	}
+	idx, err := st.indexes([]string{node})
+	if err != nil {
+		return err
+	}
+	i := idx[0]
+	if !st.Nodes[i].Added {
+		return fmt.Errorf("broker remove %s: it is one of the controllers the cluster was made with (a static quorum): only an added broker can be removed", node)
+	}
+	n, err := b.apply(ctx, &st, cluster.Stop, st.Nodes[i], progress)
+	st.Nodes[i] = n
+	if err == nil {
+		st.Nodes[i].Removed = true
+	}
+	if saveErr := b.save(st); saveErr != nil && err == nil {
+		err = saveErr
+	}
+	return err
+}
