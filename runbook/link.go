@@ -59,21 +59,28 @@ func parseBitRate(s string) (bits int64, msg string) {
 	if !ok {
 		return 0, "want bits per second like 10mbit/s, 500kbit/s or 1gbit/s, or 0 for no limit"
 	}
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(num, "k"):
-		mult, num = 1_000, strings.TrimSuffix(num, "k")
-	case strings.HasSuffix(num, "m"):
-		mult, num = 1_000_000, strings.TrimSuffix(num, "m")
-	case strings.HasSuffix(num, "g"):
-		mult, num = 1_000_000_000, strings.TrimSuffix(num, "g")
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > 100_000_000_000/mult {
+	bits, ok = scaled(num, map[byte]int64{'k': 1_000, 'm': 1_000_000, 'g': 1_000_000_000}, 100_000_000_000)
+	if !ok {
 		return 0, "want a whole number of bits per second, like 10mbit/s, up to 100gbit/s"
 	}
-	if n*mult < minBitRate {
+	if bits < minBitRate {
 		return 0, "at least 64kbit/s: a narrower link leaves the run to the cluster's timeouts"
 	}
-	return n * mult, ""
+	return bits, ""
+}
+
+// scaled reads a whole number with an optional one-letter decimal prefix
+// of prefixes ("10m" → 10,000,000), positive and at most limit.
+func scaled(num string, prefixes map[byte]int64, limit int64) (int64, bool) {
+	mult := int64(1)
+	if k := len(num); k > 0 {
+		if m, ok := prefixes[num[k-1]]; ok {
+			mult, num = m, num[:k-1]
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > limit/mult {
+		return 0, false
+	}
+	return n * mult, true
 }

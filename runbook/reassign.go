@@ -1,7 +1,6 @@
 package runbook
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -91,16 +90,9 @@ func parseByteRate(s string) (bytes int64, msg string) {
 	if !ok {
 		return 0, "want bytes per second like 500kB/s or 10MB/s"
 	}
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(num, "k"):
-		mult, num = 1_000, strings.TrimSuffix(num, "k")
-	case strings.HasSuffix(num, "M"):
-		mult, num = 1_000_000, strings.TrimSuffix(num, "M")
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > 10_000_000_000/mult {
+	bytes, ok = scaled(num, map[byte]int64{'k': 1_000, 'M': 1_000_000}, 10_000_000_000)
+	if !ok {
 		return 0, "want a whole number of bytes per second, like 500kB/s, up to 10000MB/s"
 	}
-	return n * mult, ""
+	return bytes, ""
 }

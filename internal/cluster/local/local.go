@@ -365,38 +365,22 @@ func (st state) nodeState(n nodeState) cluster.State {
 	return cluster.Running
 }
 
-// Apply performs op on the named nodes, in the order given.
+// Apply performs op on the named nodes, in the order given; the state is
+// saved after each node.
 func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, progress cluster.Progress) error {
-	if err := needRoot("cluster " + string(op)); err != nil {
-		return err
-	}
-	unlock, err := b.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no cluster %q is up (start one with `kafkabook cluster up`)", b.name)
-	}
-	idx, err := st.indexes(names)
-	if err != nil {
-		return err
-	}
-	for _, i := range idx {
-		n, err := b.apply(ctx, &st, op, st.Nodes[i], progress)
-		st.Nodes[i] = n
-		if saveErr := b.save(st); saveErr != nil && err == nil {
-			err = saveErr
+	return b.changing("cluster "+string(op), names, func(st *state, idx []int) error {
+		for _, i := range idx {
+			n, err := b.apply(ctx, st, op, st.Nodes[i], progress)
+			st.Nodes[i] = n
+			if saveErr := b.save(*st); saveErr != nil && err == nil {
+				err = saveErr
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", op, n.Name, err)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", op, n.Name, err)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (b *Backend) apply(ctx context.Context, st *state, op cluster.Op, n nodeState, progress cluster.Progress) (nodeState, error) {

@@ -81,36 +81,16 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 // longer counts as one of the cluster's; the caller unregisters it from
 // the controller. Its namespace and data stay until Down or Reset.
 func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluster.Progress) error {
-	if err := needRoot("broker remove"); err != nil {
+	return b.changing("broker remove", []string{node}, func(st *state, idx []int) error {
+		i := idx[0]
+		if !st.Nodes[i].Added {
+			return fmt.Errorf("broker remove %s: it is one of the controllers the cluster was made with (a static quorum): only an added broker can be removed", node)
+		}
+		n, err := b.apply(ctx, st, cluster.Stop, st.Nodes[i], progress)
+		st.Nodes[i] = n
+		if err == nil {
+			st.Nodes[i].Removed = true
+		}
 		return err
-	}
-	unlock, err := b.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no cluster %q is up", b.name)
-	}
-	idx, err := st.indexes([]string{node})
-	if err != nil {
-		return err
-	}
-	i := idx[0]
-	if !st.Nodes[i].Added {
-		return fmt.Errorf("broker remove %s: it is one of the controllers the cluster was made with (a static quorum): only an added broker can be removed", node)
-	}
-	n, err := b.apply(ctx, &st, cluster.Stop, st.Nodes[i], progress)
-	st.Nodes[i] = n
-	if err == nil {
-		st.Nodes[i].Removed = true
-	}
-	if saveErr := b.save(st); saveErr != nil && err == nil {
-		err = saveErr
-	}
-	return err
+	})
 }

@@ -29,61 +29,27 @@ func (b *Backend) Release(ctx context.Context, node, version string, progress cl
 	if err != nil {
 		return err
 	}
-	unlock, err := b.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no cluster %q is up", b.name)
-	}
-	idx, err := st.indexes([]string{node})
-	if err != nil {
-		return err
-	}
-	n := &st.Nodes[idx[0]]
-	n.Kafka, n.Libs = dist.Version, dist.Libs
-	if dist.Version == st.Kafka {
-		n.Kafka, n.Libs = "", "" // back on the cluster's own release
-	}
-	return b.save(st)
+	return b.changing("restart --to", []string{node}, func(st *state, idx []int) error {
+		n := &st.Nodes[idx[0]]
+		n.Kafka, n.Libs = dist.Version, dist.Libs
+		if dist.Version == st.Kafka {
+			n.Kafka, n.Libs = "", "" // back on the cluster's own release
+		}
+		return nil
+	})
 }
 
 // Configure sets node's own broker settings from its next start: its
 // server.properties is written again with them on top of the cluster's.
 func (b *Backend) Configure(ctx context.Context, node string, set map[string]string) error {
-	if err := needRoot("restart --set"); err != nil {
-		return err
-	}
-	unlock, err := b.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no cluster %q is up", b.name)
-	}
-	idx, err := st.indexes([]string{node})
-	if err != nil {
-		return err
-	}
-	n := &st.Nodes[idx[0]]
-	if n.Broker == nil {
-		n.Broker = map[string]string{}
-	}
-	maps.Copy(n.Broker, set)
-	if err := os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(st.properties(*n)), 0o644); err != nil {
-		return err
-	}
-	return b.save(st)
+	return b.changing("restart --set", []string{node}, func(st *state, idx []int) error {
+		n := &st.Nodes[idx[0]]
+		if n.Broker == nil {
+			n.Broker = map[string]string{}
+		}
+		maps.Copy(n.Broker, set)
+		return os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(st.properties(*n)), 0o644)
+	})
 }
 
 // toolTimeout bounds one of Kafka's tools run on a node.
@@ -142,27 +108,18 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 // engine resets it between runs. The broker logs stay: their lines are
 // read by time. The caller waits for the cluster to be healthy.
 func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
-	if err := needRoot("a cluster reset"); err != nil {
-		return err
-	}
-	unlock, err := b.lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("no cluster %q is up", b.name)
-	}
+	return b.changing("a cluster reset", nil, func(st *state, _ []int) error { return b.reset(ctx, st, progress) })
+}
+
+// reset is Reset under the cluster's lock.
+func (b *Backend) reset(ctx context.Context, st *state, progress cluster.Progress) error {
 	if st.PowerLoss {
 		return fmt.Errorf("cluster %q has its data on the power-loss layer, which a reset does not remake: run the runbook on a cluster of its own per run", b.name)
 	}
 	var scram []string
 	if st.secure() {
-		if scram, err = b.scramArgs(st); err != nil {
+		var err error
+		if scram, err = b.scramArgs(*st); err != nil {
 			return err
 		}
 	}
@@ -175,7 +132,7 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 			kept = append(kept, n)
 			continue
 		}
-		if _, err := b.apply(ctx, &st, cluster.Kill, n, progress); err != nil {
+		if _, err := b.apply(ctx, st, cluster.Kill, n, progress); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 		for _, link := range []string{st.Network.hostVeth(n.ID), st.Network.peerVeth(n.ID)} {
@@ -192,7 +149,8 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	}
 	st.Nodes = kept
 	for i, n := range st.Nodes {
-		if n, err = b.apply(ctx, &st, cluster.Kill, n, progress); err != nil {
+		n, err := b.apply(ctx, st, cluster.Kill, n, progress)
+		if err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 		n.Kafka, n.Libs, n.Broker = "", "", nil
@@ -202,7 +160,7 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 		}
 	}
 	st.ClusterID = clusterID()
-	if err := b.save(st); err != nil {
+	if err := b.save(*st); err != nil {
 		return err
 	}
 	for _, n := range st.Nodes {
@@ -213,7 +171,7 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	for i, n := range st.Nodes {
 		n, err := st.launch(n)
 		st.Nodes[i] = n
-		if saveErr := b.save(st); saveErr != nil && err == nil {
+		if saveErr := b.save(*st); saveErr != nil && err == nil {
 			err = saveErr
 		}
 		if err != nil {

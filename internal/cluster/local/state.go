@@ -167,3 +167,33 @@ func (b *Backend) removeLockFile() {
 		os.Remove(b.lockFile())
 	}
 }
+
+// changing runs change on the cluster's state under its lock, as root
+// (what says what needs it, for the error), with the indexes of the
+// nodes named; the state is saved after, also when change fails part way.
+func (b *Backend) changing(what string, nodes []string, change func(st *state, idx []int) error) error {
+	if err := needRoot(what); err != nil {
+		return err
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, ok, err := b.load()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("no cluster %q is up (start one with `kafkabook cluster up`)", b.name)
+	}
+	idx, err := st.indexes(nodes)
+	if err != nil {
+		return err
+	}
+	err = change(&st, idx)
+	if saveErr := b.save(st); saveErr != nil && err == nil {
+		err = saveErr
+	}
+	return err
+}
