@@ -61,6 +61,11 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 	if err := r.nem.resetRelease(ctx); err != nil {
 		return fmt.Errorf("making the cluster new before the run: %w", err)
 	}
+	// A reset takes away the brokers the last run added: the run's nodes
+	// are those the cluster has now.
+	if r.status, err = r.opts.Backend.Status(ctx); err != nil {
+		return err
+	}
 	if err := r.nem.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster before the run: %w", err)
 	}
