@@ -122,15 +122,20 @@ func (f *runbookFlags) loadAll(path string, stderr io.Writer) ([]*runbook.Doc, e
 
 // externalFaultMissing says which faults an external cluster cannot
 // apply: the node faults (cluster.Faults) its cluster file has no command
-// for (or none for the repair a run needs afterwards), and the network and
-// power faults only kafkabook's own clusters can inject.
+// for (or none for the repair a run needs afterwards), the network and
+// power faults only kafkabook's own clusters can inject, and what its
+// backend lacks (cluster.Lacks); a reassignment goes through Kafka's admin
+// API and needs nothing of the file.
 func externalFaultMissing(cf *external.File) func(string) string {
 	return func(fault string) string {
 		if msg := backends.Lacks(external.Name, fault); msg != "" {
 			return msg
 		}
-		if fault == string(runbook.OpRoll) {
+		switch fault {
+		case string(runbook.OpRoll):
 			fault = string(cluster.Restart) // a roll is restarts with waits
+		case string(runbook.OpReassign), string(runbook.OpWaitReassigned):
+			return "" // Kafka's admin API: any cluster takes it
 		}
 		if _, node := cluster.FaultOf(cluster.Op(fault)); !node {
 			return fmt.Sprintf("%s needs a cluster kafkabook runs (local or docker): the external backend applies only the node faults of its cluster file (%s)", fault, external.OpList())

@@ -100,6 +100,14 @@ faults:
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
+	// A reassignment goes through the admin API and needs no command; a
+	// change of release needs what the external backend lacks.
+	os.WriteFile(rb, []byte("---\ntitle: t\nbackend: external\n---\n\n```kafka\ntopic create a --replicas 1:2:3\nreassign a --replicas 2:3:1\nwait reassigned a\nroll --to 4.3.1\n```\n"), 0o644)
+	out, code = kb(t, "check", "--cluster-file", cf, rb)
+	if code != 3 || !strings.Contains(out, rb+":10:1: the external cluster prod has no command for stop and start") ||
+		strings.Contains(out, rb+":8:1") || strings.Contains(out, rb+":9:1") {
+		t.Errorf("check of reassign and roll --to on an external cluster exited %d:\n%s", code, out)
+	}
 	// The runbook's nodes must be the cluster's.
 	os.WriteFile(rb, []byte("---\ntitle: t\nnodes: 2\n---\n\n```kafka\nsleep 1s\n```\n"), 0o644)
 	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, "the runbook has 2 nodes") {
