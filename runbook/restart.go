@@ -96,13 +96,9 @@ func buildRestart(st *Step) Action {
 }
 
 func buildRoll(st *Step) Action {
-	r := Restart{Targets: st.targets(), To: st.flagStr("to"), Clean: st.flagBool("clean"),
+	return Restart{Targets: st.targets(), To: st.flagStr("to"), Clean: st.flagBool("clean"),
 		Wait: st.flagStr("wait"), Pause: st.flagDuration("pause"), Timeout: st.flagDuration("timeout"),
 		Set: st.flagKeyValues("set")}
-	if len(r.Targets) == 0 {
-		r.Targets = nil
-	}
-	return r
 }
 
 // checkRestart checks each --set against the releases the nodes will run:

@@ -28,13 +28,13 @@ func (n *nemesis) heal(ctx context.Context) error {
 	return n.waitHealthy(ctx, healTimeout, progress)
 }
 
-// resetRelease makes the cluster new on its own release when the last run
-// moved nodes to another (restart --to, roll --to) or gave them settings
-// of their own (--set): a downgrade after
-// finalized features is not possible, so each run starts from a cluster
-// of the run's release, as the first did. It runs before a run, never
-// before the final read, which must find what the run left.
-func (n *nemesis) resetRelease(ctx context.Context) error {
+// resetIfChanged makes the cluster new on its own release when the last
+// run changed it: moved nodes to another release (--to), gave them
+// settings of their own (--set), or added or removed brokers. A finalized
+// metadata.version cannot be undone, so each run starts from a cluster
+// like the first run's. It runs before a run, never before the final
+// read, which must find what the run left.
+func (n *nemesis) resetIfChanged(ctx context.Context) error {
 	progress := poll.Printer(n.con, "  ")
 	st, err := n.opts.Backend.Status(ctx)
 	if err != nil {

@@ -102,8 +102,8 @@ func (n *nemesis) between(ctx context.Context, r runbook.Restart, progress poll.
 	start := time.Now()
 	switch r.Wait {
 	case runbook.RollISR:
-		// The node must be a broker again before the ISR can be full: a
-		// fresh start is not yet in the metadata others answer with.
+		// Every node must be running before an ISR counts as full: the
+		// metadata may still list a node that has just stopped.
 		err := poll.Until(ctx, 100*time.Millisecond, r.Timeout, progress, func(ctx context.Context) (bool, string, error) {
 			_, ids := n.running(ctx)
 			if len(ids) < len(n.status.Nodes) {

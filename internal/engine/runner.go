@@ -58,7 +58,7 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 	r.obs = newObservation(r.env, nil)
 	r.work = newWorkload(r.env, clients, r.obs.epoch)
 	r.obs.history = r.work
-	if err := r.nem.resetRelease(ctx); err != nil {
+	if err := r.nem.resetIfChanged(ctx); err != nil {
 		return fmt.Errorf("making the cluster new before the run: %w", err)
 	}
 	// A reset takes away the brokers the last run added: the run's nodes

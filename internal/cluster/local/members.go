@@ -25,55 +25,45 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 			return cluster.Node{}, err
 		}
 	}
-	unlock, err := b.lock()
-	if err != nil {
-		return cluster.Node{}, err
-	}
-	defer unlock()
-	st, ok, err := b.load()
-	if err != nil {
-		return cluster.Node{}, err
-	}
-	if !ok {
-		return cluster.Node{}, fmt.Errorf("no cluster %q is up", b.name)
-	}
-	if st.PowerLoss || st.secure() {
-		return cluster.Node{}, fmt.Errorf("broker add: cluster %q has the power-loss layer or SASL_SSL, which an added broker does not get yet", b.name)
-	}
-	id := len(st.Nodes) + 1
-	if id > maxNodes {
-		return cluster.Node{}, fmt.Errorf("broker add: a local cluster has at most %d nodes", maxNodes)
-	}
-	name := fmt.Sprintf("k%d", id)
-	n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true}
-	if dist.Version != "" && dist.Version != st.Kafka {
-		n.Kafka, n.Libs = dist.Version, dist.Libs
-	}
-	// Recorded before anything is created, so that Down removes it.
-	st.Nodes = append(st.Nodes, n)
-	if err := b.save(st); err != nil {
-		return cluster.Node{}, err
-	}
-	i := len(st.Nodes) - 1
-	progress("adding broker %s (node id %d) to cluster %q", name, id, b.name)
-	err = st.Network.createNode(n.NS, n.ID)
-	st.Nodes[i].NSInode = nsInode(n.NS)
-	if err == nil {
-		err = b.save(st)
-	}
-	if err == nil {
-		err = st.prepare(ctx, st.Nodes[i])
-	}
-	if err == nil {
-		st.Nodes[i], err = st.launch(st.Nodes[i])
-		if saveErr := b.save(st); saveErr != nil && err == nil {
-			err = saveErr
+	var node cluster.Node
+	err := b.changing("broker add", nil, func(st *state, _ []int) error {
+		if st.PowerLoss || st.secure() {
+			return fmt.Errorf("broker add: cluster %q has the power-loss layer or SASL_SSL, which an added broker does not get yet", b.name)
 		}
-	}
-	if err != nil {
-		return cluster.Node{}, fmt.Errorf("broker add %s: %w", name, err)
-	}
-	return b.status(st).Nodes[i], nil
+		id := len(st.Nodes) + 1
+		if id > maxNodes {
+			return fmt.Errorf("broker add: a local cluster has at most %d nodes", maxNodes)
+		}
+		name := fmt.Sprintf("k%d", id)
+		n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true}
+		if dist.Version != "" && dist.Version != st.Kafka {
+			n.Kafka, n.Libs = dist.Version, dist.Libs
+		}
+		// Recorded before anything is created, so that Down removes it.
+		st.Nodes = append(st.Nodes, n)
+		if err := b.save(*st); err != nil {
+			return err
+		}
+		i := len(st.Nodes) - 1
+		progress("adding broker %s (node id %d) to cluster %q", name, id, b.name)
+		err := st.Network.createNode(n.NS, n.ID)
+		st.Nodes[i].NSInode = nsInode(n.NS)
+		if err == nil {
+			err = b.save(*st)
+		}
+		if err == nil {
+			err = st.prepare(ctx, st.Nodes[i])
+		}
+		if err == nil {
+			st.Nodes[i], err = st.launch(st.Nodes[i])
+		}
+		if err != nil {
+			return fmt.Errorf("broker add %s: %w", name, err)
+		}
+		node, _ = b.status(*st).Node(name) // by name: Status leaves removed nodes out
+		return nil
+	})
+	return node, err
 }
 
 // RemoveBroker takes node out of the cluster as an operator does: a clean
