@@ -355,6 +355,9 @@ func provenanceFacts(r *results.Results) []fact {
 	if len(p.Features) > 0 {
 		f = append(f, fact{"cluster features", featuresFact(p.Features)})
 	}
+	if p.Quorum != "" {
+		f = append(f, fact{"controller quorum", quorumFact(p.Quorum)})
+	}
 	f = append(f, fact{"franz-go", p.FranzGo}, fact{"Go", p.GoVersion})
 	if p.Java != "" {
 		f = append(f, fact{"Java", p.Java})
@@ -378,6 +381,14 @@ func provenanceFacts(r *results.Results) []fact {
 		f = append(f, fact{"cluster", "reused from before this invocation"})
 	}
 	return f
+}
+
+// quorumFact says how the controller quorum was formatted.
+func quorumFact(q string) string {
+	if q == "dynamic" {
+		return "dynamic (KIP-853: formatted with --initial-controllers; voters can be added and removed)"
+	}
+	return q + " (controller.quorum.voters)"
 }
 
 // recheckFact says whether the reads' verdicts can be derived again from

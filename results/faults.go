@@ -45,6 +45,8 @@ var FaultKinds = []FaultKind{
 	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0"},
 	{Op: "broker add", Phrase: "addition of broker "},
 	{Op: "broker remove", Phrase: "removal of broker "},
+	{Op: "voter add", Phrase: "addition to the controller quorum of "},
+	{Op: "voter remove", Phrase: "removal from the controller quorum of "},
 	{Op: "reassign", Opens: "reassigning", EndedBy: []string{"reassigned"}, Phrase: "reassignment of "},
 	{Op: "reassigned", Phrase: "end of the reassignment of "},
 	{Op: "start", Phrase: "start of "},

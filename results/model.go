@@ -61,6 +61,11 @@ type Provenance struct {
 	End           time.Time         `json:"end"`
 	Repeat        int               `json:"repeat"`
 	ClusterReused bool              `json:"cluster_reused"`
+	// Quorum is the controller quorum the cluster was formatted with:
+	// "static" (controller.quorum.voters) or "dynamic" (KIP-853); ""
+	// when the backend cannot say (an external cluster) or the evidence
+	// is older than the field.
+	Quorum string `json:"quorum,omitempty"`
 	// Cell and Batch name the matrix cell the run was (kafkabook plan,
 	// run --cell) and the batch of cells it belongs to; empty otherwise.
 	Cell  string `json:"cell,omitempty"`

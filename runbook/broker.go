@@ -38,7 +38,7 @@ var brokerAddDirective = &Directive{
 			Help: "Run the new broker on this Kafka release; default: the release k1 runs now (after a rolling upgrade, the new one)."},
 	},
 	Example: "broker add k4",
-	Alone:   "it grows the cluster, which the next run then makes new; the engine's TestRollingUpgrade runs it on a cluster of its own",
+	Alone:   "it grows the cluster, which the next run then makes new; the engine's TestOperations runs it on a cluster of its own",
 	Hurts:   true,
 }
 
@@ -50,7 +50,7 @@ var brokerRemoveDirective = &Directive{
 		"Move its replicas away first (reassign): a replica on a removed broker stays offline. The nodes the cluster was made with are its controllers and stay.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
 	Example: "broker add k4\nbroker remove k4",
-	Alone:   "it needs an added broker; the engine's TestRollingUpgrade runs it on a cluster of its own",
+	Alone:   "it needs an added broker; the engine's TestOperations runs it on a cluster of its own",
 	Hurts:   true,
 }
 

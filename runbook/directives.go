@@ -164,6 +164,8 @@ var Directives = []*Directive{
 	reassignDirective,
 	waitReassignedDirective,
 	brokerRemoveDirective,
+	voterAddDirective,
+	voterRemoveDirective,
 	lossDirective,
 	consumeDirective,
 	waitConsumerDirective,

@@ -16,7 +16,7 @@ import (
 // position; the loader blanks it out before goldmark sees the file.
 
 // metaKeys are the front matter keys, in the order of the reference.
-var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "sweep", "client", "producer", "consumer", "backend"}
+var metaKeys = []string{"title", "kafka", "nodes", "broker", "repeat", "params", "sweep", "client", "producer", "consumer", "backend", "quorum"}
 
 // frontMatter locates the front matter. It returns the 0-based line
 // indexes of the opening and closing delimiter lines, or ok false when the
@@ -140,6 +140,12 @@ func (p *metaParser) key(k, v *yaml.Node) {
 			return
 		}
 		m.Backend = v.Value
+	case "quorum":
+		if v.Kind != yaml.ScalarNode || (v.Value != QuorumStatic && v.Value != QuorumDynamic) {
+			p.errorf(v, "quorum %q: use %s (controller.quorum.voters, the default) or %s (KIP-853: voters can be added and removed)", v.Value, QuorumStatic, QuorumDynamic)
+			return
+		}
+		m.Quorum = v.Value
 	case "nodes":
 		if n, ok := p.count(v, "nodes", MaxNodes, "the most nodes a cluster has"); ok {
 			m.Nodes = n

@@ -27,7 +27,18 @@ type Meta struct {
 	// against each client's catalogue (Capabilities.ClientProperty).
 	Producer map[string]string
 	Consumer map[string]string
+	// Quorum is the controller quorum the runbook's cluster is formatted
+	// with: QuorumStatic, QuorumDynamic, or "" for the backend's choice (a
+	// new local cluster's is static). voter add and voter remove need a
+	// dynamic one.
+	Quorum string
 }
+
+// The controller quorums a runbook may ask for (quorum:).
+const (
+	QuorumStatic  = "static"
+	QuorumDynamic = "dynamic"
+)
 
 // DefaultKafka is the Kafka version used when the front matter names none.
 const DefaultKafka = "4.3.1"

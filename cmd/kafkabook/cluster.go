@@ -89,6 +89,9 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 			if cfg.Security != "" && backends.NameOf(b) != local.Name {
 				return usageErr("--security is for the local backend")
 			}
+			if _, ok := b.(cluster.Controllers); cfg.Quorum == cluster.QuorumDynamic && !ok {
+				return usageErr("--quorum dynamic is for the local backend")
+			}
 			cfg.Name, cfg.Keep, cfg.Ready = t.name, true, kafka.Ready
 			if cfg.Broker, err = parseSets(cfg.Kafka, sets); err != nil {
 				return err
@@ -109,6 +112,7 @@ func clusterUpCmd(t *clusterTarget) *cobra.Command {
 	up.Flags().IntVar(&cfg.Nodes, "nodes", 3, "number of nodes")
 	up.Flags().StringArrayVar(&sets, "set", nil, "server.properties override KEY=VALUE for every node (repeatable)")
 	up.Flags().StringVar(&cfg.Security, "security", "", "local: 'sasl-ssl' gives clients a TLS listener (port 9095, certificates from the cluster's own CA) with SASL/SCRAM-SHA-512 for user "+local.AdminUser+" (password in the cluster's directory), and writes a cluster file for --backend external whose faults are 'kafkabook cluster OP --name NAME NODE'; replication and controllers stay PLAINTEXT")
+	up.Flags().StringVar(&cfg.Quorum, "quorum", cluster.QuorumStatic, "the controller quorum: 'static' (controller.quorum.voters) or, local, 'dynamic' (KIP-853: formatted with --initial-controllers, so that voters can be added and removed)")
 	t.bf.registerDocker(up.Flags())
 	return up
 }

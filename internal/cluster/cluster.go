@@ -63,6 +63,10 @@ type Status struct {
 	// Removed are the nodes taken out of the cluster (broker remove),
 	// which Nodes no longer lists.
 	Removed []string `json:"removed,omitempty"`
+	// Quorum is how the controller quorum was formatted: QuorumStatic or
+	// QuorumDynamic; "" when the backend cannot say (an external or
+	// attached cluster).
+	Quorum string `json:"quorum,omitempty"`
 }
 
 // Bootstrap is the seed broker list for clients.
@@ -103,6 +107,12 @@ type Config struct {
 	// Security is how clients authenticate: "" plaintext, or
 	// SecuritySASLSSL. Only backends that implement it honour it (local).
 	Security string
+	// Quorum is how the controller quorum is formatted: "" (or
+	// QuorumStatic) a static quorum, the nodes named in every node's
+	// controller.quorum.voters; QuorumDynamic a KIP-853 quorum, whose
+	// voters can be added and removed. Only backends that implement
+	// Controllers honour QuorumDynamic: ask one before setting it.
+	Quorum string
 	// Ready opens the registry of the cluster's brokers: Up returns once
 	// every node's broker is registered and unfenced there. Required; it
 	// is how a backend asks Kafka without this package importing a Kafka

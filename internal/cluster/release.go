@@ -40,13 +40,31 @@ type Members interface {
 	RemoveBroker(ctx context.Context, node string, progress Progress) error
 }
 
+// Controllers is implemented by backends that can format a cluster's
+// controller quorum as a dynamic one (KIP-853, Config.Quorum) and grow it
+// by a node that can become one of its voters.
+type Controllers interface {
+	// AddController starts a new node with the next id, a broker and
+	// controller like the nodes the cluster was made with, formatted to
+	// join the quorum as an observer (--no-initial-controllers), on
+	// release version ("" the cluster's). The caller waits for it and
+	// makes it a voter with Kafka's own tool.
+	AddController(ctx context.Context, version string, progress Progress) (Node, error)
+}
+
+// The quorums a cluster is formatted with (Config.Quorum).
+const (
+	QuorumStatic  = "static"
+	QuorumDynamic = "dynamic"
+)
+
 // Tools is implemented by backends that can run one of Kafka's
 // command-line tools on a node, as an operator does on the broker's host:
 // with the node's release, in the node's network.
 type Tools interface {
 	// Tool runs the main class with args on node and returns what it
 	// printed; ToolBootstrap in args stands for the node's own broker
-	// listener.
+	// listener, ToolConfig for the node's own server.properties.
 	Tool(ctx context.Context, node, class string, args []string) (string, error)
 }
 
@@ -57,8 +75,13 @@ type Resetter interface {
 	Reset(ctx context.Context, progress Progress) error
 }
 
-// ToolBootstrap, in a Tool's args, is the node's own broker listener.
-const ToolBootstrap = "{bootstrap}"
+// ToolBootstrap, in a Tool's args, is the node's own broker listener;
+// ToolConfig is the node's own server.properties (what
+// kafka-metadata-quorum.sh add-controller reads its identity from).
+const (
+	ToolBootstrap = "{bootstrap}"
+	ToolConfig    = "{config}"
+)
 
 // Needs that a step may have of its backend, named as check names the
 // step: the directive, with " --to" when it changes a node's release.
@@ -70,6 +93,8 @@ const (
 	NeedBrokerRemove    = "broker remove"
 	NeedRestartSet      = "restart --set"
 	NeedRollSet         = "roll --set"
+	NeedVoterAdd        = "voter add"
+	NeedVoterRemove     = "voter remove"
 )
 
 // Lacks says why b cannot do what a step needs (one of the Need names),
@@ -87,6 +112,11 @@ func Lacks(b Backend, need string) string {
 	case NeedBrokerAdd, NeedBrokerRemove:
 		if _, ok := b.(Members); !ok {
 			return fmt.Sprintf("%s needs a backend that can grow a running cluster: the local backend can; this one cannot yet", need)
+		}
+	case NeedVoterAdd, NeedVoterRemove:
+		_, ok := b.(Controllers)
+		if _, tools := b.(Tools); !ok || !tools {
+			return fmt.Sprintf("%s needs a backend that formats a dynamic controller quorum (KIP-853) and runs Kafka's own tool on a node: the local backend can; this one cannot yet", need)
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {

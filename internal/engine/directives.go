@@ -72,6 +72,8 @@ var runners = map[runbook.Op]binder{
 	runbook.OpHeal:            on(nemesisOf, heal),
 	runbook.OpBrokerAdd:       on(nemesisOf, brokerAdd),
 	runbook.OpBrokerRemove:    on(nemesisOf, brokerRemove),
+	runbook.OpVoterAdd:        on(nemesisOf, voterAdd),
+	runbook.OpVoterRemove:     on(nemesisOf, voterRemove),
 	runbook.OpReassign:        on(nemesisOf, reassign),
 	runbook.OpWaitReassigned:  on(nemesisOf, waitReassigned),
 	runbook.OpLoss:            on(nemesisOf, loss),

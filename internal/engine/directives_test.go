@@ -22,6 +22,8 @@ func TestEveryDirectiveRuns(t *testing.T) {
 		{Op: runbook.OpPowerloss, Name: "powerloss", Action: runbook.Powerloss{}},
 		{Op: runbook.OpBrokerAdd, Name: "broker add", Action: runbook.BrokerAdd{}},
 		{Op: runbook.OpBrokerRemove, Name: "broker remove", Action: runbook.BrokerRemove{}},
+		{Op: runbook.OpVoterAdd, Name: "voter add", Action: runbook.VoterAdd{}},
+		{Op: runbook.OpVoterRemove, Name: "voter remove", Action: runbook.VoterRemove{}},
 	}
 	for _, b := range doc.Blocks {
 		steps = append(steps, b.Steps...)

@@ -51,6 +51,9 @@ func Run(ctx context.Context, opts Options) (res *results.Results, err error) {
 	prov.Params = doc.Meta.Params
 	prov.Broker = doc.Meta.Broker
 	prov.Nodes = doc.Meta.Nodes
+	if st, err := opts.Backend.Status(ctx); err == nil {
+		prov.Quorum = st.Quorum
+	}
 	prov.ReadsStored = true // every read and group tally stores its input first (read, group_input events)
 	if opts.Client != runbook.FranzGo {
 		prov.Client = opts.Client

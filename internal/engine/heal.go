@@ -30,9 +30,9 @@ func (n *nemesis) heal(ctx context.Context) error {
 
 // resetIfChanged makes the cluster new on its own release when the last
 // run changed it: moved nodes to another release (--to), gave them
-// settings of their own (--set), or added or removed brokers. A finalized
-// metadata.version cannot be undone, so each run starts from a cluster
-// like the first run's. It runs before a run, never before the final
+// settings of their own (--set), added or removed brokers, or changed a
+// dynamic quorum's voters. A finalized metadata.version cannot be undone,
+// so each run starts from a cluster like the first run's. It runs before a run, never before the final
 // read, which must find what the run left.
 func (n *nemesis) resetIfChanged(ctx context.Context) error {
 	progress := poll.Printer(n.con, "  ")
@@ -52,6 +52,19 @@ func (n *nemesis) resetIfChanged(ctx context.Context) error {
 	}
 	for _, r := range st.Removed {
 		moved = append(moved, r+" removed")
+	}
+	if st.Quorum == cluster.QuorumDynamic {
+		// The voters are the quorum's own record, not the backend's:
+		// asked, they must be the nodes the cluster was made with.
+		var first []int32
+		for _, node := range st.Nodes {
+			if !node.Added {
+				first = append(first, int32(node.ID))
+			}
+		}
+		if q, err := n.admin.DescribeQuorum(ctx); err == nil && !slices.Equal(q.VoterIDs(), first) {
+			moved = append(moved, "the quorum's voters "+voterNames(q))
+		}
 	}
 	if len(moved) == 0 {
 		return nil

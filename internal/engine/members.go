@@ -53,7 +53,18 @@ func brokerAdd(ctx context.Context, n *nemesis, s runbook.Step, a runbook.Broker
 	}
 	n.record(results.Fault{At: at, Op: "broker add", Nodes: []string{node.Name}, Pos: s.Pos.String(), Kafka: version})
 	start := time.Now()
-	err = poll.Until(ctx, 200*time.Millisecond, memberTimeout, log.progress, func(ctx context.Context) (bool, string, error) {
+	if err := n.waitRegistered(ctx, node, log); err != nil {
+		return fmt.Errorf("broker add %s: %w", node.Name, err)
+	}
+	n.status.Nodes = append(slices.Clone(n.status.Nodes), node)
+	log.line("%s registered as broker %d on Kafka %s after %.1fs", node.Name, node.ID, version, time.Since(start).Seconds())
+	return nil
+}
+
+// waitRegistered waits until every running node lists the new node among
+// its brokers, and fails at once, with its log's tail, when it dies.
+func (n *nemesis) waitRegistered(ctx context.Context, node cluster.Node, log *stepLog) error {
+	return poll.Until(ctx, 200*time.Millisecond, memberTimeout, log.progress, func(ctx context.Context) (bool, string, error) {
 		if st, err := n.opts.Backend.Status(ctx); err == nil {
 			if now, ok := st.Node(node.Name); ok && !now.State.Up() {
 				return false, "", fmt.Errorf("%s is %s, not running: its broker log says why%s", node.Name, now.State, n.logTail(ctx, node.Name))
@@ -68,12 +79,6 @@ func brokerAdd(ctx context.Context, n *nemesis, s runbook.Step, a runbook.Broker
 		}
 		return true, "", nil
 	})
-	if err != nil {
-		return fmt.Errorf("broker add %s: %w", node.Name, err)
-	}
-	n.status.Nodes = append(slices.Clone(n.status.Nodes), node)
-	log.line("%s registered as broker %d on Kafka %s after %.1fs", node.Name, node.ID, version, time.Since(start).Seconds())
-	return nil
 }
 
 // releaseNow is the release k1 (the first node) runs now.

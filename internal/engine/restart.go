@@ -163,11 +163,7 @@ func featuresUpgrade(ctx context.Context, n *nemesis, s runbook.Step, u runbook.
 		args = append(args, "--feature", k+"="+u.Features[k])
 	}
 	out, err := tools.Tool(ctx, node, featureTool, args)
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "SLF4J") {
-			log.line("%s: %s", node, l)
-		}
-	}
+	printTool(log, node, out)
 	if err != nil {
 		return err
 	}

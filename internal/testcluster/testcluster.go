@@ -141,12 +141,13 @@ func Name() string {
 // packages with a single cluster test (internal/kafka).
 func Start(t testing.TB, n int, broker map[string]string) (*local.Backend, cluster.Status) {
 	t.Helper()
-	return StartOn(t, Version(), n, broker)
+	return StartWith(t, cluster.Config{Kafka: Version(), Nodes: n, Broker: broker})
 }
 
-// StartOn is Start on Kafka release version: a cluster a test upgrades
-// starts on an older release than the one tests run against.
-func StartOn(t testing.TB, version string, n int, broker map[string]string) (*local.Backend, cluster.Status) {
+// StartWith is Start as cfg says (its name and Ready are the test's): a
+// cluster a test upgrades starts on an older release than the one tests
+// run against, and one whose quorum changes is formatted as a dynamic one.
+func StartWith(t testing.TB, cfg cluster.Config) (*local.Backend, cluster.Status) {
 	t.Helper()
 	Require(t)
 	t.Setenv("KAFKABOOK_STATE", t.TempDir())
@@ -161,7 +162,8 @@ func StartOn(t testing.TB, version string, n int, broker map[string]string) (*lo
 		}
 		return left, nil
 	}
-	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: version, Nodes: n, Broker: broker, Ready: Ready}, leftovers)
+	cfg.Name, cfg.Ready = name, Ready
+	return b, bringUp(t, name, b, cfg, leftovers)
 }
 
 // bringUp brings b up as cfg says, after registering its removal and a

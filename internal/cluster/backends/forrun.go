@@ -33,6 +33,11 @@ type RunRequest struct {
 	// PowerLoss says the runbook cuts power, which only a cluster of the
 	// run's own on a backend with cluster.PowerLoss can take.
 	PowerLoss bool
+	// Quorum is the controller quorum the runbook asks for
+	// (cluster.QuorumStatic or QuorumDynamic), "" for either: a dynamic
+	// one needs a cluster formatted so, by a backend with
+	// cluster.Controllers.
+	Quorum string
 	// Hurts names the runbook's directives that hurt their cluster, in
 	// the registry's order: an attached cluster takes them only with
 	// AllowFaults.
@@ -90,7 +95,7 @@ func ForRun(ctx context.Context, req RunRequest, progress cluster.Progress) (*Le
 		return nil, err
 	}
 	if st, err := def.Status(ctx); err == nil {
-		if matches(st, req.Kafka, req.Nodes, req.Broker) && !req.PowerLoss {
+		if matches(st, req.Kafka, req.Nodes, req.Broker) && !req.PowerLoss && req.quorumOf(st) {
 			progress("using the default cluster (Kafka %s, %d nodes); it stays up", req.Kafka, len(st.Nodes))
 			return &Lease{Backend: def, Reused: true}, nil
 		}
@@ -139,7 +144,10 @@ func (req *RunRequest) start(ctx context.Context, kind string, progress cluster.
 	if _, ok := b.(cluster.PowerLoss); req.PowerLoss && !ok {
 		return nil, usagef("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", req.Runbook, NameOf(b))
 	}
-	cfg := cluster.Config{Name: req.Default, Kafka: req.Kafka, Nodes: req.Nodes, Broker: req.Broker, Keep: req.Keep, PowerLoss: req.PowerLoss, Ready: req.Ready}
+	if _, ok := b.(cluster.Controllers); req.Quorum == cluster.QuorumDynamic && !ok {
+		return nil, usagef("%s asks for a dynamic controller quorum, which needs the local backend: the %s backend cannot format one", req.Runbook, NameOf(b))
+	}
+	cfg := cluster.Config{Name: req.Default, Kafka: req.Kafka, Nodes: req.Nodes, Broker: req.Broker, Keep: req.Keep, PowerLoss: req.PowerLoss, Quorum: req.Quorum, Ready: req.Ready}
 	// Up removes what it created when it fails or is interrupted.
 	if _, err := b.Up(ctx, cfg, progress); err != nil {
 		return nil, err
@@ -163,6 +171,9 @@ func (req *RunRequest) start(ctx context.Context, kind string, progress cluster.
 // external checks that the cluster of the cluster file answers with the
 // runbook's node count; it is never taken down (it is not kafkabook's).
 func (req *RunRequest) external(ctx context.Context, progress cluster.Progress) (*Lease, error) {
+	if req.Quorum == cluster.QuorumDynamic {
+		return nil, usagef("%s asks for a dynamic controller quorum: an external cluster's quorum is formatted already, and kafkabook cannot change it", req.Runbook)
+	}
 	b, err := Open(external.Name, "", req.Options)
 	if err != nil {
 		return nil, err
@@ -202,6 +213,16 @@ func (req *RunRequest) attached(ctx context.Context, progress cluster.Progress) 
 
 // matches reports whether a running cluster is the one a runbook asks
 // for: its Kafka version, node count and broker settings, every node up.
+// quorumOf says whether a cluster up with status st has the quorum the
+// run asks for; a backend that does not say has a static one.
+func (req *RunRequest) quorumOf(st cluster.Status) bool {
+	have := st.Quorum
+	if have == "" {
+		have = cluster.QuorumStatic
+	}
+	return req.Quorum == "" || req.Quorum == have
+}
+
 func matches(st cluster.Status, kafka string, nodes int, broker map[string]string) bool {
 	if st.Kafka != kafka || len(st.Nodes) != nodes {
 		return false

@@ -95,6 +95,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if cfg.Nodes < 1 || cfg.Nodes > maxNodes {
 		return cluster.Status{}, fmt.Errorf("--nodes %d: a local cluster has 1 to %d nodes", cfg.Nodes, maxNodes)
 	}
+	switch cfg.Quorum {
+	case "", cluster.QuorumStatic, cluster.QuorumDynamic:
+	default:
+		return cluster.Status{}, fmt.Errorf("--quorum %q: use %s or %s", cfg.Quorum, cluster.QuorumStatic, cluster.QuorumDynamic)
+	}
 	if cfg.PowerLoss {
 		if err := needLayer(); err != nil {
 			return cluster.Status{}, err
@@ -193,12 +198,15 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 		Kept:      cfg.Keep,
 		PowerLoss: cfg.PowerLoss,
 		Security:  cfg.Security,
+		Dynamic:   cfg.Quorum == cluster.QuorumDynamic,
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		name := fmt.Sprintf("k%d", i)
-		st.Nodes = append(st.Nodes, nodeState{
-			Name: name, ID: i, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name),
-		})
+		n := nodeState{Name: name, ID: i, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name)}
+		if st.Dynamic {
+			n.DirectoryID = randomUUID()
+		}
+		st.Nodes = append(st.Nodes, n)
 	}
 	return st, b.save(st)
 }
@@ -288,7 +296,12 @@ func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, pr
 
 // clusterID is a random Kafka cluster id: 16 bytes, base64url. The
 // storage tool reads an id that starts with '-' as a flag, so avoid one.
-func clusterID() string {
+func clusterID() string { return randomUUID() }
+
+// randomUUID is a random id as Kafka writes one (base64 of 16 bytes, URL
+// alphabet, unpadded), never starting with '-', which a command line would
+// take for a flag.
+func randomUUID() string {
 	id := make([]byte, 16)
 	for {
 		rand.Read(id)
@@ -321,7 +334,10 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 }
 
 func (b *Backend) status(st state) cluster.Status {
-	s := cluster.Status{Name: st.Name, Backend: Name, Kafka: st.Kafka, Broker: st.Broker}
+	s := cluster.Status{Name: st.Name, Backend: Name, Kafka: st.Kafka, Broker: st.Broker, Quorum: cluster.QuorumStatic}
+	if st.Dynamic {
+		s.Quorum = cluster.QuorumDynamic
+	}
 	if st.secure() && st.Ready {
 		s.ClusterFile = filepath.Join(b.dir, ClusterFileName)
 	}

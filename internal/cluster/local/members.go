@@ -15,7 +15,20 @@ import (
 // quorum the cluster was made with and holds no replica until one is
 // assigned to it. The caller waits for it to be registered.
 func (b *Backend) AddBroker(ctx context.Context, version string, progress cluster.Progress) (cluster.Node, error) {
-	if err := needRoot("broker add"); err != nil {
+	return b.addNode(ctx, "broker add", version, false, progress)
+}
+
+// AddController starts a new node as AddBroker does, but a broker and
+// controller like the cluster's first nodes, formatted to join its dynamic
+// quorum as an observer; the caller makes it a voter.
+func (b *Backend) AddController(ctx context.Context, version string, progress cluster.Progress) (cluster.Node, error) {
+	return b.addNode(ctx, "voter add", version, true, progress)
+}
+
+// addNode starts the next node, a broker only or (controller) a broker
+// and controller; op names the step in errors.
+func (b *Backend) addNode(ctx context.Context, op, version string, controller bool, progress cluster.Progress) (cluster.Node, error) {
+	if err := needRoot(op); err != nil {
 		return cluster.Node{}, err
 	}
 	var dist kafkadist.Dist
@@ -26,16 +39,19 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 		}
 	}
 	var node cluster.Node
-	err := b.changing("broker add", nil, func(st *state, _ []int) error {
+	err := b.changing(op, nil, func(st *state, _ []int) error {
 		if st.PowerLoss || st.secure() {
-			return fmt.Errorf("broker add: cluster %q has the power-loss layer or SASL_SSL, which an added broker does not get yet", b.name)
+			return fmt.Errorf("%s: cluster %q has the power-loss layer or SASL_SSL, which an added node does not get yet", op, b.name)
+		}
+		if controller && !st.Dynamic {
+			return fmt.Errorf("%s: cluster %q has a static controller quorum, which cannot take a voter: make it with a dynamic one (quorum: dynamic)", op, b.name)
 		}
 		id := len(st.Nodes) + 1
 		if id > maxNodes {
-			return fmt.Errorf("broker add: a local cluster has at most %d nodes", maxNodes)
+			return fmt.Errorf("%s: a local cluster has at most %d nodes", op, maxNodes)
 		}
 		name := fmt.Sprintf("k%d", id)
-		n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true}
+		n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true, Controller: controller}
 		if dist.Version != "" && dist.Version != st.Kafka {
 			n.Kafka, n.Libs = dist.Version, dist.Libs
 		}
@@ -45,7 +61,11 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 			return err
 		}
 		i := len(st.Nodes) - 1
-		progress("adding broker %s (node id %d) to cluster %q", name, id, b.name)
+		role := "broker"
+		if controller {
+			role = "broker and controller"
+		}
+		progress("adding %s %s (node id %d) to cluster %q", role, name, id, b.name)
 		err := st.Network.createNode(n.NS, n.ID)
 		st.Nodes[i].NSInode = nsInode(n.NS)
 		if err == nil {
@@ -58,7 +78,7 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 			st.Nodes[i], err = st.launch(st.Nodes[i])
 		}
 		if err != nil {
-			return fmt.Errorf("broker add %s: %w", name, err)
+			return fmt.Errorf("%s %s: %w", op, name, err)
 		}
 		node, _ = b.status(*st).Node(name) // by name: Status leaves removed nodes out
 		return nil

@@ -44,18 +44,11 @@ var defaultBroker = map[string]string{
 
 // properties renders node id's server.properties.
 func (st state) properties(n nodeState) string {
-	var voters []string
-	for _, o := range st.Nodes {
-		if !o.Added { // the quorum is the nodes the cluster was made with
-			voters = append(voters, fmt.Sprintf("%d@%s:%d", o.ID, st.Network.nodeIP(o.ID), controllerPort))
-		}
-	}
 	ip := st.Network.nodeIP(n.ID)
 	rf := min(3, len(st.Nodes))
 	props := map[string]string{
 		"process.roles":                                    "broker,controller",
 		"node.id":                                          fmt.Sprint(n.ID),
-		"controller.quorum.voters":                         strings.Join(voters, ","),
 		"listeners":                                        fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", ip, brokerPort, ip, controllerPort),
 		"advertised.listeners":                             fmt.Sprintf("PLAINTEXT://%s:%d", ip, brokerPort),
 		"controller.listener.names":                        "CONTROLLER",
@@ -68,9 +61,19 @@ func (st state) properties(n nodeState) string {
 		"share.coordinator.state.topic.replication.factor": fmt.Sprint(rf),
 		"share.coordinator.state.topic.min.isr":            fmt.Sprint(min(2, rf)),
 	}
-	if n.Added { // a broker only: it joins the quorum's brokers, not the quorum
+	if st.Dynamic {
+		// The quorum's voters are in its own log; a node finds them
+		// through the initial voters' endpoints, and a controller
+		// advertises its own endpoint for the voter set.
+		props["controller.quorum.bootstrap.servers"] = strings.Join(st.initialVoters(false), ",")
+		props["advertised.listeners"] += fmt.Sprintf(",CONTROLLER://%s:%d", ip, controllerPort)
+	} else {
+		props["controller.quorum.voters"] = strings.Join(st.initialVoters(true), ",")
+	}
+	if n.Added && !n.Controller { // a broker only: it joins the quorum's brokers, not the quorum
 		props["process.roles"] = "broker"
 		props["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", ip, brokerPort)
+		props["advertised.listeners"] = props["listeners"]
 	}
 	if st.secure() {
 		st.secureProperties(n, props)
@@ -84,6 +87,44 @@ func (st state) properties(n nodeState) string {
 		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
 	}
 	return b.String()
+}
+
+// initialVoters are the controllers the cluster was made with, the
+// nodes not added since: with ids ("1@ip:port", controller.quorum.voters)
+// or without (controller.quorum.bootstrap.servers).
+func (st state) initialVoters(withIDs bool) []string {
+	var voters []string
+	for _, o := range st.Nodes {
+		if o.Added {
+			continue
+		}
+		addr := fmt.Sprintf("%s:%d", st.Network.nodeIP(o.ID), controllerPort)
+		if withIDs {
+			addr = fmt.Sprintf("%d@%s", o.ID, addr)
+		}
+		voters = append(voters, addr)
+	}
+	return voters
+}
+
+// formatArgs are the storage format's arguments that say how node n
+// joins a dynamic quorum: the initial voters, each with its directory id
+// (KIP-853's --initial-controllers), for the nodes the cluster was made
+// with; none for an added controller, which starts as an observer.
+func (st state) formatArgs(n nodeState) []string {
+	switch {
+	case !st.Dynamic || (n.Added && !n.Controller):
+		return nil
+	case n.Added:
+		return []string{"--no-initial-controllers"}
+	}
+	var voters []string
+	for _, o := range st.Nodes {
+		if !o.Added {
+			voters = append(voters, fmt.Sprintf("%d@%s:%d:%s", o.ID, st.Network.nodeIP(o.ID), controllerPort, o.DirectoryID))
+		}
+	}
+	return []string{"--initial-controllers", strings.Join(voters, ",")}
 }
 
 // log4j2 sends every broker log line to logs/server.log with UTC ISO
@@ -117,6 +158,7 @@ func (st state) prepare(ctx context.Context, n nodeState, extra ...string) error
 		return err
 	}
 	cmd := exec.CommandContext(ctx, "java", st.javaArgs(n, "kafka.tools.StorageTool", "format", "-t", st.ClusterID, "-c", filepath.Join(n.Dir, "server.properties"))...)
+	cmd.Args = append(cmd.Args, st.formatArgs(n)...)
 	cmd.Args = append(cmd.Args, extra...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -58,7 +58,8 @@ const toolTimeout = 2 * time.Minute
 // Tool runs one of Kafka's command-line tools (its main class) in node's
 // network namespace, on the node's release, as kafka-features.sh run on
 // the broker's host does; ToolBootstrap in args is the node's broker
-// listener. The tool logs to its own output, never to the broker's log.
+// listener, ToolConfig its server.properties. The tool logs to its own
+// output, never to the broker's log.
 func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (string, error) {
 	if err := needRoot("a Kafka tool on a node"); err != nil {
 		return "", err
@@ -81,7 +82,8 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 	}
 	full := append(slices.Clone(jvmFlags), "-cp", filepath.Join(st.libs(n), "*"), class)
 	for _, a := range args {
-		full = append(full, strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap))
+		a = strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap)
+		full = append(full, strings.ReplaceAll(a, cluster.ToolConfig, filepath.Join(n.Dir, "server.properties")))
 	}
 	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 	defer cancel()

@@ -37,6 +37,11 @@ type state struct {
 	// Security is cluster.SecuritySASLSSL for a cluster whose clients
 	// use TLS and SCRAM (see security.go), else "".
 	Security string `json:"security,omitempty"`
+	// Dynamic formats the controller quorum as a KIP-853 one: every node
+	// finds the quorum through controller.quorum.bootstrap.servers, and
+	// the nodes the cluster was made with are its initial voters, each
+	// known by its DirectoryID.
+	Dynamic bool `json:"dynamic_quorum,omitempty"`
 }
 
 // nodeState is one node's resources and its intended state.
@@ -62,6 +67,13 @@ type nodeState struct {
 	// out, whose resources stay until Down or Reset.
 	Added   bool `json:"added,omitempty"`
 	Removed bool `json:"removed,omitempty"`
+	// Controller marks an added node that is a broker and controller, as
+	// the cluster's first nodes are (AddController): it joins a dynamic
+	// quorum as an observer until it is made a voter.
+	Controller bool `json:"controller,omitempty"`
+	// DirectoryID is the metadata log directory's id of one of a dynamic
+	// quorum's initial voters, given to the storage format.
+	DirectoryID string `json:"directory_id,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,23}$`)

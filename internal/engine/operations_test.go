@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,25 +16,29 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// The releases TestRollingUpgrade upgrades between, and the
-// metadata.version levels that tell them apart: 4.3's newest level is
-// past every level 4.2.2 supports.
+// The releases TestOperations upgrades between, and the metadata.version
+// levels that tell them apart: 4.3's newest level is past every level
+// 4.2.2 supports.
 const (
 	upgradeFrom     = "4.2.2"
 	upgradeTo       = "4.3.1"
 	metadata43Level = 30 // 4.3-IV0, metadata.version's level finalized by --metadata 4.3
 )
 
-// rollRunbook upgrades a three-node cluster one node at a time under an
-// idempotent acks=all producer, waiting for the ISR between nodes and
-// changing a broker setting on the way, then finalizes 4.3's
-// metadata.version and restarts the active controller; then a broker is
-// added, given k1's replica (throttled) and the replica back, and removed.
-const rollRunbook = "---\n" + `title: a rolling upgrade
+// opsRunbook upgrades a three-node cluster with a dynamic quorum one node
+// at a time under an idempotent acks=all producer, waiting for the ISR
+// between nodes and changing a broker setting on the way, then finalizes
+// 4.3's metadata.version and restarts the active controller; then a broker
+// is added, given k1's replica (throttled) and the replica back, and
+// removed; then, under a second producer, a fifth node joins the quorum and
+// the active controller leaves it.
+const opsRunbook = "---\n" + `title: a rolling upgrade, a broker replaced, the quorum changed
 nodes: 3
+quorum: dynamic
 ---
 ` + "```kafka" + `
 topic create up --replicas 1:2:3 --config min.insync.replicas=2
+topic create q --replicas 1:2:3 --config min.insync.replicas=2
 produce up --acks all --idempotent --rate 200/s --for 15s --size 64 &
 sleep 2s
 roll --to ` + upgradeTo + ` --wait isr --set num.replica.fetchers=2
@@ -48,31 +53,41 @@ isr up
 reassign up --replicas 1:2:3
 wait reassigned up
 broker remove k4
+produce q --acks all --idempotent --rate 200/s --for 20s --size 64 &
+voter add k5
+voter remove controller()
+wait producers --timeout 60s
 read up
+read q
 expect lost(up) == 0
 expect duplicates(up) == 0
 expect acked(up) == 3000
+expect lost(q) == 0
+expect duplicates(q) == 0
+expect acked(q) == 4000
 ` + "```\n"
 
-// TestRollingUpgrade runs roll --to --set, features upgrade, restart
-// controller(), broker add, reassign --throttle, wait reassigned and
-// broker remove on a cluster of its own, started on an older release,
-// and checks what the cluster says with a client of the test's own:
-// every broker supports 4.3's metadata.version after the roll and none
-// did before, every node's log says it started on the new release, the
-// finalized level is 4.3's, every broker has the setting, the controller
-// granted its own shutdown, k4 held a replica, no throttle is left, and
-// broker 4 is no longer registered.
+// TestOperations runs roll --to --set, features upgrade, restart
+// controller(), broker add, reassign --throttle, wait reassigned, broker
+// remove, voter add and voter remove on a cluster of its own, started on
+// an older release with a dynamic quorum, and checks what the cluster says
+// with readers of the test's own: every broker supports 4.3's
+// metadata.version after the roll and none did before, every node's log
+// says it started on the new release, the finalized level is 4.3's, every
+// broker has the setting, the controller granted its own shutdown, k4 held
+// a replica, no throttle is left, broker 4 is no longer registered, and
+// Kafka's own kafka-metadata-quorum.sh lists k5 among the voters and not
+// the controller removed, whose log says it resigned.
 // The evidence holds each stop and start in order, each start with its
 // release, and no acknowledged message lost or duplicated.
-func TestRollingUpgrade(t *testing.T) {
-	backend, st := testcluster.StartOn(t, upgradeFrom, 3, nil)
+func TestOperations(t *testing.T) {
+	backend, st := testcluster.StartWith(t, cluster.Config{Kafka: upgradeFrom, Nodes: 3, Quorum: cluster.QuorumDynamic})
 	for _, n := range st.Nodes {
 		if max := metadataMax(t, n.Address); max >= metadata43Level {
 			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
 		}
 	}
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "roll.md", rollRunbook)
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), "ops.md", opsRunbook)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -128,9 +143,12 @@ func TestRollingUpgrade(t *testing.T) {
 		seq = append(seq, f.Op+" "+strings.Join(f.Nodes, ",")+" "+f.Kafka)
 	}
 	want := []string{"stop k1 ", "start k1 " + upgradeTo, "stop k2 ", "start k2 " + upgradeTo, "stop k3 ", "start k3 " + upgradeTo}
-	then := []string{"broker add k4 " + upgradeTo, "reassign up to 4:2:3 ", "reassigned up to 4:2:3 ", "reassign up to 1:2:3 ", "reassigned up to 1:2:3 ", "broker remove k4 "}
-	if len(seq) != len(want)+2+len(then) || !slices.Equal(seq[:len(want)], want) || !slices.Equal(seq[len(want)+2:], then) {
-		t.Fatalf("fault events %q, want %q, then the controller's stop and start, then %q", seq, want, then)
+	then := []string{"broker add k4 " + upgradeTo, "reassign up to 4:2:3 ", "reassigned up to 4:2:3 ", "reassign up to 1:2:3 ", "reassigned up to 1:2:3 ", "broker remove k4 ", "voter add k5 " + upgradeTo}
+	if len(seq) != len(want)+2+len(then)+1 || !slices.Equal(seq[:len(want)], want) || !slices.Equal(seq[len(want)+2:len(seq)-1], then) || !strings.HasPrefix(seq[len(seq)-1], "voter remove k") {
+		t.Fatalf("fault events %q, want %q, then the controller's stop and start, then %q, then a voter remove", seq, want, then)
+	}
+	if res.Provenance.Quorum != cluster.QuorumDynamic {
+		t.Errorf("the provenance says the quorum was %q, want %q", res.Provenance.Quorum, cluster.QuorumDynamic)
 	}
 	// k4 held a replica of the topic, in its own words; the test's own
 	// client then sees the broker gone for good.
@@ -164,19 +182,58 @@ func TestRollingUpgrade(t *testing.T) {
 	if slices.Contains(md.Brokers.NodeIDs(), 4) {
 		t.Errorf("broker 4 is still registered after broker remove: %v", md.Brokers.NodeIDs())
 	}
-	if got := md.Brokers.NodeIDs(); len(got) != 3 {
-		t.Errorf("the cluster lists brokers %v, want 1, 2, 3", got)
+	if got := md.Brokers.NodeIDs(); !slices.Equal(got, []int32{1, 2, 3, 5}) {
+		t.Errorf("the cluster lists brokers %v, want 1, 2, 3 and 5 (voter add k5 added a broker and controller)", got)
 	}
 	// controller() was the active controller: only the active controller
 	// grants a controlled shutdown, and this one granted its own.
 	ctl := run.Faults[len(want)].Nodes[0]
 	id := strings.TrimPrefix(ctl, "k")
 	testcluster.WaitLog(t, backend, ctl, "[QuorumController id="+id+"] Unfenced broker "+id+" has requested and been granted a controlled shutdown", 10*time.Second)
-	for _, s := range []string{"k1 stopped in", "started on " + upgradeTo + " with num.replica.fetchers=2, every ISR full after", "metadata.version was upgraded to 30"} {
+	// The quorum, as Kafka's own tool reads it on k1: k5 is a voter and
+	// the controller removed is not; that one's log says it resigned.
+	removed := run.Faults[len(run.Faults)-1].Nodes[0]
+	desc, err := backend.Tool(context.Background(), "k1", "org.apache.kafka.tools.MetadataQuorumCommand", []string{"--bootstrap-server", cluster.ToolBootstrap, "describe", "--status"})
+	if err != nil {
+		t.Fatalf("kafka-metadata-quorum.sh describe: %v\n%s", err, desc)
+	}
+	wantVoters := []string{"1", "2", "3", "5"}
+	wantVoters = slices.DeleteFunc(wantVoters, func(id string) bool { return "k"+id == removed })
+	if got := quorumVoters(t, desc); !slices.Equal(got, wantVoters) {
+		t.Errorf("kafka-metadata-quorum.sh lists voters %v, want %v (k5 added, %s removed)", got, wantVoters, removed)
+	}
+	testcluster.WaitLog(t, backend, removed, "is not in the committed voter set", 10*time.Second)
+	testcluster.WaitLog(t, backend, "k5", "Kafka version: "+upgradeTo, 5*time.Second)
+	for _, s := range []string{"k1 stopped in", "started on " + upgradeTo + " with num.replica.fetchers=2, every ISR full after", "metadata.version was upgraded to 30",
+		"k5 is a voter after", removed + " is no longer a voter after", "it was the active controller"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the console lacks %q", s)
 		}
 	}
+}
+
+// quorumVoters are the voters' ids on the CurrentVoters line of
+// kafka-metadata-quorum.sh describe --status, sorted.
+func quorumVoters(t *testing.T, desc string) []string {
+	t.Helper()
+	for _, l := range strings.Split(desc, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "CurrentVoters:"); ok {
+			var voters []struct {
+				ID int `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimSpace(rest)), &voters); err != nil {
+				t.Fatalf("CurrentVoters line %q: %v", l, err)
+			}
+			var ids []string
+			for _, v := range voters {
+				ids = append(ids, strconv.Itoa(v.ID))
+			}
+			slices.Sort(ids)
+			return ids
+		}
+	}
+	t.Fatalf("kafka-metadata-quorum.sh describe printed no CurrentVoters line:\n%s", desc)
+	return nil
 }
 
 // metadataMax is the newest metadata.version the broker at addr supports,
