@@ -130,3 +130,57 @@ func (r *Results) LatencyAll(label string) Percentiles {
 	}
 	return a.percentiles()
 }
+
+// A producer's first messages wait for the producer itself: its
+// connections, its metadata, an idempotent producer's id (on a new
+// cluster, the controller's first block of ids for the broker asked).
+// StartWait measures that wait; LatencyAfterStart leaves it out, so that
+// a fault later in the run is not charged for it.
+
+// start is when label's first message was meant to be sent and when its
+// first acknowledgement came; ok is false when nothing was acknowledged.
+func (r Run) start(label string) (first, ack time.Time, ok bool) {
+	for _, t := range r.Topics {
+		if t.Label != label {
+			continue
+		}
+		for _, m := range t.All() {
+			if !m.Intended.IsZero() && (first.IsZero() || m.Intended.Before(first)) {
+				first = m.Intended
+			}
+			if m.Status == StatusOK && !m.Acked.IsZero() && (ack.IsZero() || m.Acked.Before(ack)) {
+				ack = m.Acked
+			}
+		}
+	}
+	return first, ack, !first.IsZero() && !ack.IsZero()
+}
+
+// StartWait is how long label's producers took to their first
+// acknowledgement from their first message's intended send time; false
+// when nothing was acknowledged.
+func (r Run) StartWait(label string) (time.Duration, bool) {
+	first, ack, ok := r.start(label)
+	return max(ack.Sub(first), 0), ok
+}
+
+// LatencyAfterStart returns the ack latency percentiles of label's
+// messages meant to be sent after its first acknowledgement.
+func (r Run) LatencyAfterStart(label string) Percentiles {
+	var a latencies
+	_, ack, ok := r.start(label)
+	if !ok {
+		return a.percentiles()
+	}
+	for _, t := range r.Topics {
+		if t.Label != label {
+			continue
+		}
+		for _, m := range t.All() {
+			if m.Intended.After(ack) {
+				a.add(m)
+			}
+		}
+	}
+	return a.percentiles()
+}

@@ -54,3 +54,37 @@ func TestLatencyCountsFromIntended(t *testing.T) {
 		t.Errorf("negative latency: %+v", n)
 	}
 }
+
+// TestStartWait: a producer that needs 1.8 s to start queues its first
+// messages, which wait up to 1.8 s; start_wait is that wait, and
+// max_after_start is the largest latency after it, here a 700 ms stall
+// later in the run, which max alone hides behind the start.
+func TestStartWait(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := &Ledger{}
+	tick := 10 * time.Millisecond
+	for i := range 1000 {
+		intended := base.Add(time.Duration(i) * tick)
+		acked := intended.Add(5 * time.Millisecond)
+		switch {
+		case intended.Before(base.Add(1800 * time.Millisecond)):
+			acked = base.Add(1800 * time.Millisecond) // queued behind the start
+		case i == 500:
+			acked = intended.Add(700 * time.Millisecond)
+		}
+		l.Add(int64(i+1), AcksAll, true, intended, acked, StatusOK, "", 0, int64(i), 0)
+	}
+	run := Run{Topics: []Topic{{Name: "t-r1", Label: "t", Ledger: l}}}
+	for _, c := range []struct {
+		name string
+		want time.Duration
+	}{{"max", 1800 * time.Millisecond}, {"start_wait", 1800 * time.Millisecond}, {"max_after_start", 700 * time.Millisecond}} {
+		got, ok := FindMeasure(c.name).Of(run, "t")
+		if !ok || time.Duration(got) != c.want {
+			t.Errorf("%s(t) = %v (%v), want %v", c.name, time.Duration(got), ok, c.want)
+		}
+	}
+	if _, ok := FindMeasure("start_wait").Of(Run{}, "t"); ok {
+		t.Errorf("start_wait of a topic with nothing acknowledged is defined")
+	}
+}

@@ -43,6 +43,18 @@ var Measures = []Measure{
 	latency("p50", "median ack latency, from each message's intended send time", func(p Percentiles) time.Duration { return p.P50 }),
 	latency("p99", "99th percentile ack latency", func(p Percentiles) time.Duration { return p.P99 }),
 	latency("max", "largest ack latency", func(p Percentiles) time.Duration { return p.Max }),
+	{Name: "start_wait", Duration: true,
+		Summary: "how long the producers of the topic took to their first acknowledgement, from their first message's intended send time: their start (connections, metadata, an idempotent producer's id)",
+		Of: func(r Run, label string) (int64, bool) {
+			d, ok := r.StartWait(label)
+			return int64(d), ok
+		}},
+	{Name: "max_after_start", Duration: true,
+		Summary: "largest ack latency of the messages meant to be sent after the topic's first acknowledgement: max with the producers' start left out",
+		Of: func(r Run, label string) (int64, bool) {
+			p := r.LatencyAfterStart(label)
+			return int64(p.Max), p.Count > 0
+		}},
 
 	groupCount("delivered", "records the group's members were given, each once however often it came",
 		func(t *ConsumerTally) int64 { return int64(t.Delivered) }),
