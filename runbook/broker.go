@@ -46,8 +46,9 @@ var brokerRemoveDirective = &Directive{
 	Op:    OpBrokerRemove,
 	build: func(st *Step) Action { return BrokerRemove{Node: st.arg(0).Text} },
 	Name:  "broker remove",
-	Summary: "Take an added broker out as an operator does: a clean shutdown (its leaderships move away first), then its registration removed from the controller (UnregisterBroker). " +
-		"Move its replicas away first (reassign): a replica on a removed broker stays offline. The nodes the cluster was made with are its controllers and stay.",
+	Summary: "Take a broker out as an operator does: a clean shutdown (its leaderships move away first), then its registration removed from the controller (UnregisterBroker). " +
+		"Move its replicas away first (reassign): a replica on a removed broker stays offline. The nodes the cluster was made with are its controllers: " +
+		"with a static quorum they stay; with `quorum: dynamic` one can go once `voter remove` has taken it out of the voters.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
 	Example: "broker add k4\nbroker remove k4",
 	Alone:   "it needs an added broker; the engine's TestOperations runs it on a cluster of its own",

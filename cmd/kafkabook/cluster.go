@@ -333,7 +333,11 @@ func parseSets(release string, sets []string) (map[string]string, error) {
 }
 
 func printStatus(out io.Writer, st cluster.Status) {
-	fmt.Fprintf(out, "cluster %s: Kafka %s, %s backend\n", st.Name, st.Kafka, st.Backend)
+	quorum := ""
+	if st.Quorum == cluster.QuorumDynamic {
+		quorum = ", dynamic controller quorum"
+	}
+	fmt.Fprintf(out, "cluster %s: Kafka %s, %s backend%s\n", st.Name, st.Kafka, st.Backend, quorum)
 	if st.Backend == external.Name {
 		fmt.Fprintln(out, "(kafkabook cannot see an external cluster's processes: a state is what the last command applied left, unknown before any)")
 	}
@@ -344,7 +348,11 @@ func printStatus(out io.Writer, st cluster.Status) {
 		if n.PID > 0 {
 			pid = fmt.Sprint(n.PID)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", n.Name, n.ID, n.Address, n.State, pid)
+		state := string(n.State)
+		if n.Kafka != "" && n.Kafka != st.Kafka {
+			state += " (on " + n.Kafka + ")"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", n.Name, n.ID, n.Address, state, pid)
 	}
 	w.Flush()
 }

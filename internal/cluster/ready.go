@@ -115,9 +115,15 @@ func LogTail(ctx context.Context, b Backend, node, what string, lines int) strin
 	}
 	defer rc.Close()
 	data, _ := io.ReadAll(io.LimitReader(rc, 16<<20))
-	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
+	return fmt.Sprintf("--- %s %s (last %d lines)\n%s\n", node, what, lines, TailLines(string(data), lines))
+}
+
+// TailLines is the last n lines of s: the end of a log or of a tool's
+// output, for an error message.
+func TailLines(s string, n int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(all) > n {
+		all = all[len(all)-n:]
 	}
-	return fmt.Sprintf("--- %s %s (last %d lines)\n%s\n", node, what, lines, strings.Join(all, "\n"))
+	return strings.Join(all, "\n")
 }

@@ -103,11 +103,11 @@ func Lacks(b Backend, need string) string {
 	switch need {
 	case NeedRestartTo, NeedRollTo:
 		if _, ok := b.(Releaser); !ok {
-			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local backend can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local and docker backends can; this one cannot yet", need)
 		}
 	case NeedRestartSet, NeedRollSet:
 		if _, ok := b.(Configurer); !ok {
-			return fmt.Sprintf("%s needs a backend that can change a node's broker settings: the local backend can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can change a node's broker settings: the local and docker backends can; this one cannot yet", need)
 		}
 	case NeedBrokerAdd, NeedBrokerRemove:
 		if _, ok := b.(Members); !ok {
@@ -120,7 +120,7 @@ func Lacks(b Backend, need string) string {
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {
-			return fmt.Sprintf("%s runs Kafka's own tool on a node: the local backend can; this one cannot yet", need)
+			return fmt.Sprintf("%s runs Kafka's own tool on a node: the local and docker backends can; this one cannot yet", need)
 		}
 	}
 	return ""

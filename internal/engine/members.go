@@ -119,6 +119,17 @@ func brokerRemove(ctx context.Context, n *nemesis, s runbook.Step, r runbook.Bro
 	if !ok {
 		return fmt.Errorf("broker remove %s: no such node in the cluster now", r.Node)
 	}
+	if !node.Added {
+		// A node the cluster was made with is one of its controllers:
+		// it may go only once a dynamic quorum no longer counts it.
+		q, err := n.admin.DescribeQuorum(ctx)
+		if err != nil {
+			return err
+		}
+		if _, voter := q.Voter(int32(node.ID)); voter {
+			return fmt.Errorf("broker remove %s: it is one of the controller quorum's voters (%s): take it out first with voter remove %s", r.Node, voterNames(q), r.Node)
+		}
+	}
 	at := time.Now().UTC()
 	if err := m.RemoveBroker(ctx, r.Node, log.progress); err != nil {
 		return err

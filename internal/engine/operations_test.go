@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -290,4 +293,93 @@ func testClient(t *testing.T, seeds []string) *kgo.Client {
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// dockerRollRunbook upgrades a Docker cluster under an idempotent acks=all
+// producer, changing a setting on the way, and finalizes 4.3's
+// metadata.version with Kafka's own tool run in a container.
+const dockerRollRunbook = "---\n" + `title: a rolling upgrade on Docker
+nodes: 3
+---
+` + "```kafka" + `
+topic create up --replicas 1:2:3 --config min.insync.replicas=2
+produce up --acks all --idempotent --rate 200/s --for 20s --size 64 &
+sleep 2s
+roll --to ` + upgradeTo + ` --wait isr --set num.replica.fetchers=2
+wait producers --timeout 60s
+features upgrade --metadata 4.3
+read up
+expect lost(up) == 0
+expect duplicates(up) == 0
+expect acked(up) == 4000
+` + "```\n"
+
+// TestRollingUpgradeDocker runs roll --to --set and features upgrade on
+// the docker backend, each node's container made again on the new
+// release's image and the same volume, and checks with the test's own
+// client and the Docker daemon: every broker supports 4.3's
+// metadata.version after the roll and none did before, the finalized
+// level is 4.3's, every broker has the setting, every container runs the
+// new image, and the topic's data survived each container's replacement.
+func TestRollingUpgradeDocker(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier rolls the local backend (TestOperations)
+	testcluster.RequireDocker(t)
+	testcluster.DockerImageOf(t, upgradeTo)
+	backend, st := testcluster.StartDockerWith(t, cluster.Config{Kafka: upgradeFrom, Nodes: 3})
+	for _, n := range st.Nodes {
+		if max := metadataMax(t, n.Address); max >= metadata43Level {
+			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
+		}
+	}
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), "droll.md", dockerRollRunbook)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	allHeld(t, res.Runs[0])
+	for _, n := range st.Nodes {
+		if max := metadataMax(t, n.Address); max < metadata43Level {
+			t.Errorf("after the roll %s supports metadata.version up to %d, want %d (4.3)", n.Name, max, metadata43Level)
+		}
+	}
+	if got := finalizedMetadata(t, st.Nodes[0].Address); got != metadata43Level {
+		t.Errorf("finalized metadata.version is %d, want %d", got, metadata43Level)
+	}
+	adm := kadm.NewClient(testClient(t, st.Bootstrap()))
+	for _, n := range st.Nodes {
+		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rc.On(strconv.Itoa(n.ID), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, cfg := range c.Configs {
+			if cfg.Key == "num.replica.fetchers" && cfg.Value != nil {
+				got = *cfg.Value
+			}
+		}
+		if got != "2" {
+			t.Errorf("%s says num.replica.fetchers=%q, want 2 (roll --set)", n.Name, got)
+		}
+	}
+	// The Docker daemon's own word on each container's image.
+	cli, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	cs, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "kafkabook.cluster="+st.Name))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 3 {
+		t.Fatalf("the daemon lists %d containers of the cluster, want 3", len(cs))
+	}
+	for _, c := range cs {
+		if !strings.HasSuffix(c.Image, ":"+upgradeTo) || c.State != container.StateRunning {
+			t.Errorf("container %v runs %s (%s), want the %s image, running", c.Names, c.Image, c.State, upgradeTo)
+		}
+	}
 }

@@ -79,16 +79,32 @@ func waitReassigned(ctx context.Context, n *nemesis, s runbook.Step, w runbook.W
 	n.mu.Lock()
 	r, ok := n.reassigning[w.Topic]
 	delete(n.reassigning, w.Topic)
+	// The brokers' rates are shared by every throttled move: they go with
+	// the last one, as one kafka-reassign-partitions.sh --verify of both
+	// topics would remove them.
+	others := 0
+	for _, o := range n.reassigning {
+		if o.throttled {
+			others++
+		}
+	}
 	n.mu.Unlock()
+	removed := ""
 	if ok && r.throttled {
-		if err := n.admin.Unthrottle(ctx, topic, n.brokerIDs()); err != nil {
+		brokers := n.brokerIDs()
+		removed = "; throttle removed"
+		if others > 0 {
+			brokers = nil
+			removed = fmt.Sprintf("; the topic's throttle removed, the brokers' rate kept for %d other move(s)", others)
+		}
+		if err := n.admin.Unthrottle(ctx, topic, brokers); err != nil {
 			return err
 		}
 	}
 	if ok {
 		n.record(results.Fault{At: at, Op: "reassigned", Nodes: []string{r.name}, Pos: s.Pos.String()})
 	}
-	log.line("no reassignment of %s in progress after %.1fs%s", w.Topic, time.Since(start).Seconds(), map[bool]string{true: "; throttle removed"}[ok && r.throttled])
+	log.line("no reassignment of %s in progress after %.1fs%s", w.Topic, time.Since(start).Seconds(), removed)
 	return nil
 }
 

@@ -67,7 +67,9 @@ func (c *Client) Reassigning(ctx context.Context, topic string) ([]kadm.ListPart
 }
 
 // Unthrottle removes what a throttled Reassign set, as
-// kafka-reassign-partitions.sh --verify does once it is done.
+// kafka-reassign-partitions.sh --verify does once it is done: the topic's
+// throttled replicas, and the rates of brokers (none when nil: another
+// throttled move still needs them).
 func (c *Client) Unthrottle(ctx context.Context, topic string, brokers []int32) error {
 	return c.throttle(ctx, kadm.NewClient(c.cl), topic, brokers, "")
 }
@@ -86,6 +88,9 @@ func (c *Client) throttle(ctx context.Context, adm *kadm.Client, topic string, b
 		return fmt.Errorf("throttling %s: %w", topic, err)
 	} else if err := firstAlterErr(rs); err != nil {
 		return fmt.Errorf("throttling %s: %w", topic, err)
+	}
+	if len(brokers) == 0 {
+		return nil
 	}
 	var brokerCfgs []kadm.AlterConfig
 	for _, k := range throttleRates {

@@ -61,7 +61,14 @@ func (b *Backend) apply(ctx context.Context, cli *client.Client, op cluster.Op, 
 		if running {
 			return nil
 		}
-		return cli.ContainerStart(ctx, c.ID, container.StartOptions{})
+		id := c.ID
+		if next, ok := b.takeNext(c.Labels[labelNode]); ok {
+			// Another release or settings of its own: a new container.
+			if id, err = b.recreate(ctx, cli, c, next); err != nil {
+				return err
+			}
+		}
+		return cli.ContainerStart(ctx, id, container.StartOptions{})
 	case cluster.Pause:
 		if !running {
 			return fmt.Errorf("%s is not running", c.Labels[labelNode])

@@ -26,6 +26,11 @@ func (b *Backend) createNode(ctx context.Context, cli *client.Client, p *project
 	maps.Copy(labels, extra)
 	aliases := append([]string{n.Name}, svc.Networks[n.Network].Aliases...)
 	labels[labelAliases] = strings.Join(aliases, ",")
+	var targets []string
+	for _, ref := range svc.Configs {
+		targets = append(targets, configTarget(ref))
+	}
+	labels[labelConfigs] = strings.Join(targets, ",")
 	cfg, hc, err := containerConfig(p, n, image, labels)
 	if err != nil {
 		return "", err
@@ -100,9 +105,15 @@ func copyConfigs(ctx context.Context, cli *client.Client, p *project, n node, id
 		if ref.Mode != nil {
 			mode = int64(*ref.Mode)
 		}
-		if err := copyFile(ctx, cli, id, cmp.Or(ref.Target, "/"+ref.Source), content, mode); err != nil {
+		if err := copyFile(ctx, cli, id, configTarget(ref), content, mode); err != nil {
 			return fmt.Errorf("copy config %s into %s: %w", ref.Source, name, err)
 		}
 	}
 	return nil
+}
+
+// configTarget is where a config goes in the container: its target, by
+// default /SOURCE.
+func configTarget(ref types.ServiceConfigObjConfig) string {
+	return cmp.Or(ref.Target, "/"+ref.Source)
 }

@@ -45,6 +45,12 @@ const (
 	labelOwner   = "kafkabook.owner"   // "pid start-time" of the process that started it
 	labelKept    = "kafkabook.kept"    // "true" when it outlives its owner
 	labelCreated = "kafkabook.created" // RFC 3339
+	labelConfigs = "kafkabook.configs" // the paths configs were copied to, comma-separated
+	// A node recreated on another release or with settings of its own
+	// (restart --to, --set) carries them; the cluster's stay in
+	// labelKafka and labelBroker.
+	labelNodeKafka  = "kafkabook.node-kafka"
+	labelNodeBroker = "kafkabook.node-broker" // JSON
 )
 
 // Options choose what a cluster runs.
@@ -68,6 +74,10 @@ type Backend struct {
 	once   sync.Once
 	cli    *client.Client
 	cliErr error
+
+	// next holds what a node's next start changes (release.go).
+	mu   sync.Mutex
+	next map[string]nextStart
 }
 
 var _ cluster.Backend = (*Backend)(nil)

@@ -89,12 +89,14 @@ func (b *Backend) addNode(ctx context.Context, op, version string, controller bo
 // RemoveBroker takes node out of the cluster as an operator does: a clean
 // shutdown (its leaderships move away first), after which the node no
 // longer counts as one of the cluster's; the caller unregisters it from
-// the controller. Its namespace and data stay until Down or Reset.
+// the controller. Its namespace and data stay until Down or Reset. A node
+// the cluster was made with can go only from a dynamic quorum, whose
+// voters the caller has checked it is no longer one of.
 func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluster.Progress) error {
 	return b.changing("broker remove", []string{node}, func(st *state, idx []int) error {
 		i := idx[0]
-		if !st.Nodes[i].Added {
-			return fmt.Errorf("broker remove %s: it is one of the controllers the cluster was made with (a static quorum): only an added broker can be removed", node)
+		if !st.Nodes[i].Added && !st.Dynamic {
+			return fmt.Errorf("broker remove %s: it is one of the controllers the cluster was made with (a static quorum): only an added broker can be removed, or, with a dynamic quorum, a node taken out of its voters first", node)
 		}
 		n, err := b.apply(ctx, st, cluster.Stop, st.Nodes[i], progress)
 		st.Nodes[i] = n

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 
 // Ports every node listens on, inside its own namespace.
@@ -171,7 +173,7 @@ func (st state) prepare(ctx context.Context, n nodeState, extra ...string) error
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("%s: formatting storage failed: %v\n%s", n.Name, err, tail(out.String(), 20))
+		return fmt.Errorf("%s: formatting storage failed: %v\n%s", n.Name, err, cluster.TailLines(out.String(), 20))
 	}
 	if st.PowerLoss {
 		return n.moveToLayer()
@@ -239,16 +241,7 @@ func (n nodeState) logTail(lines int) string {
 		if err != nil || len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "--- %s %s (last %d lines)\n%s\n", n.Name, f, lines, tail(string(data), lines))
+		fmt.Fprintf(&b, "--- %s %s (last %d lines)\n%s\n", n.Name, f, lines, cluster.TailLines(string(data), lines))
 	}
 	return b.String()
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

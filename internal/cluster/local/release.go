@@ -97,7 +97,7 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 		if ctx.Err() != nil {
 			return out.String(), fmt.Errorf("%s on %s: %w", class, node, ctx.Err())
 		}
-		return out.String(), fmt.Errorf("%s on %s: %v\n%s", class, node, err, tail(out.String(), 20))
+		return out.String(), fmt.Errorf("%s on %s: %v\n%s", class, node, err, cluster.TailLines(out.String(), 20))
 	}
 	return out.String(), nil
 }
@@ -155,7 +155,7 @@ func (b *Backend) reset(ctx context.Context, st *state, progress cluster.Progres
 		if err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
-		n.Kafka, n.Libs, n.Broker = "", "", nil
+		n.Kafka, n.Libs, n.Broker, n.Removed = "", "", nil, false
 		st.Nodes[i] = n
 		if err := os.RemoveAll(filepath.Join(n.Dir, "data")); err != nil {
 			return err
