@@ -51,7 +51,7 @@ func (Restart) action() {}
 // Flags restart and roll share.
 var (
 	toFlag = FlagSpec{Name: "to", Kind: KindRelease, Meta: "VERSION",
-		Help: "Start each node on this Kafka release, from the same log directories, as a rolling upgrade (or downgrade) does; the evidence records each node's release from then on. The local and docker backends can (docker: the node's container is made again on the same volume, address and ports)."}
+		Help: "Start each node on this Kafka release, from the same log directories, as a rolling upgrade (or downgrade) does; the evidence records each node's release from then on. The local and docker backends can (docker: the node's container is made again on the other release's image, same volume, address and ports), and an external cluster whose file has a release command."}
 	setFlag = FlagSpec{Name: "set", Kind: KindKeyValue, Meta: "KEY=VALUE", Many: true,
 		Help: "A broker setting each node starts with from this restart on, on top of the front matter's `broker:`, checked against the node's release: the change a rolling restart is made for. The local and docker backends can (docker: the node's container is made again on the same volume, address and ports)."}
 	cleanFlag = FlagSpec{Name: "clean", Kind: KindBool, Default: "true",

@@ -132,6 +132,8 @@ func externalFaultMissing(cf *external.File) func(string) string {
 			return msg
 		}
 		switch fault {
+		case cluster.NeedRestartTo, cluster.NeedRollTo:
+			return cf.ReleaseMissing() // the file's release command
 		case string(runbook.OpRoll):
 			fault = string(cluster.Restart) // a roll is restarts with waits
 		case string(runbook.OpReassign), string(runbook.OpWaitReassigned):

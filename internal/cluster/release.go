@@ -103,7 +103,7 @@ func Lacks(b Backend, need string) string {
 	switch need {
 	case NeedRestartTo, NeedRollTo:
 		if _, ok := b.(Releaser); !ok {
-			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local and docker backends can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local and docker backends can, and an external cluster whose file has a release command; this one cannot yet", need)
 		}
 	case NeedRestartSet, NeedRollSet:
 		if _, ok := b.(Configurer); !ok {

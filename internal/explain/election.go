@@ -17,6 +17,7 @@ const (
 	ElectionLastKnown = "last-known-leader" // KIP-966's fallback: isr=[] and the leader from lastKnownElr, logged as unclean
 	ElectionELR       = "eligible-leader"   // isr=[] and the leader from elr
 	ElectionUnclean   = "unclean"           // logged as unclean, from outside ISR and ELR
+	ElectionReassign  = "reassignment"      // the controller completed a reassignment that took the old leader out of the replicas
 	ElectionOutside   = "outside-isr"       // no controller line; the leader was not in the last ISR known
 	ElectionUnknown   = "unknown"           // neither the controller's line nor the ISR before is in the evidence
 )
@@ -25,7 +26,10 @@ const (
 type election struct {
 	leader Event  // the new leader's BecomeLeader line
 	ctrl   *Event // the controller's election line, when the evidence has it
-	kind   string
+	// reassign is the controller's line completing a reassignment with
+	// this leadership change, when the evidence has it.
+	reassign *Event
+	kind     string
 	before isrState
 }
 
@@ -70,8 +74,16 @@ func (c *runCtx) electionOf(label string, p int32, lead Event) election {
 		}
 	}
 	el.ctrl = ctrl
+	for _, e := range c.of(partition, ReassignDone) {
+		if e.Epoch == lead.Epoch && contains(e.Replicas, lead.Leader) {
+			e := e
+			el.reassign = &e
+		}
+	}
 	el.before = c.isrBefore(label, p, partition, lead.Line.At, lead.Leader)
 	switch {
+	case el.reassign != nil && (ctrl == nil || !ctrl.Unclean):
+		el.kind = ElectionReassign
 	case ctrl != nil && !ctrl.Unclean:
 		el.kind = ElectionClean
 	case ctrl != nil && len(ctrl.ISR) == 0 && contains(ctrl.ELR, lead.Leader):
@@ -154,7 +166,18 @@ func (c *runCtx) electionSteps(el election, lo int64) []Statement {
 			out = append(out, Statement{Text: fmt.Sprintf("No line shows that proposal committed; the ISR last committed was %s (%s).", brokers(was.isr), was.what), Lines: was.lines})
 		}
 	}
-	if el.ctrl != nil {
+	if r := el.reassign; r != nil {
+		var gone []int32
+		for _, id := range r.FromReplicas {
+			if !contains(r.Replicas, id) {
+				gone = append(gone, id)
+			}
+		}
+		out = append(out, Statement{Text: fmt.Sprintf("The controller (%s) completed the reassignment of %s at %s on %s's AlterPartition request, which brought the last new replica into the ISR: "+
+			"in one change the replicas went from %s to %s and the ISR from %s to %s, %s out of both, and the leadership moved to %s at leader epoch %d. "+
+			"A new replica joins the ISR once it has the leader's high watermark, not what the leader acknowledged past it.",
+			r.Line.Node, el.leader.Partition, c.at(r.Line.At), node(r.Node), brokers(r.FromReplicas), brokers(r.Replicas), brokers(r.From), brokers(r.ISR), nodeNames(gone), node(el.leader.Leader), r.Epoch), Lines: lines(*r)})
+	} else if el.ctrl != nil {
 		x := el.ctrl
 		how := "a clean"
 		if x.Unclean {
@@ -207,6 +230,8 @@ func electionPhrase(el election) string {
 		return "clean election of " + n
 	case ElectionOutside:
 		return "election of " + n + " from outside the last known ISR"
+	case ElectionReassign:
+		return "election of " + n + " on the completion of a reassignment"
 	}
 	return "election of " + n + " (kind not visible)"
 }
@@ -294,4 +319,16 @@ func HowElected(runs []results.Run, label string) string {
 	}
 	slices.Sort(kinds)
 	return strings.Join(kinds, ", ")
+}
+
+// nodeNames are ids as node names: "k1", "k1 and k2".
+func nodeNames(ids []int32) string {
+	var s []string
+	for _, id := range ids {
+		s = append(s, node(id))
+	}
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -46,6 +46,16 @@ const (
 	// replicas before it stops: "[QuorumController id=1] Unfenced broker 3
 	// has requested and been granted a controlled shutdown."
 	ControlledShutdown Kind = "controlled-shutdown"
+	// ReassignDone: the active controller completed a reassignment when
+	// the leader's AlterPartition request brought the last new replica
+	// into the ISR, in the same change taking the removed replicas out of
+	// the ISR and, when the leader was one of them, electing a new one
+	// from the new replicas: "[QuorumController id=1] AlterPartition
+	// request from node 1 for p-0 completed the ongoing partition
+	// reassignment and triggered a leadership change isr: [1, 2, 3] -> [2,
+	// 3, 4], replicaSet: [4, 2, 3, 1] -> [4, 2, 3], partitionEpoch: 1 -> 2,
+	// leaderEpoch: 0 -> 1." Checked on 4.3.1's lines.
+	ReassignDone Kind = "reassign-done"
 	// ISRShrink: "[Partition p-0 broker=1] Shrinking ISR from 1,2,3 to 1."
 	// The leader proposes it; "ISR updated" says it was committed.
 	ISRShrink Kind = "isr-shrink"
@@ -109,9 +119,13 @@ type Event struct {
 	From      []int32 // ISR before, for ISRShrink/ISRExpand
 	ELR       []int32
 	LastELR   []int32
-	Unclean   bool   // Election: "using an unclean election"
-	Reason    string // Fenced: "its session has timed out"; TruncateFetch: "leader epoch" or "local high watermark"
-	State     string // BrokerState/Unfenced: the state entered
+	Replicas  []int32 // ReassignDone: the replicas after, and before in FromReplicas
+	// FromReplicas are ReassignDone's replicas before the change (the
+	// new ones first, then those removed).
+	FromReplicas []int32
+	Unclean      bool   // Election: "using an unclean election"
+	Reason       string // Fenced: "its session has timed out"; TruncateFetch: "leader epoch" or "local high watermark"
+	State        string // BrokerState/Unfenced: the state entered
 }
 
 type pattern struct {
@@ -163,6 +177,9 @@ var patterns = []pattern{
 	}},
 	{ControlledShutdown, regexp.MustCompile(`\[QuorumController id=\d+\] Unfenced broker (\d+) has requested and been granted a controlled shutdown`), func(e *Event, m []string) {
 		e.Node = atoi32(m[1])
+	}},
+	{ReassignDone, regexp.MustCompile(`\[QuorumController id=\d+\] AlterPartition request from node (\d+) for (\S+) completed the ongoing partition reassignment and triggered a leadership change isr: \[([\d, ]*)\] -> \[([\d, ]*)\], replicaSet: \[([\d, ]*)\] -> \[([\d, ]*)\].*?leaderEpoch: -?\d+ -> (\d+)`), func(e *Event, m []string) {
+		e.Node, e.Partition, e.From, e.ISR, e.FromReplicas, e.Replicas, e.Epoch = atoi32(m[1]), m[2], ids(m[3]), ids(m[4]), ids(m[5]), ids(m[6]), atoi32(m[7])
 	}},
 	{ISRShrink, regexp.MustCompile(`\[Partition (\S+) broker=(\d+)\] Shrinking ISR from ([\d,]+) to ([\d,]+)`), func(e *Event, m []string) {
 		e.Partition, e.Node, e.From, e.ISR = m[1], atoi32(m[2]), ids(m[3]), ids(m[4])

@@ -310,3 +310,25 @@ func (b *Backend) Placeholders() map[string]string {
 	}
 	return map[string]string{b.file.dir: "$CLUSTER_FILE_DIR"}
 }
+
+var _ cluster.Releaser = (*Backend)(nil)
+
+// Release runs the cluster file's release command for node and version:
+// the node runs version from its next start, which the stop and start
+// commands then make (restart --to). Without the command it says what to
+// add.
+func (b *Backend) Release(ctx context.Context, node, version string, progress cluster.Progress) error {
+	f := b.file
+	if len(f.Release) == 0 {
+		return fmt.Errorf("%s", f.ReleaseMissing())
+	}
+	n, ok := f.Node(node)
+	if !ok {
+		return fmt.Errorf("no node %q in the external cluster %s (%s)", node, f.Name, b.nodeList())
+	}
+	argv := expand(f.Release, n, "{version}", version)
+	if err := run(ctx, argv, func(line string) { progress("release k%d (%s): %s", n.ID, n.Name, line) }); err != nil {
+		return fmt.Errorf("release k%d (%s) to %s: %s: %w", n.ID, n.Name, version, strings.Join(argv, " "), err)
+	}
+	return nil
+}

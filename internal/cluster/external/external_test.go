@@ -108,6 +108,30 @@ faults:
 		strings.Contains(out, rb+":8:1") || strings.Contains(out, rb+":9:1") {
 		t.Errorf("check of reassign and roll --to on an external cluster exited %d:\n%s", code, out)
 	}
+	// With stop and start, a change of release needs the file's release
+	// command, and takes it.
+	base := `name: prod
+nodes:
+  - {name: broker1, id: 1, address: "broker1:9092"}
+  - {name: broker2, id: 2, address: "broker2:9092"}
+  - {name: broker3, id: 3, address: "broker3:9092"}
+faults:
+  stop: [ssh, "{node}", sudo, systemctl, stop, kafka]
+  start: [ssh, "{node}", sudo, systemctl, start, kafka]
+`
+	os.WriteFile(cf, []byte(base), 0o644)
+	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, rb+":10:1: the external cluster prod has no command that puts a node on another release: add release: [...]") {
+		t.Errorf("check of roll --to without a release command exited %d:\n%s", code, out)
+	}
+	os.WriteFile(cf, []byte(base+"release: [ssh, \"{node}\", sudo, /opt/upgrade-kafka, \"{version}\"]\n"), 0o644)
+	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 0 {
+		t.Errorf("check of roll --to with a release command exited %d:\n%s", code, out)
+	}
+	os.WriteFile(cf, []byte(base+"release: [upgrade, \"{node}\", \"{release}\"]\n"), 0o644)
+	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, "the placeholders are {node}, {id}, {address}, {version}") {
+		t.Errorf("check with an unknown placeholder in release exited %d:\n%s", code, out)
+	}
+	os.WriteFile(cf, []byte(base), 0o644)
 	// The runbook's nodes must be the cluster's.
 	os.WriteFile(rb, []byte("---\ntitle: t\nnodes: 2\n---\n\n```kafka\nsleep 1s\n```\n"), 0o644)
 	if out, code := kb(t, "check", "--cluster-file", cf, rb); code != 3 || !strings.Contains(out, "the runbook has 2 nodes") {

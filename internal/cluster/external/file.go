@@ -35,6 +35,12 @@ type File struct {
 	// Logs is the command that prints one node's broker log, templated
 	// like a fault; without it the evidence has no broker log lines.
 	Logs []string `yaml:"logs"`
+	// Release is the command that puts one node on another Kafka release
+	// from its next start (restart --to, roll --to; the stop and start
+	// commands then restart it), templated like a fault and with
+	// {version}: what an operator's upgrade script does to the node's
+	// host, image or package. Without it a runbook cannot move a node.
+	Release []string `yaml:"release"`
 
 	dir string // the cluster file's directory: relative paths start there
 }
@@ -167,18 +173,25 @@ func (f *File) check() error {
 			return fmt.Errorf("logs: %w", err)
 		}
 	}
+	if f.Release != nil {
+		if err := checkArgv(f.Release, "{version}"); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+	}
 	return nil
 }
 
-// checkArgv refuses an empty command and unknown placeholders.
-func checkArgv(argv []string) error {
+// checkArgv refuses an empty command and unknown placeholders: {node},
+// {id}, {address} and the extra ones the command takes.
+func checkArgv(argv []string, extra ...string) error {
 	if len(argv) == 0 || argv[0] == "" {
 		return errors.New("an empty command: give an argument vector, e.g. [ssh, \"{node}\", sudo, systemctl, kill, -s, KILL, kafka]")
 	}
+	known := append([]string{"{node}", "{id}", "{address}"}, extra...)
 	for _, a := range argv {
 		for _, p := range placeRE.FindAllString(a, -1) {
-			if p != "{node}" && p != "{id}" && p != "{address}" {
-				return fmt.Errorf("%s in %q: the placeholders are {node}, {id} and {address}", p, a)
+			if !slices.Contains(known, p) {
+				return fmt.Errorf("%s in %q: the placeholders are %s", p, a, strings.Join(known, ", "))
 			}
 		}
 	}
@@ -227,6 +240,16 @@ func (f *File) Missing(op cluster.Op) string {
 		return ""
 	}
 	return fmt.Sprintf("the external cluster %s has no command for %s: add faults: %s: [...] to its cluster file", f.Name, strings.Join(missing, " and "), missing[0])
+}
+
+// ReleaseMissing says why the cluster cannot move a node to another
+// release ("" when it can): it has no release command, or no stop and
+// start commands to restart the node with.
+func (f *File) ReleaseMissing() string {
+	if len(f.Release) == 0 {
+		return fmt.Sprintf("the external cluster %s has no command that puts a node on another release: add release: [...] to its cluster file, templated with {node} and {version}", f.Name)
+	}
+	return f.Missing(cluster.Restart)
 }
 
 // NodeNames maps each node's name to k<ID>, the name runbooks and
@@ -288,10 +311,11 @@ func (f *File) password() (string, error) {
 	return pw, nil
 }
 
-// expand fills a command's placeholders for node n.
-func expand(argv []string, n Node) []string {
+// expand fills a command's placeholders for node n, and the more
+// pairs of placeholder and value a command takes ({version}).
+func expand(argv []string, n Node, more ...string) []string {
 	out := make([]string, len(argv))
-	r := strings.NewReplacer("{node}", n.Name, "{id}", fmt.Sprint(n.ID), "{address}", n.Address)
+	r := strings.NewReplacer(append([]string{"{node}", n.Name, "{id}", fmt.Sprint(n.ID), "{address}", n.Address}, more...)...)
 	for i, a := range argv {
 		out[i] = r.Replace(a)
 	}

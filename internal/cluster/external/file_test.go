@@ -1,6 +1,9 @@
 package external
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +66,28 @@ func TestMissingAndExpand(t *testing.T) {
 	a, err := f.Access()
 	if err != nil || a.SASL.Password != "s3cret" || a.TLS.CAFile != "/ca.pem" {
 		t.Errorf("Access() = %+v, %v", a, err)
+	}
+}
+
+// TestRelease: restart --to runs the cluster file's release command for
+// the node, with the release as {version}; without one it says what to
+// add.
+func TestRelease(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Parse([]byte(nodes + "release: [touch, \"" + dir + "/{node}-{id}-{version}\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewFor(f, filepath.Join(dir, "state.json"))
+	if err := b.Release(context.Background(), "k2", "4.4.0", t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "broker2-2-4.4.0")); err != nil {
+		t.Errorf("the release command did not run for broker2 on 4.4.0: %v", err)
+	}
+	f, _ = Parse([]byte(nodes))
+	err = NewFor(f, filepath.Join(dir, "state.json")).Release(context.Background(), "k2", "4.4.0", t.Logf)
+	if err == nil || !strings.Contains(err.Error(), "add release: [...]") {
+		t.Errorf("Release without a command: %v", err)
 	}
 }
