@@ -175,7 +175,7 @@ func (c *runCtx) electionSteps(el election, lo int64) []Statement {
 		}
 		out = append(out, Statement{Text: fmt.Sprintf("The controller (%s) completed the reassignment of %s at %s on %s's AlterPartition request, which brought the last new replica into the ISR: "+
 			"in one change the replicas went from %s to %s and the ISR from %s to %s, %s out of both, and the leadership moved to %s at leader epoch %d. "+
-			"A new replica joins the ISR once it has the leader's high watermark, not what the leader acknowledged past it.",
+			"A new replica joins the ISR once its log reaches the leader's high watermark (Kafka's Partition.isFollowerInSync), not what the leader acknowledged past it.",
 			r.Line.Node, el.leader.Partition, c.at(r.Line.At), node(r.Node), brokers(r.FromReplicas), brokers(r.Replicas), brokers(r.From), brokers(r.ISR), nodeNames(gone), node(el.leader.Leader), r.Epoch), Lines: lines(*r)})
 	} else if el.ctrl != nil {
 		x := el.ctrl

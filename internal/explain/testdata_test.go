@@ -36,6 +36,7 @@ var testRuns = map[string]string{
 	"consumer-4.4.0":      "consumer-commits/kafka-4.4.0/20261130T083900Z",
 	"zombie-leader-4.1.2": "zombie-leader/kafka-4.1.2/20261130T085312Z",
 	"rolling-upgrade-isr": "rolling-upgrade.wait-isr/kafka-4.2.2/20261205T214359Z",
+	"broker-replacement":  "broker-replacement/kafka-4.3.1/20261206T012413Z",
 }
 
 func TestTestdata(t *testing.T) {
