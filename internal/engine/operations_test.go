@@ -119,25 +119,7 @@ func TestOperations(t *testing.T) {
 
 	// Every broker runs with the setting the roll gave it, as it says.
 	adm := kadm.NewClient(testClient(t, st.Bootstrap()))
-	for _, n := range st.Nodes {
-		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := rc.On(strconv.Itoa(n.ID), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got string
-		for _, cfg := range c.Configs {
-			if cfg.Key == "num.replica.fetchers" && cfg.Value != nil {
-				got = *cfg.Value
-			}
-		}
-		if got != "2" {
-			t.Errorf("%s says num.replica.fetchers=%q, want 2 (roll --set)", n.Name, got)
-		}
-	}
+	rolledSetting(t, adm, st)
 
 	// The evidence: k1, k2, k3 in turn, each stop followed by its start;
 	// then the active controller's.
@@ -211,6 +193,31 @@ func TestOperations(t *testing.T) {
 		"k5 is a voter after", removed + " is no longer a voter after", "it was the active controller"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the console lacks %q", s)
+		}
+	}
+}
+
+// rolledSetting checks that every broker says, asked by the test's own
+// client, that it runs with num.replica.fetchers=2, as roll --set gave it.
+func rolledSetting(t *testing.T, adm *kadm.Client, st cluster.Status) {
+	t.Helper()
+	for _, n := range st.Nodes {
+		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rc.On(strconv.Itoa(n.ID), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, cfg := range c.Configs {
+			if cfg.Key == "num.replica.fetchers" && cfg.Value != nil {
+				got = *cfg.Value
+			}
+		}
+		if got != "2" {
+			t.Errorf("%s says num.replica.fetchers=%q, want 2 (roll --set)", n.Name, got)
 		}
 	}
 }
@@ -344,26 +351,7 @@ func TestRollingUpgradeDocker(t *testing.T) {
 	if got := finalizedMetadata(t, st.Nodes[0].Address); got != metadata43Level {
 		t.Errorf("finalized metadata.version is %d, want %d", got, metadata43Level)
 	}
-	adm := kadm.NewClient(testClient(t, st.Bootstrap()))
-	for _, n := range st.Nodes {
-		rc, err := adm.DescribeBrokerConfigs(context.Background(), int32(n.ID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := rc.On(strconv.Itoa(n.ID), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got string
-		for _, cfg := range c.Configs {
-			if cfg.Key == "num.replica.fetchers" && cfg.Value != nil {
-				got = *cfg.Value
-			}
-		}
-		if got != "2" {
-			t.Errorf("%s says num.replica.fetchers=%q, want 2 (roll --set)", n.Name, got)
-		}
-	}
+	rolledSetting(t, kadm.NewClient(testClient(t, st.Bootstrap())), st)
 	// The Docker daemon's own word on each container's image.
 	cli, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
 	if err != nil {
