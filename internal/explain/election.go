@@ -30,7 +30,7 @@ type election struct {
 	// this leadership change, when the evidence has it.
 	reassign *Event
 	kind     string
-	before isrState
+	before   isrState
 }
 
 // isrState is the last ISR the records show before a moment.
