@@ -21,6 +21,10 @@ const ReadyTimeout = 120 * time.Second
 type Registry interface {
 	// Brokers lists the ids of the brokers registered and unfenced now.
 	Brokers(ctx context.Context) ([]int32, error)
+	// Answers asks broker id itself, on the listener it advertises, and
+	// says whether it answered: a broker is registered and unfenced a
+	// moment before its client listener takes connections.
+	Answers(ctx context.Context, id int32) error
 	// Close releases the registry's connections.
 	Close()
 }
@@ -33,8 +37,8 @@ type Ready func(seeds []string, access Access) (Registry, error)
 var ErrNoReady = errors.New("cluster.Config.Ready is nil: the caller must say how to ask the cluster which brokers are registered (kafkabook passes its Kafka client)")
 
 // WaitBrokers waits until the broker of every node is registered and
-// unfenced (KRaft metadata lists only those), asking through ready (the
-// brokers reached as access says). It
+// unfenced (KRaft metadata lists only those) and answers on its own
+// listener, asking through ready (the brokers reached as access says). It
 // fails early, with the end of its log, when dead names a node whose
 // process is gone; tail gives the end of a node's log for error messages.
 // Every backend starts its nodes and then waits here; its Up refuses a
@@ -71,6 +75,14 @@ func WaitBrokers(ctx context.Context, ready Ready, access Access, nodes []Node, 
 		if len(missing) > 0 {
 			return false, fmt.Sprintf("waiting for brokers: %d/%d registered, waiting for %s",
 				len(nodes)-len(missing), len(nodes), strings.Join(missing, ", ")), nil
+		}
+		for _, n := range nodes {
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			err := reg.Answers(rctx, int32(n.ID))
+			cancel()
+			if err != nil {
+				return false, fmt.Sprintf("waiting for brokers: all registered, waiting for %s to answer on its own listener", n.Name), nil
+			}
 		}
 		return true, "", nil
 	})

@@ -21,3 +21,8 @@ func Ready(seeds []string, access cluster.Access) (cluster.Registry, error) {
 type registry struct{ *Client }
 
 func (r registry) Brokers(ctx context.Context) ([]int32, error) { return r.Client.Brokers(ctx) }
+
+func (r registry) Answers(ctx context.Context, id int32) error {
+	_, err := r.Client.BrokersAt(ctx, id)
+	return err
+}
