@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // The operations beyond faults that a backend may or may not offer: a node
@@ -74,6 +75,10 @@ type Tools interface {
 type Resetter interface {
 	Reset(ctx context.Context, progress Progress) error
 }
+
+// ToolTimeout bounds one of Kafka's tools run on a node, on every
+// backend.
+const ToolTimeout = 2 * time.Minute
 
 // ToolBootstrap, in a Tool's args, is the node's own broker listener;
 // ToolConfig is the node's own server.properties (what

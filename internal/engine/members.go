@@ -34,31 +34,42 @@ func brokerAdd(ctx context.Context, n *nemesis, s runbook.Step, a runbook.Broker
 	if err != nil {
 		return err
 	}
-	version := a.Kafka
-	if version == "" {
-		// The release the cluster's nodes run now: after a rolling
-		// upgrade, a broker of the release it was made with may not
-		// join it.
-		if version, err = n.releaseNow(ctx); err != nil {
-			return err
-		}
-	}
 	at := time.Now().UTC()
-	node, err := m.AddBroker(ctx, version, log.progress)
+	node, version, waited, err := n.joinNode(ctx, "broker add", a.Node, a.Kafka, m.AddBroker, log)
 	if err != nil {
 		return err
 	}
-	if node.Name != a.Node {
-		return fmt.Errorf("broker add %s: the cluster made %s (its nodes are not the runbook's)", a.Node, node.Name)
-	}
 	n.record(results.Fault{At: at, Op: "broker add", Nodes: []string{node.Name}, Pos: s.Pos.String(), Kafka: version})
+	log.line("%s registered as broker %d on Kafka %s after %.1fs", node.Name, node.ID, version, waited.Seconds())
+	return nil
+}
+
+// joinNode starts the cluster's next node with add, on release version (""
+// the release k1 runs now: after a rolling upgrade, a node of the release
+// the cluster was made with may not join it), checks that it is the node
+// the runbook names (want), and waits until every running node lists it;
+// from then on the run counts it among the cluster's nodes. It returns the
+// node, its release and how long it took to be listed once started.
+func (n *nemesis) joinNode(ctx context.Context, op, want, version string, add func(context.Context, string, cluster.Progress) (cluster.Node, error), log *stepLog) (cluster.Node, string, time.Duration, error) {
+	if version == "" {
+		var err error
+		if version, err = n.releaseNow(ctx); err != nil {
+			return cluster.Node{}, "", 0, err
+		}
+	}
+	node, err := add(ctx, version, log.progress)
+	if err != nil {
+		return cluster.Node{}, "", 0, err
+	}
+	if node.Name != want {
+		return cluster.Node{}, "", 0, fmt.Errorf("%s %s: the cluster made %s (its nodes are not the runbook's)", op, want, node.Name)
+	}
 	start := time.Now()
 	if err := n.waitRegistered(ctx, node, log); err != nil {
-		return fmt.Errorf("broker add %s: %w", node.Name, err)
+		return cluster.Node{}, "", 0, fmt.Errorf("%s %s: %w", op, node.Name, err)
 	}
 	n.status.Nodes = append(slices.Clone(n.status.Nodes), node)
-	log.line("%s registered as broker %d on Kafka %s after %.1fs", node.Name, node.ID, version, time.Since(start).Seconds())
-	return nil
+	return node, version, time.Since(start), nil
 }
 
 // waitRegistered waits until every running node lists the new node among

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,21 +45,9 @@ func voterAdd(ctx context.Context, n *nemesis, s runbook.Step, a runbook.VoterAd
 	node, exists := n.status.Node(a.Node)
 	version := ""
 	if !exists {
-		if version = a.Kafka; version == "" {
-			if version, err = n.releaseNow(ctx); err != nil {
-				return err
-			}
-		}
-		if node, err = ctl.AddController(ctx, version, log.progress); err != nil {
+		if node, version, _, err = n.joinNode(ctx, "voter add", a.Node, a.Kafka, ctl.AddController, log); err != nil {
 			return err
 		}
-		if node.Name != a.Node {
-			return fmt.Errorf("voter add %s: the cluster made %s (its nodes are not the runbook's)", a.Node, node.Name)
-		}
-		if err := n.waitRegistered(ctx, node, log); err != nil {
-			return fmt.Errorf("voter add %s: %w", node.Name, err)
-		}
-		n.status.Nodes = append(slices.Clone(n.status.Nodes), node)
 		log.line("%s registered as broker %d on Kafka %s; it follows the quorum as an observer", node.Name, node.ID, version)
 	}
 	id := int32(node.ID)

@@ -17,19 +17,16 @@ const metadataLog = "__cluster_metadata"
 // Quorum is the KRaft controller quorum as DescribeQuorum (KIP-595, with
 // directory ids since KIP-853) answers it.
 type Quorum struct {
-	Leader        int32   // the active controller; -1 when there is none
-	Epoch         int32   // the leader's epoch
-	Voters        []Voter // the voters, in the order answered
-	Observers     []Voter // the brokers and controllers following the log
-	HighWatermark int64
+	Leader int32   // the active controller; -1 when there is none
+	Epoch  int32   // the leader's epoch
+	Voters []Voter // the voters, in the order answered
 }
 
-// Voter is one replica of the metadata log: its node id, its metadata
-// directory's id (KIP-853: "" on a static quorum), and how far its log is.
+// Voter is one voter of the metadata log: its node id and its metadata
+// directory's id (KIP-853: "" on a static quorum).
 type Voter struct {
-	ID           int32
-	DirectoryID  string
-	LogEndOffset int64
+	ID          int32
+	DirectoryID string
 }
 
 // VoterIDs are the voters' node ids, sorted.
@@ -45,16 +42,6 @@ func (q Quorum) VoterIDs() []int32 {
 // Voter is the voter with node id, if it is one.
 func (q Quorum) Voter(id int32) (Voter, bool) {
 	for _, v := range q.Voters {
-		if v.ID == id {
-			return v, true
-		}
-	}
-	return Voter{}, false
-}
-
-// Observer is the observer with node id, if it is one.
-func (q Quorum) Observer(id int32) (Voter, bool) {
-	for _, v := range q.Observers {
 		if v.ID == id {
 			return v, true
 		}
@@ -83,12 +70,9 @@ func (c *Client) DescribeQuorum(ctx context.Context) (Quorum, error) {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
 				return Quorum{}, fmt.Errorf("the controller quorum (DescribeQuorum): %w", err)
 			}
-			q := Quorum{Leader: p.LeaderID, Epoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}
+			q := Quorum{Leader: p.LeaderID, Epoch: p.LeaderEpoch}
 			for _, v := range p.CurrentVoters {
 				q.Voters = append(q.Voters, voterOf(v))
-			}
-			for _, v := range p.Observers {
-				q.Observers = append(q.Observers, voterOf(v))
 			}
 			return q, nil
 		}
@@ -97,7 +81,7 @@ func (c *Client) DescribeQuorum(ctx context.Context) (Quorum, error) {
 }
 
 func voterOf(v kmsg.DescribeQuorumResponseTopicPartitionReplicaState) Voter {
-	out := Voter{ID: v.ReplicaID, LogEndOffset: v.LogEndOffset}
+	out := Voter{ID: v.ReplicaID}
 	if v.ReplicaDirectoryID != ([16]byte{}) {
 		out.DirectoryID = base64.RawURLEncoding.EncodeToString(v.ReplicaDirectoryID[:])
 	}

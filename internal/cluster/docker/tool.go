@@ -5,15 +5,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
-
-// toolTimeout bounds one of Kafka's tools run in a node's container.
-const toolTimeout = 2 * time.Minute
 
 var _ cluster.Tools = (*Backend)(nil)
 
@@ -41,7 +37,7 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 		a = strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap)
 		cmd = append(cmd, strings.ReplaceAll(a, cluster.ToolConfig, "/opt/kafka/config/server.properties"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cluster.ToolTimeout)
 	defer cancel()
 	ex, err := cli.ContainerExecCreate(ctx, c.ID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
@@ -52,9 +51,6 @@ func (b *Backend) Configure(ctx context.Context, node string, set map[string]str
 	})
 }
 
-// toolTimeout bounds one of Kafka's tools run on a node.
-const toolTimeout = 2 * time.Minute
-
 // Tool runs one of Kafka's command-line tools (its main class) in node's
 // network namespace, on the node's release, as kafka-features.sh run on
 // the broker's host does; ToolBootstrap in args is the node's broker
@@ -85,7 +81,7 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 		a = strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap)
 		full = append(full, strings.ReplaceAll(a, cluster.ToolConfig, filepath.Join(n.Dir, "server.properties")))
 	}
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cluster.ToolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "java", full...)
 	var out bytes.Buffer
