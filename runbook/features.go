@@ -45,7 +45,7 @@ var featuresUpgradeDirective = &Directive{
 	check: checkFeaturesUpgrade,
 	Name:  "features upgrade",
 	Summary: "Finalize higher feature levels, as kafka-features.sh upgrade does after a rolling upgrade: Kafka's own tool runs on a node, with that node's release. " +
-		"The step prints the tool's output and the levels finalized afterwards, which the evidence keeps. The local and docker backends can.",
+		"The step prints the tool's output and the levels finalized afterwards, which the evidence keeps. The local, docker and kubernetes backends can.",
 	Flags: []FlagSpec{
 		{Name: "metadata", Kind: KindText, Meta: "VERSION",
 			Help: "The metadata.version to finalize, by release: `4.3`, or a level's name like `4.3-IV0`; the other features keep their levels (kafka-features.sh upgrade --metadata)."},

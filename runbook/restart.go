@@ -51,9 +51,9 @@ func (Restart) action() {}
 // Flags restart and roll share.
 var (
 	toFlag = FlagSpec{Name: "to", Kind: KindRelease, Meta: "VERSION",
-		Help: "Start each node on this Kafka release, from the same log directories, as a rolling upgrade (or downgrade) does; the evidence records each node's release from then on. The local and docker backends can (docker: the node's container is made again on the other release's image, same volume, address and ports), and an external cluster whose file has a release command."}
+		Help: "Start each node on this Kafka release, from the same log directories, as a rolling upgrade (or downgrade) does; the evidence records each node's release from then on. The local, docker and kubernetes backends can (docker: the node's container is made again on the other release's image, same volume, address and ports; kubernetes: the node's pod is made again from the StatefulSet on that image and the same volume claim, one pod at a time), and an external cluster whose file has a release command."}
 	setFlag = FlagSpec{Name: "set", Kind: KindKeyValue, Meta: "KEY=VALUE", Many: true,
-		Help: "A broker setting each node starts with from this restart on, on top of the front matter's `broker:`, checked against the node's release: the change a rolling restart is made for. The local and docker backends can (docker: the node's container is made again on the same volume, address and ports)."}
+		Help: "A broker setting each node starts with from this restart on, on top of the front matter's `broker:`, checked against the node's release: the change a rolling restart is made for. The local, docker and kubernetes backends can (docker: the node's container is made again on the same volume, address and ports; kubernetes: a file on the node's volume that the broker's supervisor reads at each start)."}
 	cleanFlag = FlagSpec{Name: "clean", Kind: KindBool, Default: "true",
 		Help: "Shut each node down cleanly (SIGTERM: controlled shutdown moves its leaderships away first) and wait for it to exit; `--clean=false` kills it (SIGKILL) instead, as a crashed host or an impatient operator does."}
 )

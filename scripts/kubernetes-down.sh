@@ -195,6 +195,8 @@ remove_files() {
 			[ -n "$l" ] || continue
 			# The kubelet's device manager keeps its socket at a fixed path.
 			[ "$l" != /var/lib/kubelet/device-plugins ] || rm -f "$l/kubelet.sock"
+			# The claims' volumes: this cluster's only, as up made the path.
+			[ "$l" != "$HOSTPATH_PV_DIR" ] || rm -rf "${l:?}"/*
 			rmdir "$l" 2>/dev/null || true
 		done <"$RUN_DIR/host-dirs"
 	fi

@@ -301,7 +301,8 @@ start_control_plane() {
 		--bind-address 127.0.0.1 --leader-elect=false \
 		--service-account-private-key-file "$PKI_DIR/sa.key" --root-ca-file "$PKI_DIR/ca.crt" \
 		--cluster-cidr "$POD_CIDR" --service-cluster-ip-range "$SERVICE_CIDR" \
-		--use-service-account-credentials=false --profiling=false --v=1
+		--use-service-account-credentials=false --enable-hostpath-provisioner \
+		--profiling=false --v=1
 	start kube-scheduler "$BIN_DIR/kube-scheduler" \
 		--kubeconfig "$KUBECONFIG_PATH" --authentication-kubeconfig "$KUBECONFIG_PATH" \
 		--authorization-kubeconfig "$KUBECONFIG_PATH" \
@@ -330,6 +331,13 @@ start_dns() {
 	# On a timeout, "kubectl -n kube-system logs deploy/coredns" tells more than the kubelet's log.
 	wait_for "CoreDNS to answer at $DNS_SERVICE_IP" 120 kubelet \
 		sh -c "busybox nslookup kubernetes.default.svc.cluster.local $DNS_SERVICE_IP | grep -qx 'Address: *$APISERVER_SERVICE_IP'"
+}
+
+# start_storage makes the default StorageClass (storageclass.yaml): claims
+# become directories on this host, which kube-controller-manager's
+# host-path provisioner makes and removes.
+start_storage() {
+	kctl apply -f "$TEMPLATES/storageclass.yaml" >/dev/null || die "creating the default StorageClass failed"
 }
 
 # import_docker_images copies images from the local dockerd into the
@@ -394,6 +402,8 @@ main() {
 	start_node "$ip"
 	log "CoreDNS"
 	start_dns
+	log "the default StorageClass"
+	start_storage
 	log "up in $(($(date +%s) - START))s; kubeconfig: $KUBECONFIG_PATH"
 	log "  export KUBECONFIG=$KUBECONFIG_PATH; kubectl: $BIN_DIR/kubectl; logs: $LOG_DIR"
 }

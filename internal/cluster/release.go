@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -80,6 +81,19 @@ type Resetter interface {
 // backend.
 const ToolTimeout = 2 * time.Minute
 
+// ImageToolArgv is the command that runs one of Kafka's tools (its main
+// class) in a kafkabook/kafka container (`kafkabook image build`), with
+// ToolBootstrap and ToolConfig in args replaced by bootstrap and the
+// server.properties the image's entrypoint writes.
+func ImageToolArgv(class string, args []string, bootstrap string) []string {
+	argv := []string{"java", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", "/opt/kafka/libs/*", class}
+	for _, a := range args {
+		a = strings.ReplaceAll(a, ToolBootstrap, bootstrap)
+		argv = append(argv, strings.ReplaceAll(a, ToolConfig, "/opt/kafka/config/server.properties"))
+	}
+	return argv
+}
+
 // ToolBootstrap, in a Tool's args, is the node's own broker listener;
 // ToolConfig is the node's own server.properties (what
 // kafka-metadata-quorum.sh add-controller reads its identity from).
@@ -108,11 +122,11 @@ func Lacks(b Backend, need string) string {
 	switch need {
 	case NeedRestartTo, NeedRollTo:
 		if _, ok := b.(Releaser); !ok {
-			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local and docker backends can, and an external cluster whose file has a release command; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can start a node on another Kafka release, on its data: the local, docker and kubernetes backends can, and an external cluster whose file has a release command; this one cannot yet", need)
 		}
 	case NeedRestartSet, NeedRollSet:
 		if _, ok := b.(Configurer); !ok {
-			return fmt.Sprintf("%s needs a backend that can change a node's broker settings: the local and docker backends can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can change a node's broker settings: the local, docker and kubernetes backends can; this one cannot yet", need)
 		}
 	case NeedBrokerAdd, NeedBrokerRemove:
 		if _, ok := b.(Members); !ok {
@@ -125,7 +139,7 @@ func Lacks(b Backend, need string) string {
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {
-			return fmt.Sprintf("%s runs Kafka's own tool on a node: the local and docker backends can; this one cannot yet", need)
+			return fmt.Sprintf("%s runs Kafka's own tool on a node: the local, docker and kubernetes backends can; this one cannot yet", need)
 		}
 	}
 	return ""

@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,10 +15,14 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	dockerclient "github.com/docker/docker/client"
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The releases TestOperations upgrades between, and the metadata.version
@@ -248,9 +254,9 @@ func quorumVoters(t *testing.T, desc string) []string {
 
 // metadataMax is the newest metadata.version the broker at addr supports,
 // from its ApiVersions answer.
-func metadataMax(t *testing.T, addr string) int16 {
+func metadataMax(t *testing.T, addr string, opts ...kgo.Opt) int16 {
 	t.Helper()
-	resp := apiVersions(t, addr)
+	resp := apiVersions(t, addr, opts...)
 	for _, f := range resp.SupportedFeatures {
 		if f.Name == "metadata.version" {
 			return f.MaxVersion
@@ -262,9 +268,9 @@ func metadataMax(t *testing.T, addr string) int16 {
 
 // finalizedMetadata is the cluster's finalized metadata.version, as the
 // broker at addr answers ApiVersions.
-func finalizedMetadata(t *testing.T, addr string) int16 {
+func finalizedMetadata(t *testing.T, addr string, opts ...kgo.Opt) int16 {
 	t.Helper()
-	for _, f := range apiVersions(t, addr).FinalizedFeatures {
+	for _, f := range apiVersions(t, addr, opts...).FinalizedFeatures {
 		if f.Name == "metadata.version" {
 			return f.MaxVersionLevel
 		}
@@ -273,28 +279,33 @@ func finalizedMetadata(t *testing.T, addr string) int16 {
 	return 0
 }
 
-func apiVersions(t *testing.T, addr string) *kmsg.ApiVersionsResponse {
+func apiVersions(t *testing.T, addr string, opts ...kgo.Opt) *kmsg.ApiVersionsResponse {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrApiVersionsRequest()
-	req.ClientSoftwareName, req.ClientSoftwareVersion = "kafkabook-test", "1"
-	resp, err := req.RequestWith(ctx, cl)
+	resp, err := askAPIVersions(addr, opts...)
 	if err != nil {
 		t.Fatalf("ApiVersions of %s: %v", addr, err)
 	}
 	return resp
 }
 
+// askAPIVersions sends the broker at addr an ApiVersions request.
+func askAPIVersions(addr string, opts ...kgo.Opt) (*kmsg.ApiVersionsResponse, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kafkabook-test", "1"
+	return req.RequestWith(ctx, cl)
+}
+
 // testClient is a franz-go client of the test's own on the cluster.
-func testClient(t *testing.T, seeds []string) *kgo.Client {
+func testClient(t *testing.T, seeds []string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +313,10 @@ func testClient(t *testing.T, seeds []string) *kgo.Client {
 	return cl
 }
 
-// dockerRollRunbook upgrades a Docker cluster under an idempotent acks=all
-// producer, changing a setting on the way, and finalizes 4.3's
-// metadata.version with Kafka's own tool run in a container.
-const dockerRollRunbook = "---\n" + `title: a rolling upgrade on Docker
+// rollRunbook upgrades a Docker or Kubernetes cluster under an idempotent
+// acks=all producer, changing a setting on the way, and finalizes 4.3's
+// metadata.version with Kafka's own tool run in a node's container.
+const rollRunbook = "---\n" + `title: a rolling upgrade on a container backend
 nodes: 3
 ---
 ` + "```kafka" + `
@@ -338,7 +349,7 @@ func TestRollingUpgradeDocker(t *testing.T) {
 			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
 		}
 	}
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "droll.md", dockerRollRunbook)
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), "droll.md", rollRunbook)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
@@ -369,5 +380,135 @@ func TestRollingUpgradeDocker(t *testing.T) {
 		if !strings.HasSuffix(c.Image, ":"+upgradeTo) || c.State != container.StateRunning {
 			t.Errorf("container %v runs %s (%s), want the %s image, running", c.Names, c.Image, c.State, upgradeTo)
 		}
+	}
+}
+
+// TestRollingUpgradeKubernetes runs the same roll on the kubernetes
+// backend, where each node's pod is made again by the StatefulSet on the
+// new release's image, and checks with the test's own clients: the
+// Kubernetes API says each node's pod is a new one (another uid) that
+// runs the new image on the same volume claim as before (the claim's uid
+// unchanged), and the brokers, reached from the cluster's client pod,
+// support 4.3's metadata.version, have it finalized and report the
+// setting; nothing acknowledged was lost through the roll.
+func TestRollingUpgradeKubernetes(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier rolls the local backend (TestOperations)
+	ctx := context.Background()
+	backend, st := testcluster.StartKubernetesWith(t, cluster.Config{Kafka: upgradeFrom, Nodes: 3})
+	cs := testcluster.KubernetesClient(t, testcluster.Kubeconfig(t))
+	ns := backend.Namespace(ctx)
+	access, err := backend.Access(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := kgo.Dialer(access.Dial)
+	pods := func() map[string]corev1.Pod {
+		t.Helper()
+		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "strimzi.io/cluster=" + st.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]corev1.Pod{}
+		for _, p := range l.Items {
+			out[p.Name] = p
+		}
+		return out
+	}
+	claims := func() map[string]types.UID {
+		t.Helper()
+		l, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]types.UID{}
+		for _, c := range l.Items {
+			out[c.Name] = c.UID
+		}
+		return out
+	}
+	podsBefore, claimsBefore := pods(), claims()
+	if len(podsBefore) != 3 || len(claimsBefore) != 3 {
+		t.Fatalf("before the roll: %d pods and %d claims, want 3 of each", len(podsBefore), len(claimsBefore))
+	}
+	for _, n := range st.Nodes {
+		if max := metadataMax(t, n.Address, dial); max >= metadata43Level {
+			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
+		}
+	}
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), "kroll.md", rollRunbook)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	allHeld(t, res.Runs[0])
+	podsAfter := pods()
+	for name, p := range podsAfter {
+		if p.UID == podsBefore[name].UID {
+			t.Errorf("pod %s is the one from before the roll (uid %s): not made again", name, p.UID)
+		}
+		var image string
+		for _, c := range p.Status.ContainerStatuses {
+			if c.Name == "kafka" && c.State.Running != nil {
+				image = c.Image
+			}
+		}
+		if !strings.HasSuffix(image, "kafkabook/kafka:"+upgradeTo) {
+			t.Errorf("pod %s: its kafka container runs %q, want kafkabook/kafka:%s", name, image, upgradeTo)
+		}
+	}
+	if got := claims(); !maps.Equal(got, claimsBefore) {
+		t.Errorf("volume claims %v after the roll, want those from before %v (each node on its own data)", got, claimsBefore)
+	}
+	for _, n := range st.Nodes {
+		if max := metadataMax(t, n.Address, dial); max < metadata43Level {
+			t.Errorf("after the roll %s supports metadata.version up to %d, want %d (4.3)", n.Name, max, metadata43Level)
+		}
+	}
+	if got := finalizedMetadata(t, st.Nodes[0].Address, dial); got != metadata43Level {
+		t.Errorf("finalized metadata.version is %d, want %d", got, metadata43Level)
+	}
+	rolledSetting(t, kadm.NewClient(testClient(t, st.Bootstrap(), dial)), st)
+	now, err := backend.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range now.Nodes {
+		if n.Kafka != upgradeTo || n.Broker["num.replica.fetchers"] != "2" || n.State != cluster.Running {
+			t.Errorf("the backend says %s is %s on %q with %v, want running on %s with num.replica.fetchers=2", n.Name, n.State, n.Kafka, n.Broker, upgradeTo)
+		}
+	}
+
+	// A reset, as between the runs of a runbook that upgrades: every
+	// node's pod made again on the cluster's release, on new claims.
+	if err := backend.Reset(ctx, t.Logf); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	claimsReset := claims()
+	if len(claimsReset) != 3 {
+		t.Errorf("after the reset: claims %v, want 3", claimsReset)
+	}
+	for name, uid := range claimsReset {
+		if claimsBefore[name] == uid {
+			t.Errorf("claim %s is the one from before the reset: the data was not made new", name)
+		}
+	}
+	for name, p := range pods() {
+		if c := p.Spec.Containers[0]; c.Name != "kafka" || !strings.HasSuffix(c.Image, ":"+upgradeFrom) {
+			t.Errorf("after the reset pod %s runs %s %s, want the cluster's release %s", name, c.Name, c.Image, upgradeFrom)
+		}
+	}
+	err = poll.Until(ctx, time.Second, 2*time.Minute, nil, func(ctx context.Context) (bool, string, error) {
+		resp, err := askAPIVersions(st.Nodes[0].Address, dial)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, f := range resp.SupportedFeatures {
+			if f.Name == "metadata.version" {
+				return f.MaxVersion < metadata43Level, fmt.Sprintf("k1 supports metadata.version %d", f.MaxVersion), nil
+			}
+		}
+		return false, "k1 names no metadata.version", nil
+	})
+	if err != nil {
+		t.Errorf("after the reset k1 is not back on %s: %v", upgradeFrom, err)
 	}
 }

@@ -3,8 +3,12 @@ package testcluster
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,12 +106,63 @@ func Namespace(t testing.TB, kubeconfig string) string {
 // that nothing with its labels remains, and the namespace's deletion.
 func StartKubernetes(t testing.TB, broker map[string]string) (*kubernetes.Backend, cluster.Status) {
 	t.Helper()
+	return StartKubernetesWith(t, cluster.Config{Kafka: Version(), Nodes: 3, Broker: broker})
+}
+
+// StartKubernetesWith is StartKubernetes as cfg says (its name and Ready
+// are the test's): a cluster a test upgrades starts on an older release.
+func StartKubernetesWith(t testing.TB, cfg cluster.Config) (*kubernetes.Backend, cluster.Status) {
+	t.Helper()
 	kc := Kubeconfig(t)
+	if cfg.Kafka != Version() {
+		KubernetesImageOf(t, cfg.Kafka)
+	}
 	ns := Namespace(t, kc)
 	name := Name()
 	b, err := kubernetes.New(name, kubernetes.Options{Kubeconfig: kc, Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, bringUp(t, name, b, cluster.Config{Name: name, Kafka: Version(), Nodes: 3, Broker: broker, Ready: Ready}, func() ([]string, error) { return b.Leftovers(context.Background()) })
+	cfg.Name, cfg.Ready = name, Ready
+	return b, bringUp(t, name, b, cfg, func() ([]string, error) { return b.Leftovers(context.Background()) })
+}
+
+// KubernetesImageOf makes sure a node of the test's Kubernetes has
+// kafkabook/kafka:VERSION: when none has, the image is built in the
+// local Docker daemon and imported with scripts/kubernetes-up.sh --image,
+// which works on the cluster that script made.
+func KubernetesImageOf(t testing.TB, version string) {
+	t.Helper()
+	kc := Kubeconfig(t)
+	image := kubernetes.ImageName(version)
+	if imageOnNode(context.Background(), kc, image) == "" {
+		return
+	}
+	DockerImageOf(t, version)
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "kubernetes-up.sh")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, script, "--image", image).CombinedOutput()
+	if err != nil {
+		t.Fatalf("importing %s into Kubernetes: %v\n%s", image, err, out)
+	}
+	// The kubelet lists a new image with its next node status.
+	why := ""
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
+		if why = imageOnNode(context.Background(), kc, image); why == "" {
+			return
+		}
+	}
+	t.Fatalf("a minute after scripts/kubernetes-up.sh --image %s: %s", image, why)
+}
+
+// KubernetesClient is a client of the test's own on the Kubernetes API.
+func KubernetesClient(t testing.TB, kubeconfig string) k8s.Interface {
+	t.Helper()
+	cs, err := clientset(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

@@ -54,9 +54,13 @@ IPT_COMMENT=kafkabook-kubernetes
 # The sysctls the kubelet (and the bring-up) may change; saved at bring-up, restored at teardown.
 SAVED_SYSCTLS="vm.overcommit_memory kernel.panic kernel.panic_on_oops net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables"
 
-# Host directories the kubelet and libcni create outside the cluster's own.
-# Listed children first: the teardown removes each (if empty) in this order.
-HOST_DIRS="/var/lib/kubelet/device-plugins /var/lib/kubelet /var/log/containers /var/lib/cni/results /var/lib/cni /run/containerd/s /run/containerd"
+# kube-controller-manager's host-path provisioner (storageclass.yaml) makes
+# each claim's volume a directory under this fixed path.
+HOSTPATH_PV_DIR=/tmp/hostpath_pv
+# Host directories the kubelet, libcni and the provisioner create outside
+# the cluster's own. Listed children first: the teardown removes each (if
+# empty; the provisioner's with what is in it) in this order.
+HOST_DIRS="$HOSTPATH_PV_DIR /var/lib/kubelet/device-plugins /var/lib/kubelet /var/log/containers /var/lib/cni/results /var/lib/cni /run/containerd/s /run/containerd"
 
 # Order matters: the teardown stops them in reverse.
 PROCESSES="containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy"

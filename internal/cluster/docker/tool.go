@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -32,11 +31,7 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 		return "", fmt.Errorf("%s: no inter-broker listener in the container's KAFKA_LISTENERS", node)
 	}
 	bootstrap := fmt.Sprintf("%s:%d", c.Labels[labelIP], port)
-	cmd := []string{"java", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", "/opt/kafka/libs/*", class}
-	for _, a := range args {
-		a = strings.ReplaceAll(a, cluster.ToolBootstrap, bootstrap)
-		cmd = append(cmd, strings.ReplaceAll(a, cluster.ToolConfig, "/opt/kafka/config/server.properties"))
-	}
+	cmd := cluster.ImageToolArgv(class, args, bootstrap)
 	ctx, cancel := context.WithTimeout(ctx, cluster.ToolTimeout)
 	defer cancel()
 	ex, err := cli.ContainerExecCreate(ctx, c.ID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})

@@ -35,6 +35,12 @@ func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, prog
 		if !running(n.Pod, containerFaults) {
 			return fmt.Errorf("%s %s: pod %s is not running (phase %s), so kafkabook cannot act in it", op, n.Name, n.Pod.Name, n.Pod.Status.Phase)
 		}
+		if version, ok := b.nextRelease(n.Name, op); ok {
+			if err := b.remake(ctx, a, n, version, progress); err != nil {
+				return err
+			}
+			continue // its supervisor starts the broker
+		}
 		// stop waits up to 60 s for the broker, then kills it.
 		octx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		_, err := a.run(octx, n.Pod.Name, containerFaults, faultScript, string(op))

@@ -21,7 +21,7 @@ const downTimeout = 90 * time.Second
 // Down deletes what the cluster created — the objects labelled
 // app.kubernetes.io/managed-by=kafkabook and kafkabook.io/cluster=<name>
 // in its namespace, and what Kubernetes made for them with those labels
-// (controller revisions, endpoint slices) — and nothing else, pods without
+// (the nodes' volume claims, controller revisions, endpoint slices) — and nothing else, pods without
 // a grace period; then it waits until none of it is listed any more. With
 // nothing to remove it succeeds.
 func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
@@ -68,6 +68,16 @@ func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
 		for _, c := range cms.Items {
 			progress("deleting configmap %s", c.Name)
 			keep(a.cs.CoreV1().ConfigMaps(a.namespace).Delete(ctx, c.Name, del))
+		}
+	} else {
+		keep(err)
+	}
+	// The nodes' claims (their volumes go as the StorageClass's reclaim
+	// policy says).
+	if pvcs, err := a.cs.CoreV1().PersistentVolumeClaims(a.namespace).List(ctx, sel); err == nil {
+		for _, c := range pvcs.Items {
+			progress("deleting persistentvolumeclaim %s", c.Name)
+			keep(a.cs.CoreV1().PersistentVolumeClaims(a.namespace).Delete(ctx, c.Name, del))
 		}
 	} else {
 		keep(err)
@@ -149,6 +159,13 @@ func (b *Backend) Leftovers(ctx context.Context) ([]string, error) {
 	}
 	for _, c := range cms.Items {
 		add("configmap", c.Name)
+	}
+	pvcs, err := a.cs.CoreV1().PersistentVolumeClaims(a.namespace).List(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range pvcs.Items {
+		add("persistentvolumeclaim", c.Name)
 	}
 	revs, err := a.cs.AppsV1().ControllerRevisions(a.namespace).List(ctx, sel)
 	if err != nil {

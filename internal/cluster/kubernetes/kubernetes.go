@@ -24,7 +24,9 @@
 //	stop     marker, then SIGTERM to the JVM; waits up to 60 s for it to exit
 //	         (then SIGKILL, and the node counts as killed)
 //	start    marker removed; the supervisor starts the broker again in the
-//	         same pod, on the same data (an emptyDir) and address
+//	         same pod, on the same data (the node's claim) and address;
+//	         for a node moved to another release (restart --to), the pod
+//	         is made again on that release's image first (release.go)
 //	pause    SIGSTOP to the JVM's process group; resume SIGCONT
 //	isolate  iptables in the pod's network namespace drop every packet that
 //	         is not loopback: no other pod (brokers, clients) and no DNS
@@ -34,8 +36,8 @@
 //	         package netfault's rules between the pods' addresses, run by
 //	         iptables in the sidecar; clients still reach every node
 //
-// powerloss is refused: an emptyDir is the node's file system, and nothing
-// here can drop a broker's unsynced writes. A node's log is its kafka
+// powerloss is refused: the node's volume is whatever the cluster's
+// storage provides, and nothing here can drop a broker's unsynced writes. A node's log is its kafka
 // container's log (the pod log API), which outlives kill and start.
 //
 // Everything Up creates carries app.kubernetes.io/managed-by=kafkabook and
@@ -104,6 +106,9 @@ type Backend struct {
 	apiErr error
 
 	states stateCache // what the pods last said of their brokers
+
+	mu   sync.Mutex
+	next map[string]string // node -> the release its next start moves it to
 }
 
 var _ cluster.Backend = (*Backend)(nil)

@@ -123,6 +123,13 @@ func (m *manifest) check(p params) error {
 			}
 		}
 	}
+	for _, c := range m.StatefulSet.Spec.VolumeClaimTemplates {
+		for k, v := range want {
+			if c.Labels[k] != v {
+				return fmt.Errorf("kubernetes.yaml: the StatefulSet's volume claim template %s needs the label %s: %s (down removes what has it)", c.Name, k, v)
+			}
+		}
+	}
 	tl := m.StatefulSet.Spec.Template.Labels
 	if tl[labelStrimziCluster] != p.Name || tl[labelPool] != p.Pool {
 		return fmt.Errorf("kubernetes.yaml: the StatefulSet's pods need the labels %s: %s and %s: %s (nodes are found by them)", labelStrimziCluster, p.Name, labelPool, p.Pool)

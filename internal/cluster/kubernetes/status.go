@@ -36,6 +36,14 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	var wg sync.WaitGroup
 	for i, n := range ns {
 		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited}
+		if v := n.Pod.Annotations[annNodeKafka]; v != st.Kafka {
+			st.Nodes[i].Kafka = v
+		}
+		if raw := n.Pod.Annotations[annNodeBroker]; raw != "" {
+			if err := json.Unmarshal([]byte(raw), &st.Nodes[i].Broker); err != nil {
+				return cluster.Status{}, fmt.Errorf("pod %s: annotation %s=%q is not a JSON object of settings (%v)", n.Pod.Name, annNodeBroker, raw, err)
+			}
+		}
 		if !running(n.Pod, containerKafka) || !running(n.Pod, containerFaults) {
 			continue
 		}

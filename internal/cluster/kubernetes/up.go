@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		return cluster.Status{}, cluster.ErrNoReady
 	}
 	if cfg.PowerLoss {
-		return cluster.Status{}, fmt.Errorf("the kubernetes backend cannot cut a node's power: nothing under a pod's emptyDir can drop the broker's unsynced writes (use --backend local)")
+		return cluster.Status{}, fmt.Errorf("the kubernetes backend cannot cut a node's power: nothing under a pod's volume can drop the broker's unsynced writes (use --backend local)")
 	}
 	a, err := b.client(ctx)
 	if err != nil {
@@ -154,35 +155,65 @@ func (b *Backend) waitPods(ctx context.Context, a *api, n int, progress cluster.
 			return false, "", err
 		}
 		var scheduled, started int
+		why := ""
 		for _, p := range pods.Items {
 			if p.Spec.NodeName != "" {
 				scheduled++
+			} else if why == "" {
+				why = "; " + p.Name + ": " + unscheduled(p)
+			}
+			if err := podTrouble(p); err != nil {
+				return false, "", err
 			}
 			all := len(p.Status.ContainerStatuses) == len(p.Spec.Containers)
 			for _, cs := range p.Status.ContainerStatuses {
 				all = all && cs.State.Running != nil
-				if w := cs.State.Waiting; w != nil {
-					switch w.Reason {
-					case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff":
-						return false, "", fmt.Errorf("pod %s, container %s: %s: %s%s", p.Name, cs.Name, w.Reason, w.Message, imageHint(w.Reason, p.Spec.Containers[0].Image))
-					}
-				}
-				if t := cs.State.Terminated; t != nil {
-					return false, "", fmt.Errorf("pod %s, container %s ended: %s (exit %d): %s", p.Name, cs.Name, t.Reason, t.ExitCode, t.Message)
-				}
 			}
 			if all {
 				started++
 			}
 		}
 		want := n + 1
-		status := fmt.Sprintf("pods: %d/%d scheduled, %d/%d with their containers started", scheduled, want, started, want)
+		status := fmt.Sprintf("pods: %d/%d scheduled, %d/%d with their containers started%s", scheduled, want, started, want, why)
 		if status != last {
 			progress("%s (%.0fs)", status, time.Since(start).Seconds())
 			last = status
 		}
 		return len(pods.Items) == want && started == want, status, nil
 	})
+}
+
+// podTrouble says why a pod's containers cannot start (no image, a crash
+// loop, one ended), nil while they can.
+func podTrouble(p corev1.Pod) error {
+	statuses := append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		if w := cs.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff":
+				return fmt.Errorf("pod %s, container %s: %s: %s%s", p.Name, cs.Name, w.Reason, w.Message, imageHint(w.Reason, cs.Image))
+			}
+		}
+		if t := cs.State.Terminated; t != nil && (t.ExitCode != 0 || !slices.ContainsFunc(p.Spec.InitContainers, func(c corev1.Container) bool { return c.Name == cs.Name })) {
+			return fmt.Errorf("pod %s, container %s ended: %s (exit %d): %s", p.Name, cs.Name, t.Reason, t.ExitCode, t.Message)
+		}
+	}
+	return nil
+}
+
+// unscheduled says what keeps a pod from running: the scheduler's reason
+// (a claim no volume was provisioned for, say), or its phase.
+func unscheduled(p corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status != corev1.ConditionTrue && c.Message != "" {
+			msg := c.Message
+			if strings.Contains(msg, "PersistentVolumeClaim") {
+				msg += " (each node's data is a claim of the default StorageClass: does the cluster have one that provisions volumes?)"
+			}
+			return msg
+		}
+	}
+	return "phase " + string(p.Status.Phase)
 }
 
 // imageHint says how to get the image onto the nodes when it is missing.
