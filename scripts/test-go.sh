@@ -65,7 +65,7 @@ pkgs=$("$GO" list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImp
 # shellcheck disable=SC2086 # one argument per package
 lane cluster "$GO" test -p 1 -count=1 -timeout 75m $pkgs
 
-for target in "runbook FuzzLoad" "results FuzzDecode" "results FuzzReplay" "internal/driver FuzzDecodeAgrees"; do
+for target in "runbook FuzzLoad" "results FuzzDecode" "results FuzzReplay" "internal/driver/wire FuzzDecodeAgrees"; do
 	set -- $target
 	lane fuzz "$GO" test -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" "./$1/"
 done

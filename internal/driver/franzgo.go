@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"io"
 	"os"
 	"os/signal"
@@ -173,7 +174,7 @@ func franzGoMember(spec consumer.Spec, in *bufio.Scanner, stdout io.Writer) int 
 		return 2
 	}
 	w := &eventWriter{w: bufio.NewWriter(stdout)}
-	w.json(map[string]any{"name": evStartup, "client": info.Client, "library": info.Library, "version": info.Version,
+	w.json(map[string]any{"name": wire.Startup, "client": info.Client, "library": info.Library, "version": info.Version,
 		"runtime": info.Runtime, "config": info.Config, "set_by_kafkabook": info.SetByKafkabook})
 	w.flush()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -189,7 +190,7 @@ func franzGoMember(spec consumer.Spec, in *bufio.Scanner, stdout io.Writer) int 
 		fmt.Fprintf(os.Stderr, "member %d of group %s: %v\n", spec.Member, spec.Group, err)
 		return 1
 	}
-	w.json(map[string]any{"name": evShutdown})
+	w.json(map[string]any{"name": wire.Shutdown})
 	w.flush()
 	return 0
 }
@@ -210,7 +211,7 @@ func (e *eventWriter) startup(b kafka.Brokers, p kafka.ProduceSpec, txn *kafka.T
 	if err != nil {
 		return err
 	}
-	e.json(map[string]any{"name": evStartup, "client": info.Client, "library": info.Library, "version": info.Version,
+	e.json(map[string]any{"name": wire.Startup, "client": info.Client, "library": info.Library, "version": info.Version,
 		"runtime": info.Runtime, "config": info.Config, "set_by_kafkabook": info.SetByKafkabook})
 	e.flush()
 	return nil
@@ -224,7 +225,7 @@ func (e *eventWriter) result(start time.Time, r kafka.Result) {
 	}
 	if r.Status == results.StatusOK {
 		e.mu.Lock()
-		b := append(e.buf[:0], successPrefix...)
+		b := append(e.buf[:0], wire.SuccessPrefix...)
 		b = append(b, `"n":`...)
 		b = strconv.AppendInt(b, int64(r.Num), 10)
 		b = append(b, `,"partition":`...)
@@ -245,7 +246,7 @@ func (e *eventWriter) result(start time.Time, r kafka.Result) {
 	if r.Status == results.StatusFailed {
 		class = "failed"
 	}
-	e.json(map[string]any{"name": evError, "n": r.Num, "partition": r.Partition, "class": class,
+	e.json(map[string]any{"name": wire.SendError, "n": r.Num, "partition": r.Partition, "class": class,
 		"message": r.Err, "intended_ns": intended, "ack_ns": ack})
 }
 
@@ -255,14 +256,14 @@ func (e *eventWriter) txn(start time.Time, x kafka.TxnResult) {
 	if len(x.Nums) > 0 {
 		first = x.Nums[0]
 	}
-	e.json(map[string]any{"name": evTxnEnd, "txn": x.N, "first": first, "count": len(x.Nums),
+	e.json(map[string]any{"name": wire.TxnEnd, "txn": x.N, "first": first, "count": len(x.Nums),
 		"outcome": string(x.Outcome), "on_purpose": x.OnPurpose, "producer_id": x.ProducerID, "epoch": x.Epoch,
 		"error": x.Err, "start_ns": x.Start.Sub(start).Nanoseconds(), "end_ns": x.End.Sub(start).Nanoseconds()})
 }
 
 // shutdown says how the producer kept its schedule, last.
 func (e *eventWriter) shutdown(s kafka.ProduceStats) {
-	e.json(map[string]any{"name": evShutdown, "sent": s.Sent, "max_lag_ns": s.MaxLag.Nanoseconds(), "stopped": s.Stopped})
+	e.json(map[string]any{"name": wire.Shutdown, "sent": s.Sent, "max_lag_ns": s.MaxLag.Nanoseconds(), "stopped": s.Stopped})
 	e.flush()
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"io"
 	"strings"
 	"syscall"
@@ -120,11 +121,11 @@ func (m *Member) Next() (results.ConsumerEvent, error) {
 		}
 		line := m.lines.Bytes()
 		if bytes.HasPrefix(line, namedPrefix) {
-			var ev event
-			if err := decodeEvent(line, &ev); err != nil {
+			var ev wire.Event
+			if err := wire.Decode(line, &ev); err != nil {
 				return results.ConsumerEvent{}, err
 			}
-			if ev.Name == evShutdown {
+			if ev.Name == wire.Shutdown {
 				m.shutdown = true
 			}
 			continue
@@ -133,7 +134,7 @@ func (m *Member) Next() (results.ConsumerEvent, error) {
 		if err := json.Unmarshal(line, &ev); err != nil || ev.Kind == "" {
 			// Not ours: kept with the member's last words, as kafkabook's
 			// own member's unreadable lines are.
-			m.stderr.Write(append(append([]byte("unreadable report: "), truncate(line, 200)...), '\n'))
+			m.stderr.Write(append(append([]byte("unreadable report: "), wire.Truncate(line, 200)...), '\n'))
 			continue
 		}
 		return ev, nil

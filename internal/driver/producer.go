@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"io"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ func (d Driver) start(ctx context.Context, spec []byte, store string) (*process,
 		return nil, Startup{}, fmt.Errorf("send the spec to the %s driver: %w%s", d.Ref, err, p.stderrTail())
 	}
 	first := make(chan error, 1)
-	var ev event
+	var ev wire.Event
 	go func() { first <- p.next(&ev) }()
 	timer := time.NewTimer(StartTimeout)
 	defer timer.Stop()
@@ -112,7 +113,7 @@ func (d Driver) start(ctx context.Context, spec []byte, store string) (*process,
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	if err == nil && ev.Name != evStartup {
+	if err == nil && ev.Name != wire.Startup {
 		err = fmt.Errorf("%s %s: %s", ev.Name, ev.Exception, ev.Message)
 	}
 	if err != nil {
@@ -123,7 +124,7 @@ func (d Driver) start(ctx context.Context, spec []byte, store string) (*process,
 }
 
 // startupOf is the Startup a startup_complete event says.
-func startupOf(ev event, took time.Duration) Startup {
+func startupOf(ev wire.Event, took time.Duration) Startup {
 	s := Startup{Client: ev.Client, Library: ev.Library, Version: ev.Version, Librdkafka: ev.Librdkafka,
 		Runtime: ev.Runtime, Unknown: ev.Unknown, SetByUs: ev.SetByUs, Took: took, Config: make(map[string]string, len(ev.Config))}
 	for k, v := range ev.Config {
@@ -140,7 +141,7 @@ func startupOf(ev event, took time.Duration) Startup {
 func (p *Producer) Startup() Startup { return p.startup }
 
 // next reads the next event; io.EOF when the driver closed its stdout.
-func (p *process) next(ev *event) error {
+func (p *process) next(ev *wire.Event) error {
 	if !p.lines.Scan() {
 		if err := p.lines.Err(); err != nil {
 			return err
@@ -148,7 +149,7 @@ func (p *process) next(ev *event) error {
 		return io.EOF
 	}
 	p.line++
-	if err := decodeEvent(p.lines.Bytes(), ev); err != nil {
+	if err := wire.Decode(p.lines.Bytes(), ev); err != nil {
 		return fmt.Errorf("line %d: %w", p.line, err)
 	}
 	return nil
@@ -179,7 +180,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 	defer stop()
 	seen := make([]bool, p.spec.Count)
 	txns := &txnRecords{pending: map[int]Result{}}
-	var ev event
+	var ev wire.Event
 	var err error
 	shutdown := false
 	for err == nil && !shutdown {
@@ -190,7 +191,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 			break
 		}
 		switch ev.Name {
-		case evSuccess, evError:
+		case wire.Success, wire.SendError:
 			if err = p.checkSend(&ev, seen); err != nil {
 				break
 			}
@@ -201,12 +202,12 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 				break
 			}
 			onResult(p.result(ctx, start, &ev))
-		case evTxnEnd:
+		case wire.TxnEnd:
 			if err = p.checkTxn(&ev, txns); err != nil {
 				break
 			}
 			txns.settle(p.txnResult(start, &ev), onResult, p.OnTxn)
-		case evShutdown:
+		case wire.Shutdown:
 			if err = p.checkShutdown(&ev, seen); err != nil {
 				break
 			}
@@ -249,11 +250,11 @@ func (p *Producer) unreported(seen []bool, stats Stats, shutdown bool, start, en
 }
 
 // result turns a send event into a Result.
-func (p *Producer) result(ctx context.Context, start time.Time, ev *event) Result {
+func (p *Producer) result(ctx context.Context, start time.Time, ev *wire.Event) Result {
 	r := Result{Num: int(ev.N), Intended: start.Add(time.Duration(ev.IntendedNS)),
 		Done: start.Add(time.Duration(ev.AckNS)), Status: results.StatusOK,
 		Partition: ev.Partition, Offset: ev.Offset}
-	if ev.Name == evSuccess {
+	if ev.Name == wire.Success {
 		return r
 	}
 	r.Offset = -1

@@ -157,3 +157,20 @@ cat >/dev/null`)
 		t.Errorf("results %+v, want one unknown", got)
 	}
 }
+
+// TestStartupInfo: the evidence keeps the configuration, not the run's
+// addresses nor librdkafka's callback pointers, so that two starts of one
+// client with one configuration record one entry.
+func TestStartupInfo(t *testing.T) {
+	a := Startup{Client: "librdkafka", Config: map[string]string{"acks": "-1", "bootstrap.servers": "10.0.0.1:9092", "open_cb": "0x7f81"}}
+	b := Startup{Client: "librdkafka", Config: map[string]string{"acks": "-1", "bootstrap.servers": "10.0.0.2:9092", "open_cb": "0x7fa0"}}
+	var p results.Provenance
+	p.AddClient(a.Info())
+	p.AddClient(b.Info())
+	if len(p.Clients) != 1 || len(p.Clients[0].Config) != 1 {
+		t.Errorf("clients %+v; want one with acks alone", p.Clients)
+	}
+	if acks, idem, err := a.InForce(); err != nil || acks != results.AcksAll || idem {
+		t.Errorf("InForce = %v %v %v; want all, false", acks, idem, err)
+	}
+}

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"math"
 )
 
@@ -22,20 +23,20 @@ func (p *Producer) protocolErr(format string, a ...any) error {
 // outcome each), on a real partition at a real offset when it succeeded
 // (-1, none, for acks=0), and answered no earlier than it was due (a
 // send error may have no answer time: 0).
-func (p *Producer) checkSend(ev *event, seen []bool) error {
+func (p *Producer) checkSend(ev *wire.Event, seen []bool) error {
 	i := ev.N - int64(p.spec.From)
 	switch {
 	case i < 0 || i >= int64(len(seen)):
 		return p.protocolErr("message %d is not one it was given (%d to %d)", ev.N, p.spec.From, p.spec.From+len(seen)-1)
 	case seen[i]:
 		return p.protocolErr("a second outcome (%s) for message %d: each message has exactly one", ev.Name, ev.N)
-	case ev.IntendedNS < 0 || (ev.AckNS < ev.IntendedNS && !(ev.Name == evError && ev.AckNS == 0)):
+	case ev.IntendedNS < 0 || (ev.AckNS < ev.IntendedNS && !(ev.Name == wire.SendError && ev.AckNS == 0)):
 		// A send error's ack_ns is 0 when no answer came (a send the
 		// stop left unknown).
 		return p.protocolErr("message %d: intended_ns %d, ack_ns %d: the outcome cannot come before the send was due", ev.N, ev.IntendedNS, ev.AckNS)
 	case ev.Partition < -1 || ev.Offset < -1:
 		return p.protocolErr("message %d: partition %d, offset %d: neither is below -1 (none)", ev.N, ev.Partition, ev.Offset)
-	case ev.Name == evSuccess && ev.Partition < 0:
+	case ev.Name == wire.Success && ev.Partition < 0:
 		return p.protocolErr("message %d succeeded on no partition (%d)", ev.N, ev.Partition)
 	}
 	return nil
@@ -44,7 +45,7 @@ func (p *Producer) checkSend(ev *event, seen []bool) error {
 // checkTxn checks a transaction_end line: its records are messages the
 // driver was given, as a range that cannot make kafkabook loop past them,
 // and it ends a transaction after the last one that ended.
-func (p *Producer) checkTxn(ev *event, t *txnRecords) error {
+func (p *Producer) checkTxn(ev *wire.Event, t *txnRecords) error {
 	from, to := int64(p.spec.From), int64(p.spec.From+p.spec.Count)
 	switch {
 	case ev.Count < 0 || (ev.Count > 0 && (ev.First < from || ev.First > to || ev.Count > to-ev.First)):
@@ -58,7 +59,7 @@ func (p *Producer) checkTxn(ev *event, t *txnRecords) error {
 
 // checkShutdown checks shutdown_complete: the messages sent are between
 // those it reported on and those it was given.
-func (p *Producer) checkShutdown(ev *event, seen []bool) error {
+func (p *Producer) checkShutdown(ev *wire.Event, seen []bool) error {
 	reported := 0
 	for _, ok := range seen {
 		if ok {

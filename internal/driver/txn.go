@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"maps"
 	"slices"
 	"time"
@@ -19,7 +20,7 @@ type txnRecords struct {
 
 // txnResult is the transaction a transaction_end line reports, its times
 // on kafkabook's clock (start is the start command's).
-func (p *Producer) txnResult(start time.Time, ev *event) kafka.TxnResult {
+func (p *Producer) txnResult(start time.Time, ev *wire.Event) kafka.TxnResult {
 	x := kafka.TxnResult{N: int(ev.Txn), ProducerID: ev.ProducerID, Epoch: int16(ev.Epoch),
 		Outcome: results.TxnOutcome(ev.Outcome), OnPurpose: ev.OnPurpose, Err: ev.Error,
 		Start: start.Add(time.Duration(ev.StartNS)), End: start.Add(time.Duration(ev.EndNS))}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"github.com/kafkabook/kafkabook/internal/driver/wire"
 	"testing"
 	"time"
 
@@ -22,8 +23,8 @@ func TestTxnRecords(t *testing.T) {
 	var txns []kafka.TxnResult
 	onResult := func(r Result) { got = append(got, r) }
 	onTxn := func(x kafka.TxnResult) { txns = append(txns, x) }
-	tr.settle(p.txnResult(start, &event{Txn: 1, First: 1, Count: 2, Outcome: "committed", ProducerID: 7, Epoch: 0, EndNS: 5e6}), onResult, onTxn)
-	tr.settle(p.txnResult(start, &event{Txn: 2, First: 3, Count: 2, Outcome: "aborted", OnPurpose: true, ProducerID: 7, Epoch: 1, EndNS: 9e6}), onResult, onTxn)
+	tr.settle(p.txnResult(start, &wire.Event{Txn: 1, First: 1, Count: 2, Outcome: "committed", ProducerID: 7, Epoch: 0, EndNS: 5e6}), onResult, onTxn)
+	tr.settle(p.txnResult(start, &wire.Event{Txn: 2, First: 3, Count: 2, Outcome: "aborted", OnPurpose: true, ProducerID: 7, Epoch: 1, EndNS: 9e6}), onResult, onTxn)
 	tr.open(start.Add(time.Second), onResult, onTxn)
 	want := []results.Status{results.StatusOK, results.StatusOK, results.StatusFailed, results.StatusFailed, results.StatusUnknown, results.StatusUnknown}
 	if len(got) != len(want) {

@@ -1,4 +1,8 @@
-package driver
+// Package wire reads the lines a client driver writes (the driver
+// protocol, docs/driver-protocol.md): one JSON event a line. It is apart
+// from package driver so that its fuzz target builds without the
+// clusters the driver's other tests start.
+package wire
 
 import (
 	"bytes"
@@ -12,16 +16,16 @@ import (
 // Event names of the protocol (docs/driver-protocol.md), after Kafka's
 // VerifiableProducer, plus startup_error.
 const (
-	evStartup  = "startup_complete"
-	evStartErr = "startup_error"
-	evSuccess  = "producer_send_success"
-	evError    = "producer_send_error"
-	evShutdown = "shutdown_complete"
-	evTxnEnd   = "transaction_end"
+	Startup   = "startup_complete"
+	StartErr  = "startup_error"
+	Success   = "producer_send_success"
+	SendError = "producer_send_error"
+	Shutdown  = "shutdown_complete"
+	TxnEnd    = "transaction_end"
 )
 
-// event is one line a driver wrote, the fields of every kind together.
-type event struct {
+// Event is one line a driver wrote, the fields of every kind together.
+type Event struct {
 	Name       string `json:"name"`
 	N          int64  `json:"n"`
 	Partition  int32  `json:"partition"`
@@ -59,19 +63,21 @@ type event struct {
 	SetByUs     []string           `json:"set_by_kafkabook"` // franz-go's driver: the options kafkabook set
 }
 
-var successPrefix = []byte(`{"name":"producer_send_success",`)
+// SuccessPrefix starts every success line a driver writes, franz-go's
+// driver included: the hand parser's cue.
+var SuccessPrefix = []byte(`{"name":"producer_send_success",`)
 
-// decodeEvent reads one line. A success line, nearly every line of a run,
+// Decode reads one line. A success line, nearly every line of a run,
 // goes through a hand parser about twenty times faster than encoding/json
 // (BenchmarkDecodeSuccess); anything else, or a success line the hand
 // parser does not take (an escaped string), through encoding/json.
-func decodeEvent(line []byte, ev *event) error {
-	if bytes.HasPrefix(line, successPrefix) && decodeSuccess(line[len(successPrefix):], ev) {
+func Decode(line []byte, ev *Event) error {
+	if bytes.HasPrefix(line, SuccessPrefix) && decodeSuccess(line[len(SuccessPrefix):], ev) {
 		return nil
 	}
-	*ev = event{Partition: -1, Offset: -1}
+	*ev = Event{Partition: -1, Offset: -1}
 	if err := json.Unmarshal(line, ev); err != nil {
-		return fmt.Errorf("driver wrote a line that is not a protocol event: %q: %v", truncate(line, 200), err)
+		return fmt.Errorf("driver wrote a line that is not a protocol event: %q: %v", Truncate(line, 200), err)
 	}
 	return nil
 }
@@ -79,13 +85,13 @@ func decodeEvent(line []byte, ev *event) error {
 // decodeSuccess reads the fields after the name of a producer_send_success
 // line when it is in the simple form the drivers write: a flat object on
 // one line without spaces, the five numeric fields as integers, other
-// keys (topic, key, value) unknown to event with a string without escapes
+// keys (topic, key, value) unknown to Event with a string without escapes
 // or control characters, an integer, or null. Anything else returns false
 // and goes to encoding/json, so the two agree on every line
 // (FuzzDecodeAgrees): what the hand parser takes, encoding/json takes
 // with the same fields.
-func decodeSuccess(b []byte, ev *event) bool {
-	*ev = event{Name: evSuccess, Partition: -1, Offset: -1}
+func decodeSuccess(b []byte, ev *Event) bool {
+	*ev = Event{Name: Success, Partition: -1, Offset: -1}
 	i := 0
 	for i < len(b) {
 		if b[i] != '"' {
@@ -185,11 +191,11 @@ func driverKey(key []byte) bool {
 	return false
 }
 
-// eventFields are event's JSON names, lower-cased: encoding/json matches a
+// eventFields are Event's JSON names, lower-cased: encoding/json matches a
 // key to a field in any case.
 var eventFields = func() map[string]bool {
 	m := map[string]bool{}
-	t := reflect.TypeFor[event]()
+	t := reflect.TypeFor[Event]()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
 		m[strings.ToLower(name)] = true
@@ -198,7 +204,7 @@ var eventFields = func() map[string]bool {
 }()
 
 // isEventField says whether encoding/json would decode key into a field
-// of event. Keys of ASCII letters are looked up lower-cased; any other
+// of Event. Keys of ASCII letters are looked up lower-cased; any other
 // key that folds to a field's name (the Kelvin sign for k, the long s for
 // s) is treated as a field too.
 func isEventField(key []byte) bool {
@@ -239,7 +245,8 @@ func parseInt(b []byte) (v int64, n int, ok bool) {
 	return v, n, true
 }
 
-func truncate(b []byte, n int) []byte {
+// Truncate is b cut to n bytes, for quoting a line in an error.
+func Truncate(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[:n]
 	}

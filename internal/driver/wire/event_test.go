@@ -1,22 +1,20 @@
-package driver
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/kafkabook/kafkabook/results"
 )
 
 const successLine = `{"name":"producer_send_success","n":1234,"topic":"orders","partition":2,"offset":987654,"key":null,"value":"m-1234","intended_ns":1500000000,"ack_ns":1503456789}`
 
 func TestDecodeSuccess(t *testing.T) {
-	var ev event
-	if err := decodeEvent([]byte(successLine), &ev); err != nil {
+	var ev Event
+	if err := Decode([]byte(successLine), &ev); err != nil {
 		t.Fatal(err)
 	}
-	want := event{Name: evSuccess, N: 1234, Partition: 2, Offset: 987654, IntendedNS: 1500000000, AckNS: 1503456789}
+	want := Event{Name: Success, N: 1234, Partition: 2, Offset: 987654, IntendedNS: 1500000000, AckNS: 1503456789}
 	if ev.Name != want.Name || ev.N != want.N || ev.Partition != want.Partition || ev.Offset != want.Offset ||
 		ev.IntendedNS != want.IntendedNS || ev.AckNS != want.AckNS {
 		t.Errorf("decoded %+v, want %+v", ev, want)
@@ -33,11 +31,11 @@ func TestDecodeAgreesWithJSON(t *testing.T) {
 		`{"name":"producer_send_error","n":3,"topic":"t","partition":-1,"offset":-1,"class":"unknown","error":"REQUEST_TIMED_OUT","exception":"org.apache.kafka.common.errors.TimeoutException","message":"Expiring 1 record(s)","key":null,"value":"m-003","intended_ns":10,"ack_ns":20}`,
 		`{"name":"shutdown_complete","sent":100,"max_lag_ns":12345,"end_ns":99}`,
 	} {
-		var got event
-		if err := decodeEvent([]byte(line), &got); err != nil {
+		var got Event
+		if err := Decode([]byte(line), &got); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		want := event{Partition: -1, Offset: -1}
+		want := Event{Partition: -1, Offset: -1}
 		if err := json.Unmarshal([]byte(line), &want); err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +45,8 @@ func TestDecodeAgreesWithJSON(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"name":"producer_send_success","n":1`, `not json`, `{"name":"producer_send_success","n":1x}`} {
-		var ev event
-		if err := decodeEvent([]byte(bad), &ev); err == nil {
+		var ev Event
+		if err := Decode([]byte(bad), &ev); err == nil {
 			t.Errorf("%s: decoded without an error", bad)
 		}
 	}
@@ -58,10 +56,10 @@ func TestDecodeAgreesWithJSON(t *testing.T) {
 // BenchmarkDecodeSuccessJSON, encoding/json on the same line.
 func BenchmarkDecodeSuccess(b *testing.B) {
 	line := []byte(successLine)
-	var ev event
+	var ev Event
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := decodeEvent(line, &ev); err != nil {
+		if err := Decode(line, &ev); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,27 +69,10 @@ func BenchmarkDecodeSuccessJSON(b *testing.B) {
 	line := []byte(successLine)
 	b.ReportAllocs()
 	for b.Loop() {
-		var ev event
+		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// TestStartupInfo: the evidence keeps the configuration, not the run's
-// addresses nor librdkafka's callback pointers, so that two starts of one
-// client with one configuration record one entry.
-func TestStartupInfo(t *testing.T) {
-	a := Startup{Client: "librdkafka", Config: map[string]string{"acks": "-1", "bootstrap.servers": "10.0.0.1:9092", "open_cb": "0x7f81"}}
-	b := Startup{Client: "librdkafka", Config: map[string]string{"acks": "-1", "bootstrap.servers": "10.0.0.2:9092", "open_cb": "0x7fa0"}}
-	var p results.Provenance
-	p.AddClient(a.Info())
-	p.AddClient(b.Info())
-	if len(p.Clients) != 1 || len(p.Clients[0].Config) != 1 {
-		t.Errorf("clients %+v; want one with acks alone", p.Clients)
-	}
-	if acks, idem, err := a.InForce(); err != nil || acks != results.AcksAll || idem {
-		t.Errorf("InForce = %v %v %v; want all, false", acks, idem, err)
 	}
 }
 
@@ -114,13 +95,13 @@ func FuzzDecodeAgrees(f *testing.F) {
 		f.Add([]byte(line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		want := event{Partition: -1, Offset: -1}
+		want := Event{Partition: -1, Offset: -1}
 		jerr := json.Unmarshal(line, &want)
-		if !bytes.HasPrefix(line, successPrefix) {
+		if !bytes.HasPrefix(line, SuccessPrefix) {
 			return
 		}
-		var got event
-		if !decodeSuccess(line[len(successPrefix):], &got) {
+		var got Event
+		if !decodeSuccess(line[len(SuccessPrefix):], &got) {
 			return // encoding/json decides
 		}
 		if jerr != nil {
