@@ -17,7 +17,7 @@ example: deps build
 # cluster, Docker or Kubernetes (one package at a time), then brief
 # fuzzing; it ends with each package's time. It proves every directive,
 # every backend's fault table, every client's conformance, the checker
-# against an independent reader, and two examples end to end; before the
+# against an independent reader, and producer-acks end to end; before the
 # lanes, prosecheck checks the prose against the published evidence and
 # recheck derives its tallies again from the stored reads.
 test: deps lint-workflows

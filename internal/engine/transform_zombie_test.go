@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/kafka"
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -50,8 +49,6 @@ expect eos_missing(zj) == 0
 // to write in its open transaction is in the output's log only as records
 // of an aborted transaction.
 func TestTransformZombie(t *testing.T) {
-	testcluster.FullTier(t) // the fast tier runs examples/exactly-once.md's zombie
-
 	installDriver(t, "java")
 	backend, st := sharedOne(t)
 	start := time.Now()

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -34,8 +33,6 @@ expect aborted_reads(t) == 0
 // neither the run's read_committed read nor the test's own reader finds
 // any of its records, which read_uncommitted does find.
 func TestTransactionTimeout(t *testing.T) {
-	testcluster.FullTier(t) // the fast tier runs examples/exactly-once.md's frozen producer
-
 	backend, st := sharedOne(t)
 	start := time.Now()
 	res, err := runWithClient(t, backend, "franz-go", txnTimeoutRunbook)
