@@ -13,6 +13,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
 	dockerclient "github.com/docker/docker/client"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -364,12 +365,8 @@ func TestRollingUpgradeDocker(t *testing.T) {
 	}
 	rolledSetting(t, kadm.NewClient(testClient(t, st.Bootstrap())), st)
 	// The Docker daemon's own word on each container's image.
-	cli, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	cs, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", "kafkabook.cluster="+st.Name))})
+	cli := dockerClient(t)
+	cs, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: ofCluster(st.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,4 +508,97 @@ func TestRollingUpgradeKubernetes(t *testing.T) {
 	if err != nil {
 		t.Errorf("after the reset k1 is not back on %s: %v", upgradeFrom, err)
 	}
+}
+
+// dockerMembersRunbook grows a Docker cluster by a broker under an
+// idempotent acks=all producer, moves the topic's first replica to it
+// (throttled) and back, and takes it out again.
+const dockerMembersRunbook = "---\n" + `title: a broker added and removed on Docker
+nodes: 3
+---
+` + "```kafka" + `
+topic create up --replicas 1:2:3 --config min.insync.replicas=2
+produce up --acks all --idempotent --rate 200/s --for 20s --size 64 &
+sleep 2s
+broker add k4
+reassign up --replicas 4:2:3 --throttle 1MB/s
+wait reassigned up
+reassign up --replicas 1:2:3
+wait reassigned up
+broker remove k4
+wait producers --timeout 60s
+read up
+expect lost(up) == 0
+expect duplicates(up) == 0
+expect acked(up) == 4000
+` + "```\n"
+
+// TestBrokerAddDocker runs broker add, reassign and broker remove on the
+// docker backend and checks with the test's own client and the Docker
+// daemon: broker 4 was registered while the run held it (the reassignment
+// to it completed), and afterwards the cluster lists brokers 1 to 3 only,
+// the daemon holds neither k4's container nor its volume, and nothing
+// acknowledged was lost.
+func TestBrokerAddDocker(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier adds and removes brokers on the local backend (TestOperations)
+	testcluster.RequireDocker(t)
+	backend, st := testcluster.StartDockerWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3})
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), "dmembers.md", dockerMembersRunbook)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	allHeld(t, res.Runs[0])
+	for _, s := range []string{"k4 registered as broker 4", "k4 shut down and unregistered"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the console lacks %q", s)
+		}
+	}
+	var held bool
+	for _, smp := range res.Runs[0].ISR {
+		held = held || (smp.Topic == "up" && slices.Contains(smp.ISR, 4))
+	}
+	if !held {
+		t.Error("no ISR sample of up has broker 4 in sync: the reassignment never moved a replica to k4")
+	}
+	adm := kadm.NewClient(testClient(t, st.Bootstrap()))
+	brokers, err := adm.ListBrokers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := brokers.NodeIDs(); !slices.Equal(ids, []int32{1, 2, 3}) {
+		t.Errorf("after broker remove the cluster lists brokers %v, want [1 2 3]", ids)
+	}
+	cli := dockerClient(t)
+	cs, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: ofCluster(st.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 3 {
+		t.Errorf("the daemon lists %d containers of the cluster after broker remove, want 3", len(cs))
+	}
+	vols, err := cli.VolumeList(context.Background(), volume.ListOptions{Filters: ofCluster(st.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vols.Volumes {
+		if strings.Contains(v.Name, "k4") {
+			t.Errorf("volume %s of k4 remains after broker remove", v.Name)
+		}
+	}
+}
+
+// dockerClient is a client of the test's own on the Docker daemon.
+func dockerClient(t *testing.T) *dockerclient.Client {
+	t.Helper()
+	cli, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// ofCluster selects what the docker backend made for cluster name.
+func ofCluster(name string) filters.Args {
+	return filters.NewArgs(filters.Arg("label", "kafkabook.cluster="+name))
 }

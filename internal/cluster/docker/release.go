@@ -158,19 +158,8 @@ func (b *Backend) recreate(ctx context.Context, cli *client.Client, c container.
 		_ = cli.ContainerRename(ctx, c.ID, name)
 		return "", fmt.Errorf("create container %s on %s: %w", name, cfg.Image, err)
 	}
-	for _, t := range strings.Split(targets, ",") {
-		if t == "" {
-			continue
-		}
-		rc, _, err := cli.CopyFromContainer(ctx, c.ID, t)
-		if err != nil {
-			return "", fmt.Errorf("copy %s out of %s: %w", t, name, err)
-		}
-		err = cli.CopyToContainer(ctx, resp.ID, path.Dir(t), rc, container.CopyToContainerOptions{})
-		rc.Close()
-		if err != nil {
-			return "", fmt.Errorf("copy %s into the new %s: %w", t, name, err)
-		}
+	if err := copyBetween(ctx, cli, c.ID, resp.ID, targets); err != nil {
+		return "", err
 	}
 	if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{}); err != nil {
 		return "", err
@@ -187,4 +176,24 @@ func setEnv(env []string, set map[string]string) []string {
 		out = append(out, key+"="+set[k])
 	}
 	return out
+}
+
+// copyBetween copies the files at targets (comma-separated, as
+// labelConfigs lists them) from container from into container to.
+func copyBetween(ctx context.Context, cli *client.Client, from, to, targets string) error {
+	for _, t := range strings.Split(targets, ",") {
+		if t == "" {
+			continue
+		}
+		rc, _, err := cli.CopyFromContainer(ctx, from, t)
+		if err != nil {
+			return fmt.Errorf("copy %s out of container %.12s: %w", t, from, err)
+		}
+		err = cli.CopyToContainer(ctx, to, path.Dir(t), rc, container.CopyToContainerOptions{})
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("copy %s into container %.12s: %w", t, to, err)
+		}
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 			return cluster.Status{}, err
 		}
 		id, _ := strconv.Atoi(c.Labels[labelNodeID])
-		n := cluster.Node{Name: c.Labels[labelNode], ID: id, Address: c.Labels[labelAddress], State: nodeState(in), Kafka: c.Labels[labelNodeKafka]}
+		n := cluster.Node{Name: c.Labels[labelNode], ID: id, Address: c.Labels[labelAddress], State: nodeState(in), Kafka: c.Labels[labelNodeKafka], Added: c.Labels[labelAdded] == "true"}
 		if l := c.Labels[labelNodeBroker]; l != "" {
 			if err := json.Unmarshal([]byte(l), &n.Broker); err != nil {
 				return cluster.Status{}, fmt.Errorf("container of %s: label %s: %w", n.Name, labelNodeBroker, err)

@@ -119,24 +119,9 @@ func (b *Backend) plan(ctx context.Context, cli *client.Client, cfg cluster.Conf
 	if env["KAFKA_NET"], err = freeNet(b.name, used); err != nil {
 		return nil, err
 	}
-	// A stopped or killed node's container holds no port, but gets its
-	// port back when started: ports of every kafkabook container count as
-	// taken.
-	taken := map[string]bool{}
-	others, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelCluster))})
+	taken, err := takenPorts(ctx, cli)
 	if err != nil {
 		return nil, err
-	}
-	for _, c := range others {
-		in, err := cli.ContainerInspect(ctx, c.ID)
-		if err != nil || in.HostConfig == nil {
-			continue
-		}
-		for _, bs := range in.HostConfig.PortBindings {
-			for _, pb := range bs {
-				taken[pb.HostPort] = true
-			}
-		}
 	}
 	for _, n := range first.Nodes {
 		port, err := freePort(n.HostPort, taken)
@@ -152,6 +137,29 @@ func (b *Backend) plan(ctx context.Context, cli *client.Client, cfg cluster.Conf
 	}
 	p.applyBroker(cfg.Broker)
 	return p, nil
+}
+
+// takenPorts are the host ports of every kafkabook container: a stopped
+// or killed node's container holds no port, but gets its port back when
+// started.
+func takenPorts(ctx context.Context, cli *client.Client) (map[string]bool, error) {
+	taken := map[string]bool{}
+	all, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", labelCluster))})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range all {
+		in, err := cli.ContainerInspect(ctx, c.ID)
+		if err != nil || in.HostConfig == nil {
+			continue
+		}
+		for _, bs := range in.HostConfig.PortBindings {
+			for _, pb := range bs {
+				taken[pb.HostPort] = true
+			}
+		}
+	}
+	return taken, nil
 }
 
 // create makes the network, volumes and containers, starts them and waits
