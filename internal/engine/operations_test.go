@@ -18,6 +18,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
+	"github.com/kafkabook/kafkabook/results"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -315,8 +316,9 @@ func testClient(t *testing.T, seeds []string, opts ...kgo.Opt) *kgo.Client {
 }
 
 // rollRunbook upgrades a Docker or Kubernetes cluster under an idempotent
-// acks=all producer, changing a setting on the way, and finalizes 4.3's
-// metadata.version with Kafka's own tool run in a node's container.
+// acks=all producer, each node shut down cleanly and changing a setting on
+// the way, and finalizes 4.3's metadata.version with Kafka's own tool run
+// in a node's container.
 const rollRunbook = "---\n" + `title: a rolling upgrade on a container backend
 nodes: 3
 ---
@@ -324,7 +326,7 @@ nodes: 3
 topic create up --replicas 1:2:3 --config min.insync.replicas=2
 produce up --acks all --idempotent --rate 200/s --for 20s --size 64 &
 sleep 2s
-roll --to ` + upgradeTo + ` --wait isr --set num.replica.fetchers=2
+roll --to ` + upgradeTo + ` --clean --wait isr --set num.replica.fetchers=2
 wait producers --timeout 60s
 features upgrade --metadata 4.3
 read up
@@ -364,6 +366,7 @@ func TestRollingUpgradeDocker(t *testing.T) {
 		t.Errorf("finalized metadata.version is %d, want %d", got, metadata43Level)
 	}
 	rolledSetting(t, kadm.NewClient(testClient(t, st.Bootstrap())), st)
+	loggedAcrossMove(t, res.Runs[0], st.Nodes, upgradeTo)
 	// The Docker daemon's own word on each container's image.
 	cli := dockerClient(t)
 	cs, err := cli.ContainerList(context.Background(), container.ListOptions{All: true, Filters: ofCluster(st.Name)})
@@ -464,6 +467,7 @@ func TestRollingUpgradeKubernetes(t *testing.T) {
 		t.Errorf("finalized metadata.version is %d, want %d", got, metadata43Level)
 	}
 	rolledSetting(t, kadm.NewClient(testClient(t, st.Bootstrap(), dial)), st)
+	loggedAcrossMove(t, res.Runs[0], st.Nodes, upgradeTo)
 	now, err := backend.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -601,4 +605,25 @@ func dockerClient(t *testing.T) *dockerclient.Client {
 // ofCluster selects what the docker backend made for cluster name.
 func ofCluster(name string) filters.Args {
 	return filters.NewArgs(filters.Arg("label", "kafkabook.cluster="+name))
+}
+
+// loggedAcrossMove checks that the run's evidence holds, for every node
+// moved to release to, the broker's log lines from before the move (its
+// controlled shutdown, logged by the container or pod that was then
+// replaced) and after it (its start on the new release).
+func loggedAcrossMove(t *testing.T, run results.Run, nodes []cluster.Node, to string) {
+	t.Helper()
+	for _, n := range nodes {
+		var before, after bool
+		for _, l := range run.Logs {
+			if l.Node != n.Name {
+				continue
+			}
+			before = before || strings.Contains(strings.ToLower(l.Text), "controlled shutdown")
+			after = after || strings.Contains(l.Text, "Kafka version: "+to)
+		}
+		if !before || !after {
+			t.Errorf("%s: the run's log lines show its controlled shutdown before the move: %v, its start on %s after it: %v", n.Name, before, to, after)
+		}
+	}
 }

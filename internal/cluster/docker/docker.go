@@ -78,6 +78,8 @@ type Backend struct {
 	// next holds what a node's next start changes (release.go).
 	mu   sync.Mutex
 	next map[string]nextStart
+	// earlier keeps the logs of containers replaced or removed.
+	earlier cluster.EarlierLogs
 }
 
 var _ cluster.Backend = (*Backend)(nil)

@@ -11,7 +11,8 @@ import (
 )
 
 // Logs opens a node's broker log: its container's output, stdout and
-// stderr merged.
+// stderr merged, after that of the containers it had before (restart
+// --to, --set) or, for a broker removed, theirs alone.
 func (b *Backend) Logs(ctx context.Context, node string) (io.ReadCloser, error) {
 	cli, err := b.client(ctx)
 	if err != nil {
@@ -23,8 +24,15 @@ func (b *Backend) Logs(ctx context.Context, node string) (io.ReadCloser, error) 
 	}
 	for _, c := range cs {
 		if c.Labels[labelNode] == node {
-			return containerLog(ctx, cli, c.ID)
+			rc, err := containerLog(ctx, cli, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			return b.earlier.Before(node, rc), nil
 		}
+	}
+	if b.earlier.Has(node) {
+		return b.earlier.Before(node, nil), nil // a broker removed
 	}
 	if len(cs) == 0 {
 		return nil, fmt.Errorf("no Docker cluster %q is up", b.name)

@@ -145,6 +145,9 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 	if err != nil {
 		return err
 	}
+	if err := b.keepLog(ctx, cli, c.ID, node); err != nil {
+		return err
+	}
 	if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{}); err != nil {
 		return fmt.Errorf("remove the container of %s: %w", node, err)
 	}

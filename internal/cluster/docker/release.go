@@ -161,6 +161,9 @@ func (b *Backend) recreate(ctx context.Context, cli *client.Client, c container.
 	if err := copyBetween(ctx, cli, c.ID, resp.ID, targets); err != nil {
 		return "", err
 	}
+	if err := b.keepLog(ctx, cli, c.ID, c.Labels[labelNode]); err != nil {
+		return "", err
+	}
 	if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{}); err != nil {
 		return "", err
 	}
@@ -196,4 +199,13 @@ func copyBetween(ctx context.Context, cli *client.Client, from, to, targets stri
 		}
 	}
 	return nil
+}
+
+// keepLog keeps what container id of node logged, before it goes.
+func (b *Backend) keepLog(ctx context.Context, cli *client.Client, id, node string) error {
+	rc, err := containerLog(ctx, cli, id)
+	if err != nil {
+		return fmt.Errorf("reading the log of %s before its container goes: %w", node, err)
+	}
+	return b.earlier.Keep(node, rc)
 }

@@ -37,8 +37,10 @@
 //	         iptables in the sidecar; clients still reach every node
 //
 // powerloss is refused: the node's volume is whatever the cluster's
-// storage provides, and nothing here can drop a broker's unsynced writes. A node's log is its kafka
-// container's log (the pod log API), which outlives kill and start.
+// storage provides, and nothing here can drop a broker's unsynced writes.
+// A node's log is its kafka container's log (the pod log API), which
+// outlives kill and start; a pod made again for another release starts a
+// new one.
 //
 // Everything Up creates carries app.kubernetes.io/managed-by=kafkabook and
 // kafkabook.io/cluster=<cluster>; down deletes exactly what has both, in
@@ -109,6 +111,8 @@ type Backend struct {
 
 	mu   sync.Mutex
 	next map[string]string // node -> the release its next start moves it to
+	// earlier keeps the logs of pods made again on another release.
+	earlier cluster.EarlierLogs
 }
 
 var _ cluster.Backend = (*Backend)(nil)

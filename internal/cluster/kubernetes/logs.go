@@ -11,7 +11,8 @@ import (
 // Logs opens a node's broker log: its kafka container's log (the
 // supervisor's lines and the broker's), through the pod log API. The
 // container outlives kill and start, so the log holds every start of the
-// broker in that pod.
+// broker in that pod; what the node's earlier pods logged (before a move
+// to another release made its pod again) comes first.
 func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) {
 	a, err := b.client(ctx)
 	if err != nil {
@@ -21,7 +22,11 @@ func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) 
 	if err != nil {
 		return nil, err
 	}
-	return b.kafkaLog(ctx, a, all, name)
+	rc, err := b.kafkaLog(ctx, a, all, name)
+	if err != nil {
+		return nil, err
+	}
+	return b.earlier.Before(name, rc), nil
 }
 
 // kafkaLog opens the kafka container's log of node name among all.

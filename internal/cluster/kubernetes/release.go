@@ -192,6 +192,14 @@ func (b *Backend) remake(ctx context.Context, a *api, n node, version string, pr
 	if err != nil {
 		return fmt.Errorf("%s: setting image %s in statefulset %s: %w", n.Name, image, b.statefulSet(), err)
 	}
+	// The pod's log goes with it: kept for the run's evidence.
+	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(n.Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: reading pod %s's log before it goes: %w", n.Name, n.Pod.Name, err)
+	}
+	if err := b.earlier.Keep(n.Name, rc); err != nil {
+		return fmt.Errorf("%s: reading pod %s's log before it goes: %w", n.Name, n.Pod.Name, err)
+	}
 	progress("%s: pod %s made again on %s", n.Name, n.Pod.Name, image)
 	grace := int64(1)
 	old := n.Pod.UID

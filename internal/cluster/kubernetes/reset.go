@@ -79,6 +79,7 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	b.next = nil
 	b.mu.Unlock()
 	b.states.forget()
+	b.earlier.Forget()
 	return b.waitPods(ctx, a, int(*fresh.Spec.Replicas), progress)
 }
 
