@@ -352,11 +352,7 @@ func TestRollingUpgradeDocker(t *testing.T) {
 			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
 		}
 	}
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "droll.md", rollRunbook)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	allHeld(t, res.Runs[0])
+	res, _ := runHeld(t, backend, "droll.md", rollRunbook)
 	for _, n := range st.Nodes {
 		if max := metadataMax(t, n.Address); max < metadata43Level {
 			t.Errorf("after the roll %s supports metadata.version up to %d, want %d (4.3)", n.Name, max, metadata43Level)
@@ -435,11 +431,7 @@ func TestRollingUpgradeKubernetes(t *testing.T) {
 			t.Fatalf("before the roll %s supports metadata.version %d: not a %s broker", n.Name, max, upgradeFrom)
 		}
 	}
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "kroll.md", rollRunbook)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	allHeld(t, res.Runs[0])
+	res, _ := runHeld(t, backend, "kroll.md", rollRunbook)
 	podsAfter := pods()
 	for name, p := range podsAfter {
 		if p.UID == podsBefore[name].UID {
@@ -547,11 +539,7 @@ func TestBrokerAddDocker(t *testing.T) {
 	testcluster.FullTier(t) // the fast tier adds and removes brokers on the local backend (TestOperations)
 	testcluster.RequireDocker(t)
 	backend, st := testcluster.StartDockerWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3})
-	res, _, out, err := runRunbook(t, backend, t.TempDir(), "dmembers.md", dockerMembersRunbook)
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
-	}
-	allHeld(t, res.Runs[0])
+	res, out := runHeld(t, backend, "dmembers.md", dockerMembersRunbook)
 	for _, s := range []string{"k4 registered as broker 4", "k4 shut down and unregistered"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the console lacks %q", s)
@@ -626,4 +614,62 @@ func loggedAcrossMove(t *testing.T, run results.Run, nodes []cluster.Node, to st
 			t.Errorf("%s: the run's log lines show its controlled shutdown before the move: %v, its start on %s after it: %v", n.Name, before, to, after)
 		}
 	}
+}
+
+// dockerQuorumRunbook changes a Docker cluster's dynamic quorum under an
+// idempotent acks=all producer: a fourth node joins it, then the active
+// controller leaves it.
+const dockerQuorumRunbook = "---\n" + `title: the quorum changed on Docker
+nodes: 3
+quorum: dynamic
+---
+` + "```kafka" + `
+topic create q --replicas 1:2:3 --config min.insync.replicas=2
+produce q --acks all --idempotent --rate 200/s --for 20s --size 64 &
+voter add k4
+voter remove controller()
+wait producers --timeout 60s
+read q
+expect lost(q) == 0
+expect duplicates(q) == 0
+expect acked(q) == 4000
+` + "```\n"
+
+// TestQuorumDocker runs voter add and voter remove on a Docker cluster
+// formatted with a dynamic quorum, and checks with Kafka's own
+// kafka-metadata-quorum.sh, run in k4's container: k4 is a voter and the
+// controller removed is not, whose log says it resigned; nothing
+// acknowledged was lost.
+func TestQuorumDocker(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier changes the quorum on the local backend (TestOperations)
+	testcluster.RequireDocker(t)
+	backend, st := testcluster.StartDockerWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3, Quorum: cluster.QuorumDynamic})
+	if st.Quorum != cluster.QuorumDynamic {
+		t.Fatalf("status says quorum %q, want dynamic", st.Quorum)
+	}
+	res, _ := runHeld(t, backend, "dquorum.md", dockerQuorumRunbook)
+	run := res.Runs[0]
+	removed := run.Faults[len(run.Faults)-1].Nodes[0]
+	desc, err := backend.Tool(context.Background(), "k4", "org.apache.kafka.tools.MetadataQuorumCommand", []string{"--bootstrap-server", cluster.ToolBootstrap, "describe", "--status"})
+	if err != nil {
+		t.Fatalf("kafka-metadata-quorum.sh describe: %v\n%s", err, desc)
+	}
+	want := slices.DeleteFunc([]string{"1", "2", "3", "4"}, func(id string) bool { return "k"+id == removed })
+	if got := quorumVoters(t, desc); !slices.Equal(got, want) {
+		t.Errorf("kafka-metadata-quorum.sh lists voters %v, want %v (k4 added, %s removed)", got, want, removed)
+	}
+	testcluster.WaitLog(t, backend, removed, "is not in the committed voter set", 10*time.Second)
+}
+
+// runHeld runs src on backend and fails the test unless the run
+// completed with every expectation held; it returns the results and the
+// console.
+func runHeld(t *testing.T, backend cluster.Backend, name, src string) (*results.Results, string) {
+	t.Helper()
+	res, _, out, err := runRunbook(t, backend, t.TempDir(), name, src)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	allHeld(t, res.Runs[0])
+	return res, out
 }

@@ -33,6 +33,13 @@ const labelAdded = "kafkabook.added"
 // AddBroker starts a broker-only node with the next id on release version
 // ("" the cluster's) and returns it; the caller waits for it to register.
 func (b *Backend) AddBroker(ctx context.Context, version string, progress cluster.Progress) (cluster.Node, error) {
+	return b.addNode(ctx, version, false, progress)
+}
+
+// addNode starts the next node on release version ("" the cluster's): a
+// broker alone, or (controller) a broker and controller formatted to join
+// a dynamic quorum as an observer.
+func (b *Backend) addNode(ctx context.Context, version string, controller bool, progress cluster.Progress) (cluster.Node, error) {
 	cli, err := b.client(ctx)
 	if err != nil {
 		return cluster.Node{}, err
@@ -82,7 +89,7 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 	oldIP, oldAddr := cs[0].Labels[labelIP], cs[0].Labels[labelAddress]
 	cfg := *first.Config
 	cfg.Image, cfg.Hostname = image, name
-	cfg.Env = brokerEnv(first.Config.Env, id, oldIP, ip, oldAddr, "localhost:"+port)
+	cfg.Env = nodeEnv(first.Config.Env, id, controller, oldIP, ip, oldAddr, "localhost:"+port)
 	cfg.Labels = maps.Clone(first.Config.Labels)
 	maps.Copy(cfg.Labels, map[string]string{
 		labelNode: name, labelNodeID: strconv.Itoa(id), labelAddress: "localhost:" + port, labelIP: ip,
@@ -161,27 +168,36 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 	return nil
 }
 
-// brokerEnv is the first node's environment made a broker-only node's:
-// its id, no controller role or listener, its own address and host port.
-func brokerEnv(env []string, id int, oldIP, ip, oldAddr, addr string) []string {
+// nodeEnv is the first node's environment made an added node's: its id,
+// its own address and host port, and either no controller role or
+// listener (a broker alone) or, for a controller, a format that joins
+// the dynamic quorum as an observer.
+func nodeEnv(env []string, id int, controller bool, oldIP, ip, oldAddr, addr string) []string {
 	vars := map[string]string{}
 	for _, e := range env {
 		k, v, _ := strings.Cut(e, "=")
 		vars[k] = v
 	}
 	vars["KAFKA_NODE_ID"] = strconv.Itoa(id)
-	vars["KAFKA_PROCESS_ROLES"] = "broker"
-	ctl := strings.Split(vars["KAFKA_CONTROLLER_LISTENER_NAMES"], ",")
-	var listeners []string
-	for _, l := range strings.Split(vars["KAFKA_LISTENERS"], ",") {
-		if name, _, _ := strings.Cut(l, "://"); !slices.Contains(ctl, name) {
-			listeners = append(listeners, l)
-		}
-	}
-	vars["KAFKA_LISTENERS"] = strings.Join(listeners, ",")
+	delete(vars, "KAFKABOOK_INITIAL_CONTROLLERS")
 	adv := vars["KAFKA_ADVERTISED_LISTENERS"]
 	adv = strings.ReplaceAll(adv, oldAddr, addr)
 	vars["KAFKA_ADVERTISED_LISTENERS"] = strings.ReplaceAll(adv, "//"+oldIP+":", "//"+ip+":")
+	if controller {
+		vars["KAFKABOOK_NO_INITIAL_CONTROLLERS"] = "true"
+	} else {
+		vars["KAFKA_PROCESS_ROLES"] = "broker"
+		ctl := strings.Split(vars["KAFKA_CONTROLLER_LISTENER_NAMES"], ",")
+		for _, key := range []string{"KAFKA_LISTENERS", "KAFKA_ADVERTISED_LISTENERS"} {
+			var keep []string
+			for _, l := range strings.Split(vars[key], ",") {
+				if name, _, _ := strings.Cut(l, "://"); !slices.Contains(ctl, name) {
+					keep = append(keep, l)
+				}
+			}
+			vars[key] = strings.Join(keep, ",")
+		}
+	}
 	out := make([]string, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])

@@ -55,5 +55,14 @@ read -r -a log4j <<<"${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=/etc/kafkabo
 read -r -a opts <<<"${KAFKA_OPTS:-}"
 jvm=("${heap[@]}" "${perf[@]}" "${log4j[@]}" "${opts[@]}" -cp '/opt/kafka/libs/*')
 
-java "${jvm[@]}" kafka.tools.StorageTool format --ignore-formatted -t "$CLUSTER_ID" -c "$conf"
+# A dynamic controller quorum (KIP-853): kafkabook names the initial
+# voters, each with its directory id, or none for a controller that joins
+# as an observer.
+format=(--ignore-formatted -t "$CLUSTER_ID" -c "$conf")
+if [[ -n "${KAFKABOOK_INITIAL_CONTROLLERS:-}" ]]; then
+  format+=(--initial-controllers "$KAFKABOOK_INITIAL_CONTROLLERS")
+elif [[ -n "${KAFKABOOK_NO_INITIAL_CONTROLLERS:-}" ]]; then
+  format+=(--no-initial-controllers)
+fi
+java "${jvm[@]}" kafka.tools.StorageTool format "${format[@]}"
 exec java "${jvm[@]}" kafka.Kafka "$conf"

@@ -45,7 +45,7 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	st := cluster.Status{Name: b.name, Backend: Name, Kafka: cs[0].Labels[labelKafka], Broker: broker}
+	st := cluster.Status{Name: b.name, Backend: Name, Kafka: cs[0].Labels[labelKafka], Broker: broker, Quorum: cs[0].Labels[labelQuorum]}
 	for _, c := range cs {
 		in, err := cli.ContainerInspect(ctx, c.ID)
 		if err != nil {

@@ -41,9 +41,22 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if err != nil {
 		return cluster.Status{}, err
 	}
-	image, err := b.image(ctx, cli, p.Nodes[0].Service.Image, cfg.Kafka, progress)
+	want := p.Nodes[0].Service.Image
+	if cfg.Quorum == cluster.QuorumDynamic {
+		// Only kafkabook/kafka's entrypoint formats the initial voters.
+		want = ImageName(cfg.Kafka)
+	}
+	image, err := b.image(ctx, cli, want, cfg.Kafka, progress)
 	if err != nil {
 		return cluster.Status{}, err
+	}
+	if cfg.Quorum == cluster.QuorumDynamic {
+		if image != ImageName(cfg.Kafka) {
+			return cluster.Status{}, fmt.Errorf("a dynamic controller quorum needs the image `kafkabook image build --kafka %s` makes (%s), whose entrypoint formats the initial voters; %s does not", cfg.Kafka, ImageName(cfg.Kafka), image)
+		}
+		if err := p.applyQuorum(); err != nil {
+			return cluster.Status{}, err
+		}
 	}
 	progress("starting %d Kafka %s nodes from %s on network %s (%s.0/24)", len(p.Nodes), cfg.Kafka, image, p.Networks[p.Nodes[0].Network].Name, p.Environment["KAFKA_NET"])
 	status, err := b.create(ctx, cli, p, cfg, image, progress)
@@ -177,7 +190,7 @@ func (b *Backend) create(ctx context.Context, cli *client.Client, p *project, cf
 			labelNode: n.Name, labelNodeID: strconv.Itoa(n.ID), labelKafka: cfg.Kafka,
 			labelBroker: string(broker), labelAddress: "localhost:" + n.HostPort,
 			labelNetwork: netName, labelIP: n.IP, labelOwner: self().String(),
-			labelKept: strconv.FormatBool(cfg.Keep), labelCreated: created,
+			labelKept: strconv.FormatBool(cfg.Keep), labelCreated: created, labelQuorum: cmp.Or(cfg.Quorum, cluster.QuorumStatic),
 		})
 		if err != nil {
 			return cluster.Status{}, err

@@ -3,8 +3,6 @@ package kubernetes
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"text/template"
 
 	"github.com/kafkabook/kafkabook"
+	"github.com/kafkabook/kafkabook/internal/cluster"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -183,24 +182,11 @@ func envKey(setting string) string {
 	return "KAFKA_" + strings.ToUpper(r.Replace(setting))
 }
 
-// clusterID is a fresh KRaft cluster id: 16 random bytes, base64url, not
-// starting with '-' (kafka-storage would take it for an option; Kafka's
-// own Uuid.randomUuid draws again too).
-func clusterID() string {
-	b := make([]byte, 16)
-	for {
-		rand.Read(b)
-		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
-			return id
-		}
-	}
-}
-
 // newParams are the template's values for a cluster of n nodes.
 func (b *Backend) newParams(namespace string, n int, image, pull string) params {
 	p := params{
 		Name: b.name, Namespace: namespace, Pool: Pool, Service: b.service(), Domain: b.opts.Domain,
-		Nodes: n, Image: image, PullPolicy: pull, ClusterID: clusterID(),
+		Nodes: n, Image: image, PullPolicy: pull, ClusterID: cluster.RandomUUID(),
 		RF: min(3, n), MinISR: min(2, n),
 	}
 	var voters []string

@@ -105,7 +105,7 @@ func (b *Backend) remade(old *appsv1.StatefulSet) (*appsv1.StatefulSet, error) {
 	id := false
 	for i := range c.Env {
 		if c.Env[i].Name == "CLUSTER_ID" {
-			c.Env[i] = corev1.EnvVar{Name: "CLUSTER_ID", Value: clusterID()}
+			c.Env[i] = corev1.EnvVar{Name: "CLUSTER_ID", Value: cluster.RandomUUID()}
 			id = true
 		}
 	}

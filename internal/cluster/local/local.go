@@ -6,9 +6,7 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -191,7 +189,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 	}
 	st := state{
 		Name: b.name, Kafka: dist.Version, Libs: dist.Libs, Broker: cfg.Broker,
-		ClusterID: clusterID(),
+		ClusterID: cluster.RandomUUID(),
 		Network:   Network{Bridge: "kb" + t, Subnet: subnet},
 		Created:   time.Now().UTC(),
 		Owner:     self(),
@@ -204,7 +202,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 		name := fmt.Sprintf("k%d", i)
 		n := nodeState{Name: name, ID: i, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name)}
 		if st.Dynamic {
-			n.DirectoryID = randomUUID()
+			n.DirectoryID = cluster.RandomUUID()
 		}
 		st.Nodes = append(st.Nodes, n)
 	}
@@ -292,23 +290,6 @@ func (b *Backend) create(ctx context.Context, st *state, ready cluster.Ready, pr
 	}
 	st.Ready = true
 	return status, b.save(*st)
-}
-
-// clusterID is a random Kafka cluster id: 16 bytes, base64url. The
-// storage tool reads an id that starts with '-' as a flag, so avoid one.
-func clusterID() string { return randomUUID() }
-
-// randomUUID is a random id as Kafka writes one (base64 of 16 bytes, URL
-// alphabet, unpadded), never starting with '-', which a command line would
-// take for a flag.
-func randomUUID() string {
-	id := make([]byte, 16)
-	for {
-		rand.Read(id)
-		if s := base64.RawURLEncoding.EncodeToString(id); s[0] != '-' {
-			return s
-		}
-	}
 }
 
 // anyAlive reports whether any node process of the state still runs.

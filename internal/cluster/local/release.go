@@ -157,7 +157,7 @@ func (b *Backend) reset(ctx context.Context, st *state, progress cluster.Progres
 			return err
 		}
 	}
-	st.ClusterID = clusterID()
+	st.ClusterID = cluster.RandomUUID()
 	if err := b.save(*st); err != nil {
 		return err
 	}
