@@ -31,7 +31,7 @@ var brokerAddDirective = &Directive{
 	check: checkBrokerAdd,
 	Name:  "broker add",
 	Summary: "Start a new broker, the next node id after the cluster's (k4 on three nodes), and wait until it is registered: a broker only, on the controller quorum the cluster was made with, " +
-		"holding no replica until one is assigned to it (reassign). The steps after it may name it. The local and docker backends can (docker: a container made as k1's is, with its own address, port and volume).",
+		"holding no replica until one is assigned to it (reassign). The steps after it may name it. The local, docker and kubernetes backends can (docker: a container made as k1's is, with its own address, port and volume; kubernetes: a pod of a broker pool, a StatefulSet of its own).",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindText}},
 	Flags: []FlagSpec{
 		{Name: "kafka", Kind: KindRelease, Meta: "VERSION",

@@ -130,7 +130,7 @@ func Lacks(b Backend, need string) string {
 		}
 	case NeedBrokerAdd, NeedBrokerRemove:
 		if _, ok := b.(Members); !ok {
-			return fmt.Sprintf("%s needs a backend that can grow a running cluster: the local and docker backends can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that can grow a running cluster: the local, docker and kubernetes backends can; this one cannot yet", need)
 		}
 	case NeedVoterAdd, NeedVoterRemove:
 		_, ok := b.(Controllers)

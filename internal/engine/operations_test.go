@@ -506,10 +506,10 @@ func TestRollingUpgradeKubernetes(t *testing.T) {
 	}
 }
 
-// dockerMembersRunbook grows a Docker cluster by a broker under an
-// idempotent acks=all producer, moves the topic's first replica to it
+// membersRunbook grows a Docker or Kubernetes cluster by a broker under
+// an idempotent acks=all producer, moves the topic's first replica to it
 // (throttled) and back, and takes it out again.
-const dockerMembersRunbook = "---\n" + `title: a broker added and removed on Docker
+const membersRunbook = "---\n" + `title: a broker added and removed
 nodes: 3
 ---
 ` + "```kafka" + `
@@ -539,7 +539,7 @@ func TestBrokerAddDocker(t *testing.T) {
 	testcluster.FullTier(t) // the fast tier adds and removes brokers on the local backend (TestOperations)
 	testcluster.RequireDocker(t)
 	backend, st := testcluster.StartDockerWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3})
-	res, out := runHeld(t, backend, "dmembers.md", dockerMembersRunbook)
+	res, out := runHeld(t, backend, "dmembers.md", membersRunbook)
 	for _, s := range []string{"k4 registered as broker 4", "k4 shut down and unregistered"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the console lacks %q", s)
@@ -672,4 +672,58 @@ func runHeld(t *testing.T, backend cluster.Backend, name, src string) (*results.
 	}
 	allHeld(t, res.Runs[0])
 	return res, out
+}
+
+// TestBrokerAddKubernetes runs broker add, reassign and broker remove on
+// the kubernetes backend and checks with the test's own clients: broker 4
+// was in sync while the run held it, and afterwards the cluster lists
+// brokers 1 to 3 only and the Kubernetes API holds neither k4's pod nor
+// its volume claim; nothing acknowledged was lost.
+func TestBrokerAddKubernetes(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier adds and removes brokers on the local backend (TestOperations)
+	ctx := context.Background()
+	backend, st := testcluster.StartKubernetes(t, nil)
+	res, out := runHeld(t, backend, "kmembers.md", membersRunbook)
+	for _, s := range []string{"k4 registered as broker 4", "k4 shut down and unregistered"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the console lacks %q", s)
+		}
+	}
+	var held bool
+	for _, smp := range res.Runs[0].ISR {
+		held = held || (smp.Topic == "up" && slices.Contains(smp.ISR, 4))
+	}
+	if !held {
+		t.Error("no ISR sample of up has broker 4 in sync: the reassignment never moved a replica to k4")
+	}
+	access, err := backend.Access(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers, err := kadm.NewClient(testClient(t, st.Bootstrap(), kgo.Dialer(access.Dial))).ListBrokers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := brokers.NodeIDs(); !slices.Equal(ids, []int32{1, 2, 3}) {
+		t.Errorf("after broker remove the cluster lists brokers %v, want [1 2 3]", ids)
+	}
+	cs := testcluster.KubernetesClient(t, testcluster.Kubeconfig(t))
+	ns := backend.Namespace(ctx)
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "strimzi.io/cluster=" + st.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 3 {
+		t.Errorf("after broker remove %d broker pods remain, want 3", len(pods.Items))
+	}
+	err = poll.Until(ctx, 250*time.Millisecond, time.Minute, nil, func(ctx context.Context) (bool, string, error) {
+		claims, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return len(claims.Items) == 3, fmt.Sprintf("%d claims", len(claims.Items)), nil
+	})
+	if err != nil {
+		t.Errorf("k4's volume claim remains after broker remove: %v", err)
+	}
 }

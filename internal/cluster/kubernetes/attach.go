@@ -63,8 +63,9 @@ var (
 // Strimzi's labels a broker pod carries; labelStrimziCluster is the
 // deployed backend's.
 const (
-	labelBrokerRole   = "strimzi.io/broker-role"
-	annStrimziVersion = "strimzi.io/kafka-version"
+	labelBrokerRole     = "strimzi.io/broker-role"
+	labelControllerRole = "strimzi.io/controller-role"
+	annStrimziVersion   = "strimzi.io/kafka-version"
 )
 
 // Attach returns the cluster called name, found in the namespace by its

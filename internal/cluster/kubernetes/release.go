@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/internal/poll"
 )
 
 // A node moves to another Kafka release as a StatefulSet's pod does in a
@@ -172,8 +171,12 @@ func (b *Backend) nextRelease(node string, op cluster.Op) (string, bool) {
 // node's settings annotation moves to the new pod.
 func (b *Backend) remake(ctx context.Context, a *api, n node, version string, progress cluster.Progress) error {
 	image := ImageName(version)
+	set := b.statefulSet()
+	if n.Pod.Labels[labelPool] == BrokerPool {
+		set = b.brokerSet()
+	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.statefulSet(), metav1.GetOptions{})
+		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, set, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -190,7 +193,7 @@ func (b *Backend) remake(ctx context.Context, a *api, n node, version string, pr
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%s: setting image %s in statefulset %s: %w", n.Name, image, b.statefulSet(), err)
+		return fmt.Errorf("%s: setting image %s in statefulset %s: %w", n.Name, image, set, err)
 	}
 	// The pod's log goes with it: kept for the run's evidence.
 	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(n.Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
@@ -207,27 +210,7 @@ func (b *Backend) remake(ctx context.Context, a *api, n node, version string, pr
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s: deleting pod %s: %w", n.Name, n.Pod.Name, err)
 	}
-	var made *corev1.Pod
-	err = poll.Until(ctx, 250*time.Millisecond, podsTimeout, progress, func(ctx context.Context) (bool, string, error) {
-		p, err := a.cs.CoreV1().Pods(a.namespace).Get(ctx, n.Pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, "the old pod is gone, the new one not made yet", nil
-		}
-		if err != nil {
-			return false, "", err
-		}
-		if p.UID == old {
-			return false, "the old pod is terminating", nil
-		}
-		if err := podTrouble(*p); err != nil {
-			return false, "", err
-		}
-		if !running(*p, containerKafka) || !running(*p, containerFaults) {
-			return false, fmt.Sprintf("pod %s: %s", p.Name, unscheduled(*p)), nil
-		}
-		made = p
-		return true, "", nil
-	})
+	made, err := b.waitPod(ctx, a, n.Pod.Name, string(old), progress)
 	if err != nil {
 		return fmt.Errorf("%s: waiting for pod %s on %s: %w", n.Name, n.Pod.Name, image, err)
 	}

@@ -18,10 +18,11 @@ var _ cluster.Resetter = (*Backend)(nil)
 
 // Reset makes the cluster new on its own release, as the run after one
 // that moved nodes to another release (or finalized a feature level,
-// which cannot be undone) needs: the StatefulSet and the nodes' claims are
-// deleted, and the StatefulSet made again from the one there was, on the
-// cluster's image, under a new cluster id, without the nodes' own
-// releases; the Service, scripts and clients' pod stay. The caller waits
+// which cannot be undone) needs: the StatefulSets (the broker pool's too)
+// and the nodes' claims are deleted, and the combined nodes' StatefulSet
+// made again from the one there was, on the cluster's image, under a new
+// cluster id, without the nodes' own releases; the Service, scripts and
+// clients' pod stay. The caller waits
 // for the cluster to be healthy.
 func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	a, err := b.client(ctx)
@@ -40,8 +41,10 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	zero := int64(0)
 	background := metav1.DeletePropagationBackground
 	del := metav1.DeleteOptions{GracePeriodSeconds: &zero, PropagationPolicy: &background}
-	if err := a.cs.AppsV1().StatefulSets(a.namespace).Delete(ctx, old.Name, del); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("reset: deleting statefulset %s: %w", old.Name, err)
+	for _, name := range []string{old.Name, b.brokerSet()} { // the brokers added go too
+		if err := a.cs.AppsV1().StatefulSets(a.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reset: deleting statefulset %s: %w", name, err)
+		}
 	}
 	nodeSel := metav1.ListOptions{LabelSelector: labelStrimziCluster + "=" + b.name}
 	err = poll.Until(ctx, 250*time.Millisecond, downTimeout, progress, func(ctx context.Context) (bool, string, error) {

@@ -35,7 +35,7 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	st.Nodes = make([]cluster.Node, len(ns))
 	var wg sync.WaitGroup
 	for i, n := range ns {
-		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited}
+		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited, Added: n.Pod.Labels[labelPool] == BrokerPool}
 		if v := n.Pod.Annotations[annNodeKafka]; v != st.Kafka {
 			st.Nodes[i].Kafka = v
 		}
