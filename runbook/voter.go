@@ -34,7 +34,7 @@ var voterAddDirective = &Directive{
 	Summary: "Make a node one of the controller quorum's voters, as `kafka-metadata-quorum.sh add-controller` does (KIP-853; Kafka's own tool runs on the node). " +
 		"The next node id (k4 on three nodes) is started first, a broker and controller like the others, formatted to follow the quorum as an observer; " +
 		"the step waits until it is registered and has caught up, and after the tool until the quorum lists it among its voters. " +
-		"A node removed by `voter remove` can be added back. Needs `quorum: dynamic`; the local and docker backends can.",
+		"A node removed by `voter remove` can be added back. Needs `quorum: dynamic`; the local, docker and kubernetes backends can.",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindText}},
 	Flags: []FlagSpec{
 		{Name: "kafka", Kind: KindRelease, Meta: "VERSION",
@@ -52,7 +52,7 @@ var voterRemoveDirective = &Directive{
 	Name:  "voter remove",
 	Summary: "Take a node out of the controller quorum's voters, as `kafka-metadata-quorum.sh remove-controller` does (KIP-853; Kafka's own tool, on a running node, with the voter's directory id from DescribeQuorum). " +
 		"`voter remove controller()` removes the active controller, which resigns once the new voter set is committed. " +
-		"The step waits until the quorum no longer lists the node and has a leader; the node runs on as a broker and observer. Needs `quorum: dynamic`; the local and docker backends can.",
+		"The step waits until the quorum no longer lists the node and has a leader; the node runs on as a broker and observer. Needs `quorum: dynamic`; the local, docker and kubernetes backends can.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
 	Example: "voter remove controller()",
 	Alone:   "it needs a dynamic quorum (quorum: dynamic); the engine's TestOperations runs it on a cluster of its own",

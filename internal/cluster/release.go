@@ -135,7 +135,7 @@ func Lacks(b Backend, need string) string {
 	case NeedVoterAdd, NeedVoterRemove:
 		_, ok := b.(Controllers)
 		if _, tools := b.(Tools); !ok || !tools {
-			return fmt.Sprintf("%s needs a backend that formats a dynamic controller quorum (KIP-853) and runs Kafka's own tool on a node: the local and docker backends can; this one cannot yet", need)
+			return fmt.Sprintf("%s needs a backend that formats a dynamic controller quorum (KIP-853) and runs Kafka's own tool on a node: the local, docker and kubernetes backends can; this one cannot yet", need)
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {

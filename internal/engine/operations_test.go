@@ -616,10 +616,10 @@ func loggedAcrossMove(t *testing.T, run results.Run, nodes []cluster.Node, to st
 	}
 }
 
-// dockerQuorumRunbook changes a Docker cluster's dynamic quorum under an
+// quorumRunbook changes a Docker or Kubernetes cluster's dynamic quorum under an
 // idempotent acks=all producer: a fourth node joins it, then the active
 // controller leaves it.
-const dockerQuorumRunbook = "---\n" + `title: the quorum changed on Docker
+const quorumRunbook = "---\n" + `title: the quorum changed
 nodes: 3
 quorum: dynamic
 ---
@@ -647,7 +647,7 @@ func TestQuorumDocker(t *testing.T) {
 	if st.Quorum != cluster.QuorumDynamic {
 		t.Fatalf("status says quorum %q, want dynamic", st.Quorum)
 	}
-	res, _ := runHeld(t, backend, "dquorum.md", dockerQuorumRunbook)
+	res, _ := runHeld(t, backend, "dquorum.md", quorumRunbook)
 	run := res.Runs[0]
 	removed := run.Faults[len(run.Faults)-1].Nodes[0]
 	desc, err := backend.Tool(context.Background(), "k4", "org.apache.kafka.tools.MetadataQuorumCommand", []string{"--bootstrap-server", cluster.ToolBootstrap, "describe", "--status"})
@@ -726,4 +726,29 @@ func TestBrokerAddKubernetes(t *testing.T) {
 	if err != nil {
 		t.Errorf("k4's volume claim remains after broker remove: %v", err)
 	}
+}
+
+// TestQuorumKubernetes runs voter add and voter remove on a Kubernetes
+// cluster formatted with a dynamic quorum, and checks with Kafka's own
+// kafka-metadata-quorum.sh, run in k4's pod: k4 is a voter and the
+// controller removed is not, whose log says it resigned; nothing
+// acknowledged was lost.
+func TestQuorumKubernetes(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier changes the quorum on the local backend (TestOperations)
+	backend, st := testcluster.StartKubernetesWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3, Quorum: cluster.QuorumDynamic})
+	if st.Quorum != cluster.QuorumDynamic {
+		t.Fatalf("status says quorum %q, want dynamic", st.Quorum)
+	}
+	res, _ := runHeld(t, backend, "kquorum.md", quorumRunbook)
+	run := res.Runs[0]
+	removed := run.Faults[len(run.Faults)-1].Nodes[0]
+	desc, err := backend.Tool(context.Background(), "k4", "org.apache.kafka.tools.MetadataQuorumCommand", []string{"--bootstrap-server", cluster.ToolBootstrap, "describe", "--status"})
+	if err != nil {
+		t.Fatalf("kafka-metadata-quorum.sh describe: %v\n%s", err, desc)
+	}
+	want := slices.DeleteFunc([]string{"1", "2", "3", "4"}, func(id string) bool { return "k"+id == removed })
+	if got := quorumVoters(t, desc); !slices.Equal(got, want) {
+		t.Errorf("kafka-metadata-quorum.sh lists voters %v, want %v (k4 added, %s removed)", got, want, removed)
+	}
+	testcluster.WaitLog(t, backend, removed, "is not in the committed voter set", 10*time.Second)
 }

@@ -145,7 +145,7 @@ func (req *RunRequest) start(ctx context.Context, kind string, progress cluster.
 		return nil, usagef("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", req.Runbook, NameOf(b))
 	}
 	if _, ok := b.(cluster.Controllers); req.Quorum == cluster.QuorumDynamic && !ok {
-		return nil, usagef("%s asks for a dynamic controller quorum, which the local and docker backends format: the %s backend cannot", req.Runbook, NameOf(b))
+		return nil, usagef("%s asks for a dynamic controller quorum, which the local, docker and kubernetes backends format: the %s backend cannot", req.Runbook, NameOf(b))
 	}
 	cfg := cluster.Config{Name: req.Default, Kafka: req.Kafka, Nodes: req.Nodes, Broker: req.Broker, Keep: req.Keep, PowerLoss: req.PowerLoss, Quorum: req.Quorum, Ready: req.Ready}
 	// Up removes what it created when it fails or is interrupted.

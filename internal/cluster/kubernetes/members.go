@@ -29,13 +29,20 @@ var _ cluster.Members = (*Backend)(nil)
 // BrokerPool is the node pool of brokers added after the cluster was made.
 const BrokerPool = "broker"
 
-// brokerSet is the broker pool's StatefulSet's name.
-func (b *Backend) brokerSet() string { return b.name + "-" + BrokerPool }
-
 // AddBroker starts a broker-only node with the next id on release version
 // ("" the cluster's) and returns it once its pod runs; the caller waits
 // for it to register.
 func (b *Backend) AddBroker(ctx context.Context, version string, progress cluster.Progress) (cluster.Node, error) {
+	return b.addNode(ctx, version, BrokerPool, progress)
+}
+
+// poolSet is the StatefulSet's name of node pool pool.
+func (b *Backend) poolSet(pool string) string { return b.name + "-" + pool }
+
+// addNode grows node pool pool (BrokerPool or ControllerPool) by the next
+// node id, on release version ("" the cluster's), making the pool's
+// StatefulSet from the combined nodes' when it has none yet.
+func (b *Backend) addNode(ctx context.Context, version, pool string, progress cluster.Progress) (cluster.Node, error) {
 	a, err := b.client(ctx)
 	if err != nil {
 		return cluster.Node{}, err
@@ -64,9 +71,9 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 		image = b.opts.Image
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.brokerSet(), metav1.GetOptions{})
+		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.poolSet(pool), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			s, err = brokerPool(combined, b.brokerSet(), id)
+			s, err = nodePool(combined, pool, b.poolSet(pool), id)
 			if err != nil {
 				return err
 			}
@@ -78,7 +85,7 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 			return err
 		}
 		if end := s.Spec.Ordinals.Start + *s.Spec.Replicas; int(end) != id {
-			return fmt.Errorf("broker add: the broker pool's next pod would be k%d, but the cluster's next node id is %d", end, id)
+			return fmt.Errorf("the %s pool's next pod would be k%d, but the cluster's next node id is %d (a pool's pods number on from its first)", pool, end, id)
 		}
 		setRelease(s, image, version, clusterKafka)
 		*s.Spec.Replicas++
@@ -86,13 +93,13 @@ func (b *Backend) AddBroker(ctx context.Context, version string, progress cluste
 		return err
 	})
 	if err != nil {
-		return cluster.Node{}, fmt.Errorf("broker add: %w", err)
+		return cluster.Node{}, err
 	}
-	pod := fmt.Sprintf("%s-%d", b.brokerSet(), id)
+	pod := fmt.Sprintf("%s-%d", b.poolSet(pool), id)
 	progress("k%d: pod %s on %s", id, pod, image)
 	p, err := b.waitPod(ctx, a, pod, "", progress)
 	if err != nil {
-		return cluster.Node{}, fmt.Errorf("broker add: %w", err)
+		return cluster.Node{}, err
 	}
 	n := cluster.Node{Name: fmt.Sprintf("k%d", id), ID: id, Address: b.address(*p), State: cluster.Running, Added: true}
 	if version != clusterKafka {
@@ -109,15 +116,17 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 	if err != nil {
 		return err
 	}
-	if n.Pod.Labels[labelPool] != BrokerPool {
-		return fmt.Errorf("broker remove %s: only a broker added by broker add can go on the kubernetes backend (the combined pool's nodes are its controllers)", node)
+	pool := n.Pod.Labels[labelPool]
+	if pool != BrokerPool && pool != ControllerPool {
+		return fmt.Errorf("broker remove %s: only a node added by broker add or voter add can go on the kubernetes backend (a StatefulSet scales down from its end, and the combined pool's are the cluster's first nodes)", node)
 	}
-	s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.brokerSet(), metav1.GetOptions{})
+	set := b.poolSet(pool)
+	s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, set, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
 	if last := int(s.Spec.Ordinals.Start+*s.Spec.Replicas) - 1; last != n.ID {
-		return fmt.Errorf("broker remove %s: a StatefulSet scales down from its end, and the broker pool ends at k%d: remove k%d first", node, last, last)
+		return fmt.Errorf("broker remove %s: a StatefulSet scales down from its end, and the %s pool ends at k%d: remove k%d first", node, pool, last, last)
 	}
 	if err := b.Apply(ctx, cluster.Stop, []string{node}, progress); err != nil {
 		return err
@@ -130,7 +139,7 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 		return fmt.Errorf("broker remove %s: reading pod %s's log before it goes: %w", node, n.Pod.Name, err)
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.brokerSet(), metav1.GetOptions{})
+		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, set, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -139,7 +148,7 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("broker remove %s: scaling statefulset %s down: %w", node, b.brokerSet(), err)
+		return fmt.Errorf("broker remove %s: scaling statefulset %s down: %w", node, set, err)
 	}
 	return poll.Until(ctx, 250*time.Millisecond, downTimeout, progress, func(ctx context.Context) (bool, string, error) {
 		_, err := a.cs.CoreV1().Pods(a.namespace).Get(ctx, n.Pod.Name, metav1.GetOptions{})
@@ -150,10 +159,10 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 	})
 }
 
-// brokerPool is the broker pool's StatefulSet of one pod, node id, made
-// from the combined pool's: the same pods but for the pool's labels and a
-// broker's role, listeners and name.
-func brokerPool(combined *appsv1.StatefulSet, name string, id int) (*appsv1.StatefulSet, error) {
+// nodePool is node pool pool's StatefulSet of one pod, node id, made
+// from the combined pool's: the same pods but for the pool's labels and,
+// for the broker pool, a broker's role and listeners.
+func nodePool(combined *appsv1.StatefulSet, pool, name string, id int) (*appsv1.StatefulSet, error) {
 	s := &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: combined.Namespace, Labels: combined.Labels},
 		Spec:       *combined.Spec.DeepCopy(),
@@ -161,9 +170,12 @@ func brokerPool(combined *appsv1.StatefulSet, name string, id int) (*appsv1.Stat
 	one := int32(1)
 	s.Spec.Replicas = &one
 	s.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: int32(id)}
-	s.Spec.Selector.MatchLabels[labelPool] = BrokerPool
+	s.Spec.Selector.MatchLabels[labelPool] = pool
 	tmpl := &s.Spec.Template
-	tmpl.Labels[labelPool] = BrokerPool
+	tmpl.Labels[labelPool] = pool
+	if pool != BrokerPool {
+		return s, nil
+	}
 	tmpl.Labels[labelControllerRole] = "false"
 	c := kafkaContainer(&tmpl.Spec)
 	if c == nil {

@@ -172,8 +172,8 @@ func (b *Backend) nextRelease(node string, op cluster.Op) (string, bool) {
 func (b *Backend) remake(ctx context.Context, a *api, n node, version string, progress cluster.Progress) error {
 	image := ImageName(version)
 	set := b.statefulSet()
-	if n.Pod.Labels[labelPool] == BrokerPool {
-		set = b.brokerSet()
+	if pool := n.Pod.Labels[labelPool]; pool != Pool {
+		set = b.poolSet(pool)
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, set, metav1.GetOptions{})

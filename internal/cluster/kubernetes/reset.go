@@ -41,7 +41,7 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 	zero := int64(0)
 	background := metav1.DeletePropagationBackground
 	del := metav1.DeleteOptions{GracePeriodSeconds: &zero, PropagationPolicy: &background}
-	for _, name := range []string{old.Name, b.brokerSet()} { // the brokers added go too
+	for _, name := range []string{old.Name, b.poolSet(BrokerPool), b.poolSet(ControllerPool)} { // the nodes added go too
 		if err := a.cs.AppsV1().StatefulSets(a.namespace).Delete(ctx, name, del); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("reset: deleting statefulset %s: %w", name, err)
 		}

@@ -26,7 +26,7 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	if len(ns) == 0 {
 		return cluster.Status{}, fmt.Errorf("%w: no Kubernetes cluster %q is up in namespace %s (start one with `kafkabook cluster up --backend kubernetes`)", cluster.ErrNotFound, b.name, a.namespace)
 	}
-	st := cluster.Status{Name: b.name, Backend: Name, Kafka: ns[0].Pod.Annotations[annKafka]}
+	st := cluster.Status{Name: b.name, Backend: Name, Kafka: ns[0].Pod.Annotations[annKafka], Quorum: ns[0].Pod.Annotations[annQuorum]}
 	if raw, ok := ns[0].Pod.Annotations[annBroker]; ok {
 		if err := json.Unmarshal([]byte(raw), &st.Broker); err != nil {
 			return cluster.Status{}, fmt.Errorf("pod %s: annotation %s=%q is not a JSON object of settings (%v): take the cluster down and start it again", ns[0].Pod.Name, annBroker, raw, err)
@@ -35,7 +35,7 @@ func (b *Backend) Status(ctx context.Context) (cluster.Status, error) {
 	st.Nodes = make([]cluster.Node, len(ns))
 	var wg sync.WaitGroup
 	for i, n := range ns {
-		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited, Added: n.Pod.Labels[labelPool] == BrokerPool}
+		st.Nodes[i] = cluster.Node{Name: n.Name, ID: n.ID, Address: b.address(n.Pod), State: cluster.Exited, Added: n.Pod.Labels[labelPool] != Pool}
 		if v := n.Pod.Annotations[annNodeKafka]; v != st.Kafka {
 			st.Nodes[i].Kafka = v
 		}

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,6 +68,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		return cluster.Status{}, err
 	}
 	m.applyBroker(cfg.Broker)
+	if cfg.Quorum == cluster.QuorumDynamic {
+		if err := m.applyQuorum(); err != nil {
+			return cluster.Status{}, err
+		}
+	}
 	broker, _ := json.Marshal(cfg.Broker) // a map of strings always encodes
 	if cfg.Broker == nil {
 		broker = []byte("{}")
@@ -76,6 +82,7 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		tmpl.Annotations = map[string]string{}
 	}
 	tmpl.Annotations[annKafka] = cfg.Kafka
+	tmpl.Annotations[annQuorum] = cmp.Or(cfg.Quorum, cluster.QuorumStatic)
 	tmpl.Annotations[annBroker] = string(broker)
 	tmpl.Annotations[annKept] = strconv.FormatBool(cfg.Keep)
 	tmpl.Annotations[annOwner] = owner()
