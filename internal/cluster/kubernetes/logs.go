@@ -35,9 +35,28 @@ func (b *Backend) kafkaLog(ctx context.Context, a *api, all []node, name string)
 	if err != nil {
 		return nil, err
 	}
-	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(ns[0].Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
+	rc, err := a.podLog(ctx, ns[0].Pod.Name)
 	if err != nil {
 		return nil, fmt.Errorf("log of %s (pod %s): %w", name, ns[0].Pod.Name, err)
 	}
 	return rc, nil
+}
+
+// podLog opens the kafka container's log of pod.
+func (a *api) podLog(ctx context.Context, pod string) (io.ReadCloser, error) {
+	return a.cs.CoreV1().Pods(a.namespace).GetLogs(pod, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
+}
+
+// keepLog keeps what node n's pod logged, before the pod goes (made
+// again on another release, or a pool scaled down by it): the run's
+// evidence reads it at the end.
+func (b *Backend) keepLog(ctx context.Context, a *api, n node) error {
+	rc, err := a.podLog(ctx, n.Pod.Name)
+	if err == nil {
+		err = b.earlier.Keep(n.Name, rc)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: reading pod %s's log before it goes: %w", n.Name, n.Pod.Name, err)
+	}
+	return nil
 }

@@ -57,7 +57,7 @@ func (b *Backend) addNode(ctx context.Context, version, pool string, progress cl
 	id := all[len(all)-1].ID + 1
 	combined, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, b.statefulSet(), metav1.GetOptions{})
 	if err != nil {
-		return cluster.Node{}, fmt.Errorf("broker add: reading statefulset %s: %w", b.statefulSet(), err)
+		return cluster.Node{}, fmt.Errorf("reading statefulset %s: %w", b.statefulSet(), err)
 	}
 	clusterKafka := combined.Spec.Template.Annotations[annKafka]
 	if version == "" {
@@ -131,12 +131,8 @@ func (b *Backend) RemoveBroker(ctx context.Context, node string, progress cluste
 	if err := b.Apply(ctx, cluster.Stop, []string{node}, progress); err != nil {
 		return err
 	}
-	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(n.Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
-	if err == nil {
-		err = b.earlier.Keep(node, rc)
-	}
-	if err != nil {
-		return fmt.Errorf("broker remove %s: reading pod %s's log before it goes: %w", node, n.Pod.Name, err)
+	if err := b.keepLog(ctx, a, n); err != nil {
+		return fmt.Errorf("broker remove %s: %w", node, err)
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := a.cs.AppsV1().StatefulSets(a.namespace).Get(ctx, set, metav1.GetOptions{})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -195,13 +194,8 @@ func (b *Backend) remake(ctx context.Context, a *api, n node, version string, pr
 	if err != nil {
 		return fmt.Errorf("%s: setting image %s in statefulset %s: %w", n.Name, image, set, err)
 	}
-	// The pod's log goes with it: kept for the run's evidence.
-	rc, err := a.cs.CoreV1().Pods(a.namespace).GetLogs(n.Pod.Name, &corev1.PodLogOptions{Container: containerKafka}).Stream(ctx)
-	if err != nil {
-		return fmt.Errorf("%s: reading pod %s's log before it goes: %w", n.Name, n.Pod.Name, err)
-	}
-	if err := b.earlier.Keep(n.Name, rc); err != nil {
-		return fmt.Errorf("%s: reading pod %s's log before it goes: %w", n.Name, n.Pod.Name, err)
+	if err := b.keepLog(ctx, a, n); err != nil {
+		return err
 	}
 	progress("%s: pod %s made again on %s", n.Name, n.Pod.Name, image)
 	grace := int64(1)
