@@ -44,6 +44,8 @@ type recordKey struct {
 	o int64
 }
 
+var _ = handles(consume, runbook.OpConsume)
+
 // consume: consume TOPIC --group G --commit auto|greedy|after|before ... &
 //
 // The member runs as a process of its own (its client's driver; franz-go's
@@ -226,6 +228,8 @@ func (w *workload) groupTally(g *group, in results.GroupInput, evs []results.Con
 	return t
 }
 
+var _ = handles(crashConsumer, runbook.OpCrashConsumer)
+
 // crashConsumer: crash consumer G — SIGKILL, then a check that the
 // process is gone.
 func crashConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.CrashConsumer, log *stepLog) error {
@@ -257,6 +261,8 @@ func crashConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.C
 	return nil
 }
 
+var _ = handles(startConsumer, runbook.OpStartConsumer)
+
 // startConsumer: start consumer G — a new member that resumes from the
 // committed offsets.
 func startConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.StartConsumer, log *stepLog) error {
@@ -287,6 +293,8 @@ func startConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.S
 	return nil
 }
 
+var _ = handles(stopConsumer, runbook.OpStopConsumer)
+
 // stopConsumer: stop consumer G — SIGTERM: the member finishes its batch,
 // commits as its mode does, and leaves the group.
 func stopConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.StopConsumer, log *stepLog) error {
@@ -304,6 +312,8 @@ func stopConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.St
 	log.line("member %d (pid %d) stopped", m.n, m.pid)
 	return nil
 }
+
+var _ = handles(waitConsumer, runbook.OpWaitConsumer)
 
 // waitConsumer: wait consumer G — until the group's member has caught up
 // (nothing unhandled in hand, committed offsets at the end of every
@@ -356,6 +366,8 @@ func waitConsumer(ctx context.Context, w *workload, s runbook.Step, wc runbook.W
 		return false, fmt.Sprintf("group %s: %d record(s) not committed, %d in hand", g.label, behind, inHand), nil
 	})
 }
+
+var _ = handles(offsets, runbook.OpOffsets)
 
 // offsets: offsets G — the committed offsets, asked of the cluster.
 func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets, log *stepLog) error {

@@ -30,7 +30,7 @@ func TestEveryDirectiveRuns(t *testing.T) {
 	}
 	bound := map[runbook.Op]bool{}
 	for _, s := range steps {
-		if bind := runners[s.Op]; bind == nil || bind(s.Action) == nil {
+		if bind := handlers[s.Op]; bind == nil || bind(s.Action) == nil {
 			t.Errorf("%s: %s: no runner takes its %T", s.Pos, s.Text, s.Action)
 		}
 		bound[s.Op] = true
@@ -40,8 +40,8 @@ func TestEveryDirectiveRuns(t *testing.T) {
 			t.Errorf("directive %q is not in runbook.EveryDirective", d.Name)
 		}
 	}
-	if len(runners) != len(runbook.Directives) {
-		t.Errorf("%d runners for %d directives", len(runners), len(runbook.Directives))
+	if len(handlers) != len(runbook.Directives) {
+		t.Errorf("%d step functions for %d directives", len(handlers), len(runbook.Directives))
 	}
 }
 
@@ -51,11 +51,11 @@ func TestEveryDirectiveRuns(t *testing.T) {
 func TestFaultOps(t *testing.T) {
 	named := map[cluster.Op]bool{}
 	for _, d := range runbook.Directives {
-		if bind := runners[d.Op]; bind != nil && bind(runbook.Restart{}) != nil {
+		if bind := handlers[d.Op]; bind != nil && bind(runbook.Restart{}) != nil {
 			named[cluster.Restart] = true // restart and roll: stops and starts, node by node
 			continue
 		}
-		if bind := runners[d.Op]; bind == nil || bind(runbook.Fault{Op: d.Op}) == nil {
+		if bind := handlers[d.Op]; bind == nil || bind(runbook.Fault{Op: d.Op}) == nil {
 			continue
 		}
 		if _, ok := cluster.FaultOf(cluster.Op(d.Op)); !ok {

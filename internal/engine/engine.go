@@ -2,7 +2,8 @@
 // healed cluster, steps in order (produce steps in the background when they
 // end in &), faults through the cluster backend, and the evidence streamed
 // to events.jsonl as it happens. Each directive of the runbook language has
-// its runner here, one file per family, registered in directives.go.
+// its step function here, one file per family, each registered in its file
+// (steps.go).
 package engine
 
 import (

@@ -19,6 +19,8 @@ type checker struct {
 	expects []expectation // in the order written
 }
 
+var _ = handles(expect, runbook.OpExpect)
+
 // expect: expect EXPR. An expectation speaks of the run's outcome, and
 // lost() is only a proof after the final read on the healed cluster; so
 // every expectation is checked then, in the order written, and recorded.

@@ -24,6 +24,8 @@ func (o *observation) recordFeatures(ctx context.Context) {
 	o.con.printf("%s\n", featuresLine(fs))
 }
 
+var _ = handles(features, runbook.OpFeatures)
+
 // features: features — the finalized levels when the step runs, in its
 // output (after an upgrade, say); the run's first levels went to the
 // provenance before it began.

@@ -18,6 +18,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(pauseConsumer, runbook.OpPauseConsumer)
+
 // pauseConsumer: pause consumer G — SIGSTOP of the running member.
 func pauseConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.PauseConsumer, log *stepLog) error {
 	g, err := w.group(a.Group)
@@ -39,6 +41,8 @@ func pauseConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.P
 	log.line("froze member %d (pid %d) with SIGSTOP: its process is stopped (state T); start consumer %s starts a successor beside it", m.n, m.pid, g.label)
 	return nil
 }
+
+var _ = handles(resumeConsumer, runbook.OpResumeConsumer)
 
 // resumeConsumer: resume consumer G — SIGCONT of the newest frozen member.
 func resumeConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.ResumeConsumer, log *stepLog) error {
@@ -135,6 +139,8 @@ func (w *workload) producerOf(label string) (*driver.Producer, error) {
 	return p, nil
 }
 
+var _ = handles(pauseProducer, runbook.OpPauseProducer)
+
 // pauseProducer: pause producer T — SIGSTOP of the driver producing to T.
 func pauseProducer(ctx context.Context, w *workload, s runbook.Step, a runbook.PauseProducer, log *stepLog) error {
 	p, err := w.producerOf(a.Topic)
@@ -147,6 +153,8 @@ func pauseProducer(ctx context.Context, w *workload, s runbook.Step, a runbook.P
 	log.line("froze the producer of %s (driver pid %d) with SIGSTOP: its process is stopped (state T)", a.Topic, p.Pid())
 	return nil
 }
+
+var _ = handles(resumeProducer, runbook.OpResumeProducer)
 
 // resumeProducer: resume producer T — SIGCONT of the driver producing to T.
 func resumeProducer(ctx context.Context, w *workload, s runbook.Step, a runbook.ResumeProducer, log *stepLog) error {

@@ -142,6 +142,8 @@ func (n *nemesis) notRunning(running []int32) string {
 	return strings.Join(out, "; ")
 }
 
+var _ = handles(waitHealthy, runbook.OpWaitHealthy)
+
 // waitHealthy: wait healthy [--timeout DUR]
 func waitHealthy(ctx context.Context, n *nemesis, s runbook.Step, w runbook.WaitHealthy, log *stepLog) error {
 	start := time.Now()

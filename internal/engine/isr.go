@@ -8,6 +8,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(isr, runbook.OpISR)
+
 // isr: isr TOPIC [--via NODE]
 func isr(ctx context.Context, o *observation, s runbook.Step, in runbook.Inspect, log *stepLog) error {
 	label := in.Topic

@@ -26,6 +26,8 @@ func (n *nemesis) members(need string) (cluster.Members, error) {
 	return m, nil
 }
 
+var _ = handles(brokerAdd, runbook.OpBrokerAdd)
+
 // brokerAdd: broker add kN [--kafka VERSION] — the new broker started, then
 // waited for until every running node lists it; from then on the run
 // counts it among the cluster's nodes.
@@ -118,6 +120,8 @@ func (n *nemesis) logTail(ctx context.Context, node string) string {
 	}
 	return ":\n" + n.con.red.String(strings.Join(lines, "\n"))
 }
+
+var _ = handles(brokerRemove, runbook.OpBrokerRemove)
 
 // brokerRemove: broker remove kN — a clean shutdown, then the broker's
 // registration removed, as an operator retires a broker.

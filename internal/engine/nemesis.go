@@ -83,6 +83,8 @@ func (n *nemesis) net() (cluster.NetFaults, error) {
 	return nf, nil
 }
 
+var _ = handles(fault, runbook.OpKill, runbook.OpStop, runbook.OpStart, runbook.OpPause, runbook.OpResume, runbook.OpIsolate, runbook.OpRejoin)
+
 // fault: kill|stop|start|pause|resume|isolate|rejoin NODE...
 // Targets are resolved when the step runs: leader(T) is partition 0's
 // leader at that moment.
@@ -118,6 +120,8 @@ func (n *nemesis) landed(s runbook.Step, kafka string) func(cluster.Op, []string
 	}
 }
 
+var _ = handles(partition, runbook.OpPartition)
+
 // partition: partition NODE... | NODE... [--one-way] [--keep-quorum]
 //
 // The fault event names the partition as written, flags included
@@ -150,6 +154,8 @@ func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partit
 	return nil
 }
 
+var _ = handles(link, runbook.OpLink)
+
 // link: link NODE... --rate RATE — what each node sends is limited to the
 // rate; the fault event carries the nodes and the rate as written
 // ("k2", "10mbit/s"; "0" for none), so the report shades a narrow link.
@@ -177,6 +183,8 @@ func link(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Link, log *
 	return nil
 }
 
+var _ = handles(heal, runbook.OpHeal)
+
 // heal: heal — removes every partition, packet loss and narrow link.
 func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *stepLog) error {
 	nf, err := n.net()
@@ -191,6 +199,8 @@ func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *
 	log.line("network healed: no partition, no loss, no narrow link")
 	return nil
 }
+
+var _ = handles(loss, runbook.OpLoss)
 
 // loss: loss NODE PERCENT
 func loss(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Loss, log *stepLog) error {

@@ -16,9 +16,9 @@ import (
 // nothing of each other, so that a new directive or fault touches its own
 // part only. A new file must be placed here.
 var parts = map[string]string{
-	"engine.go": "runner", "runner.go": "runner", "directives.go": "runner", "sequence.go": "runner", "shell.go": "runner",
+	"engine.go": "runner", "runner.go": "runner", "sequence.go": "runner", "shell.go": "runner",
 
-	"env.go": "ground", "options.go": "ground", "output.go": "ground", "redact.go": "ground",
+	"env.go": "ground", "steps.go": "ground", "options.go": "ground", "output.go": "ground", "redact.go": "ground",
 
 	"workload.go": "workload", "topic.go": "workload", "produce.go": "workload", "txn.go": "workload",
 	"client.go": "workload", "letthrough.go": "workload", "consume.go": "workload", "member.go": "workload",

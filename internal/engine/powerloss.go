@@ -11,6 +11,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(powerloss, runbook.OpPowerloss)
+
 // powerloss: powerloss NODE... — every node loses power at the same
 // moment: its broker is killed and what it had not fsynced is gone. The
 // step says how much that was, node by node. Like kill, it leaves the

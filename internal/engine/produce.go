@@ -26,6 +26,8 @@ const listLimit = 20
 // line (transient: printed, never recorded).
 const progressEvery = time.Second
 
+var _ = handles(produce, runbook.OpProduce)
+
 // produce: produce TOPIC --acks 0|1|all [--from N] [--count N] [--rate N/s]
 // [--for DUR] [--size BYTES] [--keys N] [--key KEY] [--event-id ID]
 // [--idempotent] [--retries N|max] [--max-in-flight N]

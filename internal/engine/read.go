@@ -13,6 +13,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(read, runbook.OpRead)
+
 // read: read TOPIC [--isolation LEVEL] [--via NODE] — a snapshot: what
 // is visible now, to a reader of that isolation level.
 //
@@ -149,6 +151,8 @@ func idList(ids []string) string {
 	}
 	return fmt.Sprintf(" (%s %s ... %s)", ids[0], ids[1], ids[len(ids)-1])
 }
+
+var _ = handles(logs, runbook.OpLogs)
 
 // logs: logs NODE [--grep REGEX] — the node's broker log lines since the
 // run began.

@@ -26,6 +26,8 @@ func reassignment(topic string, replicas [][]int32) string {
 	return topic + " to " + strings.Join(parts, ",")
 }
 
+var _ = handles(reassign, runbook.OpReassign)
+
 // reassign: reassign TOPIC --replicas 2:3:1 [--throttle RATE] — the
 // controller takes the new assignment; wait reassigned follows it to its
 // end. The nemesis remembers it for that wait.
@@ -52,6 +54,8 @@ type reassigning struct {
 	name      string
 	throttled bool
 }
+
+var _ = handles(waitReassigned, runbook.OpWaitReassigned)
 
 // waitReassigned: wait reassigned TOPIC [--timeout DUR] — until the
 // controller lists no reassignment of the topic, then the throttle off.

@@ -13,6 +13,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(restart, runbook.OpRestart, runbook.OpRoll)
+
 // restart: restart NODE... and roll [NODE...] — each node in turn is put
 // on its new release (--to, resolved before it goes down) and given its
 // new settings (--set), shut down
@@ -126,6 +128,8 @@ func (n *nemesis) between(ctx context.Context, r runbook.Restart, progress poll.
 
 // featureTool is Kafka's kafka-features.sh.
 const featureTool = "org.apache.kafka.tools.FeatureCommand"
+
+var _ = handles(featuresUpgrade, runbook.OpFeaturesUpgrade)
 
 // featuresUpgrade: features upgrade --metadata VERSION | --release
 // VERSION | --feature NAME=LEVEL... — Kafka's own tool, run on the first running node with

@@ -18,7 +18,7 @@ import (
 )
 
 // runner executes one run: one pass through the runbook. It sequences
-// the steps and hands each to the part that performs it (directives.go):
+// the steps and hands each to the part that performs it (steps.go, part):
 // the workload (clients under test), the nemesis (faults and repairs), the
 // observation (samplers, logs, reads) or the checker (expectations). It
 // owns nothing else but the steps still running in the background.
@@ -164,7 +164,7 @@ func (r *runner) blocks(ctx context.Context) error {
 // step runs one step, in the background if it ends in &.
 func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 	var run stepFunc
-	if bind := runners[s.Op]; bind != nil {
+	if bind := handlers[s.Op]; bind != nil {
 		run = bind(s.Action)
 	}
 	if run == nil {
@@ -191,6 +191,27 @@ func (r *runner) step(ctx context.Context, block int, s runbook.Step) error {
 		err = r.evidenceErr()
 	}
 	return err
+}
+
+// part hands a step function its part of the run (steps.go): the
+// runner is the one place that holds them all.
+func (r *runner) part(ptr any) bool {
+	switch p := ptr.(type) {
+	case **workload:
+		*p = r.work
+	case **nemesis:
+		*p = r.nem
+	case **observation:
+		*p = r.obs
+	case **checker:
+		*p = &r.check
+	case **backgrounds:
+		*p = &r.bg
+	case *struct{}:
+	default:
+		return false
+	}
+	return true
 }
 
 // runTopic matches the names kafkabook gives topics: the runbook's name and

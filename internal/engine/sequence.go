@@ -71,6 +71,8 @@ func (b *backgrounds) wait(ctx context.Context, timeout time.Duration, log *step
 	return nil
 }
 
+var _ = handles(waitProducers, runbook.OpWaitProducers)
+
 // waitProducers: wait producers [--timeout DUR]
 func waitProducers(ctx context.Context, b *backgrounds, s runbook.Step, w runbook.WaitProducers, log *stepLog) error {
 	start := time.Now()
@@ -80,6 +82,8 @@ func waitProducers(ctx context.Context, b *backgrounds, s runbook.Step, w runboo
 	log.line("background producers done after %.1fs", time.Since(start).Seconds())
 	return nil
 }
+
+var _ = handles(sleep, runbook.OpSleep)
 
 // sleep: sleep DUR
 func sleep(ctx context.Context, _ struct{}, s runbook.Step, sl runbook.Sleep, log *stepLog) error {

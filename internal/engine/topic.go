@@ -11,6 +11,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(topicCreate, runbook.OpTopicCreate)
+
 // topicCreate: topic create NAME [--partitions N] [--replicas 1:2:3] [--replication-factor N] [--config K=V]...
 func topicCreate(ctx context.Context, w *workload, s runbook.Step, tc runbook.TopicCreate, log *stepLog) error {
 	label := tc.Topic

@@ -29,6 +29,8 @@ const (
 	commitAfterBatch  = "after-batch" // without: after the poll's derived records were acknowledged
 )
 
+var _ = handles(transform, runbook.OpTransform)
+
 // transform: transform IN --to OUT --group G [--eos] ... &
 func transform(ctx context.Context, w *workload, s runbook.Step, a runbook.Transform, log *stepLog) error {
 	in, out := w.topic(a.In), w.topic(a.Out)

@@ -32,6 +32,8 @@ func (n *nemesis) controllers(need string) (cluster.Controllers, cluster.Tools, 
 	return c, t, nil
 }
 
+var _ = handles(voterAdd, runbook.OpVoterAdd)
+
 // voterAdd: voter add kN [--kafka VERSION] — a new node started as a
 // broker and controller that follows the quorum, or a node that was a
 // voter, made a voter by Kafka's own tool run on it; then waited for until
@@ -83,6 +85,8 @@ func voterAdd(ctx context.Context, n *nemesis, s runbook.Step, a runbook.VoterAd
 	log.line("%s is a voter after %.1fs: %s", node.Name, time.Since(start).Seconds(), quorumLine(q))
 	return nil
 }
+
+var _ = handles(voterRemove, runbook.OpVoterRemove)
 
 // voterRemove: voter remove NODE — the node taken out of the quorum's
 // voters by Kafka's own tool run on another running node, with the

@@ -11,6 +11,8 @@ import (
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
+var _ = handles(waitLeader, runbook.OpWaitLeader)
+
 // waitLeader: wait leader TOPIC in NODE,NODE [--timeout DUR]
 func waitLeader(ctx context.Context, o *observation, s runbook.Step, w runbook.WaitLeader, log *stepLog) error {
 	label := w.Topic
@@ -36,6 +38,8 @@ func waitLeader(ctx context.Context, o *observation, s runbook.Step, w runbook.W
 	log.line("leader of %s is k%d after %.1fs", label, leader, time.Since(start).Seconds())
 	return nil
 }
+
+var _ = handles(waitISR, runbook.OpWaitISR)
 
 // waitISR: wait isr TOPIC --size N [--timeout DUR]
 func waitISR(ctx context.Context, o *observation, s runbook.Step, w runbook.WaitISR, log *stepLog) error {
