@@ -43,6 +43,8 @@ var FaultKinds = []FaultKind{
 	{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition "},
 	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%"},
 	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0"},
+	{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy"},
+	{Op: "disk in force", Phrase: "disk faults at the run's end"},
 	{Op: "broker add", Phrase: "addition of broker "},
 	{Op: "broker remove", Phrase: "removal of broker "},
 	{Op: "voter add", Phrase: "addition to the controller quorum of "},

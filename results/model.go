@@ -379,6 +379,10 @@ type Fault struct {
 	// (restart --to, roll --to): with the run's release, each node's
 	// release over time.
 	Kafka string `json:"kafka,omitempty"`
+	// Observed is what the cluster showed of a fault, in words, when the
+	// fault can say it: a disk fault ended says how many of the broker's
+	// operations it refused or delayed, or that it met none.
+	Observed string `json:"observed,omitempty"`
 }
 
 // ISRSample is the leader and ISR of one partition at one moment, from fresh

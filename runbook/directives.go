@@ -86,6 +86,10 @@ type Directive struct {
 	Example string
 	// Alone says why Example is left out of EveryDirective ("": it is in).
 	Alone string
+	// Layer says that the step needs a cluster whose nodes' data sits on
+	// the layer kafkabook serves under it (internal/powerfs): a run whose
+	// runbook has such a step starts a cluster with it (Doc.NeedsLayer).
+	Layer bool
 
 	// check checks what the syntax cannot: ranges, combinations of flags,
 	// and the order of steps (a read before its topic was created). topic
@@ -180,6 +184,7 @@ var Directives = []*Directive{
 	resumeProducerDirective,
 	expectDirective,
 	powerlossDirective,
+	diskDirective,
 }
 
 var directiveByName = map[string]*Directive{}

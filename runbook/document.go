@@ -64,6 +64,19 @@ func (d *Doc) Uses(op Op) bool {
 	return false
 }
 
+// NeedsLayer reports whether a step of the runbook needs the layer under
+// each node's data (a directive with Layer: powerloss, disk).
+func (d *Doc) NeedsLayer() bool {
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if dir := Lookup(s.Name); dir != nil && dir.Layer {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Lacking checks each step that hurts the cluster against lacks (a
 // backend's answer to what a step needs: FaultMissing's names) and
 // returns the first step it refuses, with why, as a file:line error;

@@ -2,6 +2,8 @@ package runbook
 
 // powerloss: a node's power cut, its unsynced writes thrown away.
 
+import "fmt"
+
 const OpPowerloss Op = "powerloss"
 
 // Powerloss cuts the nodes' power: powerloss NODE...
@@ -19,34 +21,44 @@ var powerlossDirective = &Directive{
 	Example: `powerloss k1
 start k1`,
 	Hurts: true,
+	Layer: true,
 	Alone: "it needs a cluster on the power-loss layer; the local backend's TestPowerLoss and examples/power-loss.md run it",
 }
 
 func buildPowerloss(st *Step) Action { return Powerloss{Targets: st.targets()} }
 
-// checkPowerloss refuses a power loss that the machine (as the caller's
-// Capabilities say) or the backend the runbook asks for cannot inject
-// truthfully: it needs the local backend, root and FUSE, and is never
-// stood in for by a plain kill. The nodes it takes down stay down until a
-// start, as after kill.
+// checkPowerloss refuses a power loss that the machine or the backend
+// cannot inject truthfully (needLayer); it is never stood in for by a
+// plain kill. The nodes it takes down stay down until a start, as after
+// kill.
 func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
-	var msg string
-	switch {
-	case c.d.Meta.Backend == "docker":
-		msg = "powerloss needs the local backend (backend: docker cannot drop a container's unsynced writes)"
-	case c.d.Meta.Backend == "kubernetes":
-		msg = "powerloss needs the local backend (backend: kubernetes cannot drop a pod's unsynced writes)"
-	case c.caps.PowerLossMissing != "":
-		msg = "powerloss needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
-			"; kafkabook does not fake a power loss with something weaker"
-	}
-	if msg != "" && !c.said(msg) {
-		c.errorf(st.Pos, "%s", msg)
-	}
+	c.needLayer(st, "powerloss", "drop %s unsynced writes")
 	for _, a := range st.Args {
 		if t := a.Target(); t.Node != "" {
 			c.down[t.Node] = *st
 		}
+	}
+}
+
+// needLayer refuses a step of a directive with Layer that the machine (as
+// the caller's Capabilities say) or the backend the runbook asks for
+// cannot serve: the layer under each node's data is a FUSE mount of the
+// local backend, run as root.
+// cannot says what the other backends cannot do, of "a container's" or
+// "a pod's" (%s).
+func (c *checker) needLayer(st *Step, what, cannot string) {
+	var msg string
+	switch {
+	case c.d.Meta.Backend == "docker":
+		msg = what + " needs the local backend (backend: docker cannot " + fmt.Sprintf(cannot, "a container's") + ")"
+	case c.d.Meta.Backend == "kubernetes":
+		msg = what + " needs the local backend (backend: kubernetes cannot " + fmt.Sprintf(cannot, "a pod's") + ")"
+	case c.caps.PowerLossMissing != "":
+		msg = what + " needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
+			"; kafkabook does not fake it with something weaker"
+	}
+	if msg != "" && !c.said(msg) {
+		c.errorf(st.Pos, "%s", msg)
 	}
 }
 

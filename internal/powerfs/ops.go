@@ -69,6 +69,9 @@ func (fs *FS) child(id uint64, name string) (parent, c *node, st fuse.Status) {
 }
 
 func (fs *FS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	_, c, st := fs.child(h.NodeId, name)
@@ -80,6 +83,9 @@ func (fs *FS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out 
 }
 
 func (fs *FS) GetAttr(cancel <-chan struct{}, in *fuse.GetAttrIn, out *fuse.AttrOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	n := fs.node(in.NodeId)
@@ -92,6 +98,9 @@ func (fs *FS) GetAttr(cancel <-chan struct{}, in *fuse.GetAttrIn, out *fuse.Attr
 }
 
 func (fs *FS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.AttrOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	n := fs.node(in.NodeId)
@@ -133,6 +142,9 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.Attr
 }
 
 func (fs *FS) Mkdir(cancel <-chan struct{}, in *fuse.MkdirIn, name string, out *fuse.EntryOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	p, c, st := fs.child(in.NodeId, name)
@@ -150,6 +162,9 @@ func (fs *FS) Mkdir(cancel <-chan struct{}, in *fuse.MkdirIn, name string, out *
 }
 
 func (fs *FS) Create(cancel <-chan struct{}, in *fuse.CreateIn, name string, out *fuse.CreateOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	p, c, st := fs.child(in.NodeId, name)
@@ -189,6 +204,9 @@ func (fs *FS) open(n *node) uint64 {
 }
 
 func (fs *FS) Unlink(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	_, c, st := fs.child(h.NodeId, name)
@@ -218,6 +236,9 @@ func (fs *FS) forget(n *node) {
 }
 
 func (fs *FS) Rmdir(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	_, c, st := fs.child(h.NodeId, name)
@@ -236,6 +257,9 @@ func (fs *FS) Rmdir(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.
 }
 
 func (fs *FS) Rename(cancel <-chan struct{}, in *fuse.RenameIn, oldName, newName string) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	_, src, st := fs.child(in.NodeId, oldName)
@@ -289,6 +313,9 @@ func joinPath(dir, name string) string {
 }
 
 func (fs *FS) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	n := fs.node(in.NodeId)
@@ -322,6 +349,9 @@ func (fs *FS) file(id uint64) (*fileData, fuse.Status) {
 }
 
 func (fs *FS) Read(cancel <-chan struct{}, in *fuse.ReadIn, buf []byte) (fuse.ReadResult, fuse.Status) {
+	if st := fs.failed(); !st.Ok() {
+		return nil, st
+	}
 	f, st := fs.file(in.NodeId)
 	if !st.Ok() {
 		return nil, st
@@ -338,6 +368,9 @@ func (fs *FS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (uint
 }
 
 func (fs *FS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (uint32, fuse.Status) {
+	if st := fs.writing(); !st.Ok() {
+		return 0, st
+	}
 	f, st := fs.file(in.NodeId)
 	if !st.Ok() {
 		return 0, st
@@ -358,10 +391,13 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.Statu
 	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
 	switch in.Mode {
 	case keepSize:
-		return fuse.OK
+		return fs.full()
 	case 0:
 	default:
 		return fuse.Status(syscall.EOPNOTSUPP)
+	}
+	if st := fs.full(); !st.Ok() {
+		return st
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -381,6 +417,9 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.Statu
 }
 
 func (fs *FS) Fsync(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
+	if st := fs.syncing(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	n := fs.node(in.NodeId)
 	fs.mu.Unlock()
@@ -422,6 +461,9 @@ func (fs *FS) Release(cancel <-chan struct{}, in *fuse.ReleaseIn) {
 }
 
 func (fs *FS) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	n := fs.node(in.NodeId)

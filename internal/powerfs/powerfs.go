@@ -116,6 +116,8 @@ type FS struct {
 	nextIno uint64
 	handles map[uint64]*handle
 	nextFh  uint64
+
+	faults faultState // what the disk below does wrong (fault.go)
 }
 
 // handle is an open file or directory.

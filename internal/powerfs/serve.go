@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -146,13 +147,15 @@ func Launch(cmd *exec.Cmd, logFile string, start func(*exec.Cmd) error, timeout 
 
 // serve is the layer's process: it mounts, says so on fd 3, and serves
 // until it is unmounted or told to stop (SIGTERM: unmount, keeping only
-// what is durable). SIGUSR1 writes Pending to the stats file.
+// what is durable). SIGUSR1 writes Pending, the fault in force and its
+// hits to the stats file; SIGUSR2 puts the fault of FaultFile(stats) in
+// force, then does the same.
 func serve(backing, mountpoint, stats string) int {
 	logger := log.New(os.Stderr, "powerfs: ", log.LstdFlags|log.LUTC)
 	// Catch the signals before saying "ok": SIGUSR1 may come at once, and
 	// its default action ends the process.
 	sig := make(chan os.Signal, 4)
-	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTERM, syscall.SIGINT)
 	ready := os.NewFile(3, "ready")
 	fail := func(err error) int {
 		logger.Print(err)
@@ -179,8 +182,17 @@ func serve(backing, mountpoint, stats string) int {
 			logger.Printf("unmounted")
 			return 0
 		case s := <-sig:
-			if s == syscall.SIGUSR1 {
-				if err := writeStats(stats, fs.Pending()); err != nil {
+			if s == syscall.SIGUSR2 {
+				f, err := readFault(FaultFile(stats))
+				if err != nil {
+					logger.Printf("fault: %v", err)
+					continue
+				}
+				fs.SetFault(f)
+				logger.Printf("disk fault: the disk is %s", f)
+			}
+			if s == syscall.SIGUSR1 || s == syscall.SIGUSR2 {
+				if err := writeStats(stats, fs); err != nil {
 					logger.Printf("stats: %v", err)
 				}
 				continue
@@ -194,14 +206,18 @@ func serve(backing, mountpoint, stats string) int {
 	}
 }
 
-// statsRecord is one answer to SIGUSR1.
+// statsRecord is one answer to SIGUSR1 or SIGUSR2.
 type statsRecord struct {
 	Stats
-	At time.Time `json:"at"`
+	Fault Fault     `json:"fault"`
+	Hits  Hits      `json:"hits"`
+	At    time.Time `json:"at"`
 }
 
-func writeStats(path string, s Stats) error {
-	data, err := json.Marshal(statsRecord{Stats: s, At: time.Now()})
+func writeStats(path string, fs *FS) error {
+	r := statsRecord{Stats: fs.Pending(), At: time.Now()}
+	r.Fault, r.Hits = fs.FaultNow()
+	data, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
@@ -215,9 +231,55 @@ func writeStats(path string, s Stats) error {
 // AskPending asks the layer's process pid what a power loss would throw
 // away now, through its stats file.
 func AskPending(pid int, stats string, timeout time.Duration) (Stats, error) {
+	r, err := ask(pid, syscall.SIGUSR1, stats, timeout)
+	return r.Stats, err
+}
+
+// AskFault asks the layer's process pid which fault is in force and what
+// it did so far.
+func AskFault(pid int, stats string, timeout time.Duration) (Fault, Hits, error) {
+	r, err := ask(pid, syscall.SIGUSR1, stats, timeout)
+	return r.Fault, r.Hits, err
+}
+
+// PutFault puts f in force in the layer's process pid (the zero Fault
+// heals the disk) and returns once the layer says it is.
+func PutFault(pid int, stats string, f Fault, timeout time.Duration) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(FaultFile(stats), data, 0o644); err != nil {
+		return err
+	}
+	r, err := ask(pid, syscall.SIGUSR2, stats, timeout)
+	if err == nil && r.Fault != f {
+		err = fmt.Errorf("the power-loss layer (pid %d) has the disk %s, not %s", pid, r.Fault, f)
+	}
+	return err
+}
+
+// FaultFile is where PutFault leaves the fault for the layer whose stats
+// file is stats.
+func FaultFile(stats string) string {
+	return filepath.Join(filepath.Dir(stats), "powerfs-fault.json")
+}
+
+func readFault(path string) (Fault, error) {
+	var f Fault
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	return f, err
+}
+
+// ask sends sig to the layer's process pid and waits for the stats record
+// it writes after it.
+func ask(pid int, sig syscall.Signal, stats string, timeout time.Duration) (statsRecord, error) {
 	asked := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
-		return Stats{}, err
+	if err := syscall.Kill(pid, sig); err != nil {
+		return statsRecord{}, err
 	}
 	deadline := asked.Add(timeout)
 	for {
@@ -225,13 +287,13 @@ func AskPending(pid int, stats string, timeout time.Duration) (Stats, error) {
 		if err == nil {
 			var r statsRecord
 			if err := json.Unmarshal(data, &r); err == nil && !r.At.Before(asked) {
-				return r.Stats, nil
+				return r, nil
 			}
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return Stats{}, err
+			return statsRecord{}, err
 		}
 		if time.Now().After(deadline) {
-			return Stats{}, fmt.Errorf("the power-loss layer (pid %d) did not answer within %v", pid, timeout)
+			return statsRecord{}, fmt.Errorf("the power-loss layer (pid %d) did not answer within %v", pid, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -1,0 +1,124 @@
+package powerfs
+
+import (
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// A Fault is what the disk under the layer does wrong, as kafkabook's
+// `disk` step sets it; the zero Fault is a healthy disk. The layer is
+// the place for it because every operation the broker makes on its data
+// passes through it: a fault reaches the broker's own system calls, with
+// the errno a real disk gives, and nothing else on the machine.
+type Fault struct {
+	// Full: a write, or an allocation that grows a file, fails with
+	// ENOSPC, as on a file system with no free block. Creating, renaming,
+	// removing and truncating files still work, as they do on ext4 with
+	// free inodes; so do reads and fsync of what was written before.
+	Full bool `json:"full,omitempty"`
+	// Fail: every operation on the directory (lookups, reads, writes,
+	// fsyncs, creations) fails with EIO, as on a disk that died. Reads the
+	// kernel answers from its page cache do not reach the layer.
+	Fail bool `json:"fail,omitempty"`
+	// Slow: each write and each fsync waits this long before it is done.
+	Slow time.Duration `json:"slow,omitempty"`
+}
+
+// String says the fault in the words of the layer's log.
+func (f Fault) String() string {
+	switch {
+	case f.Fail:
+		return "failed (every operation: EIO)"
+	case f.Full:
+		return "full (writes: ENOSPC)"
+	case f.Slow > 0:
+		return fmt.Sprintf("slow (each write and fsync waits %v)", f.Slow)
+	}
+	return "healthy"
+}
+
+// Hits counts what a fault did since it was set: the operations it
+// refused and those it delayed. They prove that the fault landed: a
+// fault that no operation met changed nothing.
+type Hits struct {
+	Refused int64 `json:"refused"` // operations answered ENOSPC or EIO
+	Delayed int64 `json:"delayed"` // writes and fsyncs that waited
+}
+
+// faultState is the fault in force and its hits. The fault is read once
+// an operation: one atomic load on the hot path.
+type faultState struct {
+	fault            atomic.Pointer[Fault]
+	refused, delayed atomic.Int64
+}
+
+// SetFault puts f in force from now on and starts its counts afresh.
+func (fs *FS) SetFault(f Fault) {
+	fs.faults.refused.Store(0)
+	fs.faults.delayed.Store(0)
+	fs.faults.fault.Store(&f)
+}
+
+// FaultNow is the fault in force and what it did so far.
+func (fs *FS) FaultNow() (Fault, Hits) {
+	var f Fault
+	if p := fs.faults.fault.Load(); p != nil {
+		f = *p
+	}
+	return f, Hits{Refused: fs.faults.refused.Load(), Delayed: fs.faults.delayed.Load()}
+}
+
+// failed answers EIO when the disk failed; every operation asks it first.
+func (fs *FS) failed() fuse.Status {
+	if p := fs.faults.fault.Load(); p != nil && p.Fail {
+		fs.faults.refused.Add(1)
+		return fuse.EIO
+	}
+	return fuse.OK
+}
+
+// full answers ENOSPC when the disk is full or EIO when it failed; an
+// allocation asks it first.
+func (fs *FS) full() fuse.Status {
+	p := fs.faults.fault.Load()
+	switch {
+	case p == nil:
+	case p.Fail:
+		fs.faults.refused.Add(1)
+		return fuse.EIO
+	case p.Full:
+		fs.faults.refused.Add(1)
+		return fuse.Status(syscall.ENOSPC)
+	}
+	return fuse.OK
+}
+
+// writing is full, then the wait of a slow disk: a write asks it first.
+func (fs *FS) writing() fuse.Status {
+	if st := fs.full(); !st.Ok() {
+		return st
+	}
+	fs.slow()
+	return fuse.OK
+}
+
+// syncing is failed, then the wait of a slow disk: an fsync asks it first.
+func (fs *FS) syncing() fuse.Status {
+	if st := fs.failed(); !st.Ok() {
+		return st
+	}
+	fs.slow()
+	return fuse.OK
+}
+
+// slow waits out a slow disk.
+func (fs *FS) slow() {
+	if p := fs.faults.fault.Load(); p != nil && p.Slow > 0 {
+		fs.faults.delayed.Add(1)
+		time.Sleep(p.Slow)
+	}
+}

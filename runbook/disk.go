@@ -1,0 +1,65 @@
+package runbook
+
+import "time"
+
+// disk: a node's disk full, failed or slow, under its log directory.
+
+const OpDisk Op = "disk"
+
+// Disk gives the nodes' disks a fault, or heals them:
+// disk NODE... --full | --fail | --slow DUR | --heal.
+type Disk struct {
+	Targets []Target
+	Full    bool
+	Fail    bool
+	Slow    time.Duration
+	// Heal: none of the above, the disk works again.
+}
+
+func (Disk) action() {}
+
+var diskDirective = &Directive{
+	Op:    OpDisk,
+	build: buildDisk,
+	check: checkDisk,
+	Name:  "disk",
+	Summary: "Make the nodes' disks full (writes fail with ENOSPC), failed (every operation on the log directory fails with EIO) or slow (each write and fsync waits DUR), " +
+		"until disk NODE... --heal or the heal between runs. The fault is the layer's under each node's log directory, so the broker meets it in its own system calls; " +
+		"the step that heals says how many operations the fault refused or delayed. Needs the local backend with FUSE and root, as powerloss does.",
+	Args: []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
+	Flags: []FlagSpec{
+		{Name: "full", Kind: KindBool, Help: "Writes, and allocations that grow a file, fail with ENOSPC; reads, fsyncs of what was written, creations and removals still work."},
+		{Name: "fail", Kind: KindBool, Help: "Every operation on the log directory fails with EIO, as on a disk that died; what the kernel answers from its page cache still reads."},
+		{Name: "slow", Kind: KindDuration, Meta: "DUR", Help: "Each write and each fsync waits this long first."},
+		{Name: "heal", Kind: KindBool, Help: "The disk works again."},
+	},
+	Example: `disk k3 --slow 20ms
+disk k3 --heal`,
+	Hurts: true,
+	Layer: true,
+	Alone: "it needs a cluster on the layer under each node's data; the engine's TestDisk and examples/disk-full.md run it",
+}
+
+func buildDisk(st *Step) Action {
+	return Disk{Targets: st.targets(), Full: st.flagBool("full"), Fail: st.flagBool("fail"), Slow: st.flagDuration("slow")}
+}
+
+// checkDisk wants exactly one of the four flags, and a machine and
+// backend that can serve the layer.
+func checkDisk(c *checker, st *Step, _ string, _ Pos) {
+	var given []string
+	for _, f := range []string{"full", "fail", "slow", "heal"} {
+		if st.given(f) {
+			given = append(given, "--"+f)
+		}
+	}
+	switch {
+	case len(given) == 0:
+		c.errorf(st.lineEnd(), "disk needs one of --full, --fail, --slow DUR or --heal")
+	case len(given) > 1:
+		c.errorf(st.flagPos(given[1][2:]), "disk takes one of --full, --fail, --slow and --heal, not %s and %s", given[0], given[1])
+	case st.given("slow") && (st.flagDuration("slow") <= 0 || st.flagDuration("slow") > time.Minute):
+		c.errorf(st.flagPos("slow"), "bad --slow %s: want a wait above 0 and at most 1m", st.flagStr("slow"))
+	}
+	c.needLayer(st, "disk", "fail %s disk")
+}
