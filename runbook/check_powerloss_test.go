@@ -44,3 +44,25 @@ func TestCheckPowerloss(t *testing.T) {
 		t.Errorf("docker backend: %v", err)
 	}
 }
+
+// TestCheckDisk: disk needs the layer as powerloss does, so check refuses
+// it on docker and Kubernetes with the reason, and a runbook with it asks
+// for a cluster on the layer.
+func TestCheckDisk(t *testing.T) {
+	src := "---\nbackend: BACKEND\n---\n```kafka\ntopic create t --replicas 1:2:3\ndisk k2 --full\ndisk k2 --heal\n```\n"
+	for backend, want := range map[string]string{
+		"local":      "",
+		"docker":     "d.md:6:1: disk needs the local backend (backend: docker cannot fail a container's disk)",
+		"kubernetes": "d.md:6:1: disk needs the local backend (backend: kubernetes cannot fail a pod's disk)",
+	} {
+		doc, err := LoadFor("d.md", []byte(strings.Replace(src, "BACKEND", backend, 1)), Overrides{}, Capabilities{})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", backend, err)
+		case want == "" && !doc.NeedsLayer():
+			t.Errorf("%s: a runbook with disk does not ask for the layer", backend)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "needs the local backend") != 1):
+			t.Errorf("%s: %v, want once: %s", backend, err, want)
+		}
+	}
+}

@@ -155,6 +155,7 @@ var Directives = []*Directive{
 	resumeDirective,
 	isolateDirective,
 	rejoinDirective,
+	corruptDirective,
 	restartDirective,
 	rollDirective,
 	sleepDirective,

@@ -19,7 +19,7 @@ import (
 // producer ids the controller hands a broker (the first idempotent
 // producer waits for one); and the transaction coordinator's abort of a
 // transaction past its timeout.
-var notable = regexp.MustCompile(`rollback of ongoing transaction .* due to timeout|Shrinking ISR|Expanding ISR|ISR updated|[Ff]encing broker|been unfenced|Truncating|[Tt]runcated|Elected|becoming leader|leader epoch|Controller \d+ became|Completed transition to Leader|Becoming the active controller|Stepping down|Setting new leader for topicId|Transitioning from|Kafka version: |[Cc]ontrolled shutdown|Latest set of voters|not in the committed voter set|Replaying ProducerIdsRecord|Error while appending records|Stopping serving (logs|replicas) in dir|log dirs? .*(have|has) failed|completed the ongoing partition reassignment|\] (ERROR|FATAL) \[`)
+var notable = regexp.MustCompile(`rollback of ongoing transaction .* due to timeout|Shrinking ISR|Expanding ISR|ISR updated|[Ff]encing broker|been unfenced|Truncating|[Tt]runcated|Elected|becoming leader|leader epoch|Controller \d+ became|Completed transition to Leader|Becoming the active controller|Stepping down|Setting new leader for topicId|Transitioning from|Kafka version: |[Cc]ontrolled shutdown|Latest set of voters|not in the committed voter set|Replaying ProducerIdsRecord|Error while appending records|Corruption found in segment|Found invalid messages|CorruptRecordException|Recovering unflushed segment|Stopping serving (logs|replicas) in dir|log dirs? .*(have|has) failed|completed the ongoing partition reassignment|\] (ERROR|FATAL) \[`)
 
 // logTime reads the UTC timestamp kafkabook's log4j2 layout puts first:
 // [2026-11-29T21:40:57.945Z].
