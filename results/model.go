@@ -383,6 +383,10 @@ type Fault struct {
 	// fault can say it: a disk fault ended says how many of the broker's
 	// operations it refused or delayed, or that it met none.
 	Observed string `json:"observed,omitempty"`
+	// Unproven says that what the cluster showed does not confirm the
+	// fault (a JVM still there after kill, a node still answering after
+	// isolate): the run is no test of it.
+	Unproven bool `json:"unproven,omitempty"`
 }
 
 // ISRSample is the leader and ISR of one partition at one moment, from fresh

@@ -97,7 +97,7 @@ func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log
 	if err != nil {
 		return err
 	}
-	err = cluster.Apply(ctx, n.opts.Backend, op, nodes, log.progress, n.landed(s, ""))
+	err = cluster.Apply(ctx, n.opts.Backend, op, nodes, log.progress, n.landed(ctx, s, "", log))
 	if err != nil {
 		return err
 	}
@@ -105,14 +105,27 @@ func fault(ctx context.Context, n *nemesis, s runbook.Step, f runbook.Fault, log
 	return nil
 }
 
-// landed records each node op of step s as it lands, and the state it
-// leaves the nodes in; kafka is the release a start put them on, when the
-// step chose one.
-func (n *nemesis) landed(s runbook.Step, kafka string) func(cluster.Op, []string, time.Time) {
+// landed records each node op of step s as it lands, with what the nodes
+// show of it when the backend can read that (cluster.Observer), and the
+// state it leaves the nodes in; kafka is the release a start put them on,
+// when the step chose one.
+func (n *nemesis) landed(ctx context.Context, s runbook.Step, kafka string, log *stepLog) func(cluster.Op, []string, time.Time) {
 	return func(op cluster.Op, nodes []string, at time.Time) {
 		f := results.Fault{At: at, Op: string(op), Nodes: nodes, Pos: s.Pos.String()}
 		if op == cluster.Start {
 			f.Kafka = kafka
+		}
+		if o, ok := n.opts.Backend.(cluster.Observer); ok {
+			said, landed, err := o.Observe(ctx, op, nodes)
+			switch {
+			case err != nil:
+				f.Observed = "not read: " + err.Error()
+			case !landed:
+				f.Observed, f.Unproven = said, true
+				log.line("%s %s did not land as far as the nodes show: %s", op, strings.Join(nodes, " "), said)
+			default:
+				f.Observed = said
+			}
 		}
 		n.record(f)
 		row, _ := cluster.FaultOf(op)

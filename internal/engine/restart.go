@@ -64,11 +64,11 @@ func restart(ctx context.Context, n *nemesis, s runbook.Step, r runbook.Restart,
 			}
 		}
 		begin := time.Now()
-		if err := cluster.Apply(ctx, n.opts.Backend, down, []string{node}, log.progress, n.landed(s, r.To)); err != nil {
+		if err := cluster.Apply(ctx, n.opts.Backend, down, []string{node}, log.progress, n.landed(ctx, s, r.To, log)); err != nil {
 			return err
 		}
 		stopped := time.Since(begin)
-		if err := cluster.Apply(ctx, n.opts.Backend, cluster.Start, []string{node}, log.progress, n.landed(s, r.To)); err != nil {
+		if err := cluster.Apply(ctx, n.opts.Backend, cluster.Start, []string{node}, log.progress, n.landed(ctx, s, r.To, log)); err != nil {
 			return err
 		}
 		line := fmt.Sprintf("%s %s in %.1fs, started", node, map[cluster.Op]string{cluster.Stop: "stopped", cluster.Kill: "killed"}[down], stopped.Seconds())

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -122,7 +123,8 @@ func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, is
 		return err
 	}
 	defer cl.Close()
-	next := map[int32]int64{} // next offset to read, per partition
+	next := map[int32]int64{}      // next offset to read, per partition
+	fetchErr := map[int32]string{} // the last error a fetch of the partition returned
 	done := func() bool {
 		for p := range assign {
 			if next[p] < to[p] {
@@ -134,9 +136,16 @@ func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, is
 	for !done() {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return fmt.Errorf("reading %s to %v (%s): %w (got to %v)", topic, to, named, ctx.Err(), next)
+			return fmt.Errorf("reading %s to %v (%s): %w (got to %v%s)", topic, to, named, ctx.Err(), next, fetchErrors(fetchErr))
 		}
-		// Errors (a leader moving) are retried by the client.
+		// Errors (a leader moving) are retried by the client; the last
+		// one of each partition says why a read stopped short (a batch
+		// that fails its CRC check is never returned).
+		fs.EachError(func(_ string, p int32, err error) {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				fetchErr[p] = err.Error()
+			}
+		})
 		fs.EachRecord(func(r *kgo.Record) {
 			if r.Offset >= to[r.Partition] {
 				return
@@ -148,6 +157,15 @@ func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, is
 		})
 	}
 	return nil
+}
+
+// fetchErrors says the last fetch error of each partition that had one.
+func fetchErrors(errs map[int32]string) string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(errs)) {
+		out = append(out, fmt.Sprintf("; partition %d's last fetch error: %s", p, errs[p]))
+	}
+	return strings.Join(out, "")
 }
 
 // endOffsets lists the high watermarks, retrying until ctx ends: while a

@@ -15,10 +15,16 @@ import (
 // passes through it: a fault reaches the broker's own system calls, with
 // the errno a real disk gives, and nothing else on the machine.
 type Fault struct {
-	// Full: a write, or an allocation that grows a file, fails with
-	// ENOSPC, as on a file system with no free block. Creating, renaming,
-	// removing and truncating files still work, as they do on ext4 with
-	// free inodes; so do reads and fsync of what was written before.
+	// Full: a write that extends a file, or an allocation that grows
+	// one, fails with ENOSPC, as on a file system with no free block.
+	// A write within a file's current size succeeds: the blocks a file
+	// has, and those ext4 reserved when a page of a memory mapping was
+	// dirtied before the disk filled, are not taken back (the kernel
+	// writes such pages back later, and an error there would reach the
+	// next process to open the file, which ext4 does not do). Not
+	// modelled: a write into a hole of a sparse file, which a real full
+	// disk refuses. Creating, renaming, removing and truncating files
+	// still work, as on ext4 with free inodes; so do reads and fsyncs.
 	Full bool `json:"full,omitempty"`
 	// Fail: every operation on the directory (lookups, reads, writes,
 	// fsyncs, creations) fails with EIO, as on a disk that died. Reads the
@@ -97,8 +103,19 @@ func (fs *FS) full() fuse.Status {
 	return fuse.OK
 }
 
-// writing is full, then the wait of a slow disk: a write asks it first.
-func (fs *FS) writing() fuse.Status {
+// writing is full for a write that ends past size (EIO for any write
+// when the disk failed), then the wait of a slow disk: a write of f asks
+// it first.
+func (fs *FS) writing(f *fileData, end int64) fuse.Status {
+	if p := fs.faults.fault.Load(); p != nil && p.Full && !p.Fail {
+		f.mu.Lock()
+		size := f.size
+		f.mu.Unlock()
+		if end <= size {
+			fs.slow()
+			return fuse.OK
+		}
+	}
 	if st := fs.full(); !st.Ok() {
 		return st
 	}

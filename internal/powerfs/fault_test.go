@@ -54,7 +54,7 @@ func TestFaults(t *testing.T) {
 		return h
 	}
 	seg := filepath.Join(mnt, "00000000000000000000.log")
-	f, err := os.OpenFile(seg, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(seg, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +69,9 @@ func TestFaults(t *testing.T) {
 	}
 	if err := os.WriteFile(filepath.Join(mnt, "new"), []byte("x"), 0o644); !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("a new file's write on a full disk: %v, want ENOSPC", err)
+	}
+	if _, err := f.WriteAt([]byte("B"), 0); err != nil {
+		t.Errorf("an overwrite within the file on a full disk: %v, want it to succeed", err)
 	}
 	if err := f.Sync(); err != nil {
 		t.Errorf("fsync on a full disk of what was written before: %v", err)
@@ -114,8 +117,8 @@ func TestFaults(t *testing.T) {
 	if _, err := f.WriteString("after"); err != nil {
 		t.Errorf("a write after heal: %v", err)
 	}
-	if data, err := os.ReadFile(seg); err != nil || string(data) != "beforeslowslowslowafter" {
-		t.Errorf("the segment holds %q (%v), want beforeslowslowslowafter", data, err)
+	if data, err := os.ReadFile(seg); err != nil || string(data) != "Beforeslowslowslowafter" {
+		t.Errorf("the segment holds %q (%v), want Beforeslowslowslowafter", data, err)
 	}
 	logData, _ := os.ReadFile(logFile)
 	for _, want := range []string{"the disk is full (writes: ENOSPC)", "the disk is failed (every operation: EIO)", "the disk is healthy"} {

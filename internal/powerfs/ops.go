@@ -368,14 +368,18 @@ func (fs *FS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (uint
 }
 
 func (fs *FS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (uint32, fuse.Status) {
-	if st := fs.writing(); !st.Ok() {
-		return 0, st
-	}
 	f, st := fs.file(in.NodeId)
 	if !st.Ok() {
 		return 0, st
 	}
 	off := int64(in.Offset)
+	end := off
+	for _, d := range data {
+		end += int64(len(d))
+	}
+	if st := fs.writing(f, end); !st.Ok() {
+		return 0, st
+	}
 	var n uint32
 	for _, d := range data {
 		if err := f.write(d, off); err != nil {

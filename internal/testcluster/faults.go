@@ -150,11 +150,21 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	WantState(t, b, map[string]cluster.State{"k2": cluster.Stopped})
 }
 
-// Apply performs op on nodes or fails the test.
+// Apply performs op on nodes or fails the test; on a backend that reads
+// what an op left from the nodes (cluster.Observer), what they show must
+// confirm it, so that the fault table checks each backend's reading too.
 func Apply(t *testing.T, b cluster.Backend, op cluster.Op, nodes ...string) {
 	t.Helper()
 	if err := b.Apply(context.Background(), op, nodes, t.Logf); err != nil {
 		t.Fatal(err)
+	}
+	if o, ok := b.(cluster.Observer); ok {
+		said, landed, err := o.Observe(context.Background(), op, nodes)
+		if err != nil || !landed {
+			t.Errorf("after %s %v the nodes show %q (%v): the op did not land as far as they show", op, nodes, said, err)
+		} else if said != "" {
+			t.Logf("%s %v observed: %s", op, nodes, said)
+		}
 	}
 }
 
