@@ -459,6 +459,8 @@ func (t truncation) statement(c *runCtx) Statement {
 	if t.fetch != nil {
 		txt += fmt.Sprintf(", following leader %s (due to %s)", node(t.fetch.Leader), t.fetch.Reason)
 		ls = append(ls, t.fetch.Line)
+	} else if t.log.Reason != "" {
+		txt += " (" + t.log.Reason + ")"
 	}
 	ls = append(ls, t.log.Line)
 	txt += fmt.Sprintf(", removing what it held from there on, where %d of the lost messages had been acknowledged (%s).", len(t.removed), idRange(t.removed))

@@ -75,7 +75,10 @@ const (
 	// offset EpochEndOffset(…)" or "due to local high watermark 0".
 	TruncateFetch Kind = "truncate-fetch"
 	// Truncated: the log cut records: "[UnifiedLog partition=p-0, dir=…]
-	// Truncating to offset 10".
+	// Truncating to offset 10"; or its recovery at start did, on a batch
+	// that failed its checks (Reason says which segment): "[LogLoader
+	// partition=p-0, dir=…] Corruption found in segment 0, truncating to
+	// offset 1882" (4.3.1's line after a kill and a cut tail).
 	Truncated Kind = "truncated"
 	// TruncateNoop: "Truncating to 0 has no effect as the largest offset in
 	// the log is -1".
@@ -199,6 +202,9 @@ var patterns = []pattern{
 	}},
 	{TruncateFetch, regexp.MustCompile(`\[ReplicaFetcher replicaId=(\d+), leaderId=(\d+)[^\]]*\] Truncating partition (\S+) with TruncationState\(offset=(\d+)[^)]*\) due to (leader epoch|local high watermark)`), func(e *Event, m []string) {
 		e.Node, e.Leader, e.Partition, e.Offset, e.Reason = atoi32(m[1]), atoi32(m[2]), m[3], atoi64(m[4]), m[5]
+	}},
+	{Truncated, regexp.MustCompile(`\[LogLoader partition=([^,\s\]]+)[^\]]*\] Corruption found in segment (\d+), truncating to offset (\d+)`), func(e *Event, m []string) {
+		e.Partition, e.Offset, e.Reason = m[1], atoi64(m[3]), "its recovery found a corrupt batch in segment "+m[2]
 	}},
 	{Truncated, regexp.MustCompile(`\[UnifiedLog partition=([^,\s\]]+)[^\]]*\] Truncating to offset (\d+)`), func(e *Event, m []string) {
 		e.Partition, e.Offset = m[1], atoi64(m[2])

@@ -69,6 +69,8 @@ func TestParseFields(t *testing.T) {
 			Event{Kind: TruncateFetch, Partition: "auto-r1-2f11-0", Index: -1, Node: 2, Leader: 1, Epoch: -1, Offset: 0, Reason: "local high watermark"}},
 		{"truncation 4.4.0", `[2026-11-30T08:43:48.362Z] INFO [UnifiedLog partition=plast-r1-fb9d-0, dir=$KAFKABOOK_STATE/k3/data] Truncating to offset 0 (org.apache.kafka.storage.internals.log.UnifiedLog)`,
 			Event{Kind: Truncated, Partition: "plast-r1-fb9d-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 0}},
+		{"recovery truncation 4.3.1", `[2026-12-06T07:15:15.460Z] WARN [LogLoader partition=c-r1-6e61-0, dir=$KAFKABOOK_STATE/k3/data] Corruption found in segment 0, truncating to offset 0 (org.apache.kafka.storage.internals.log.LogLoader)`,
+			Event{Kind: Truncated, Partition: "c-r1-6e61-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 0, Reason: "its recovery found a corrupt batch in segment 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
