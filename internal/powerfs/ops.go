@@ -1,6 +1,7 @@
 package powerfs
 
 import (
+	"log"
 	"slices"
 	"syscall"
 	"time"
@@ -430,7 +431,13 @@ func (fs *FS) Fsync(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
 	if n == nil {
 		return fuse.Status(syscall.ESTALE)
 	}
-	return errno(fs.sync(n))
+	err := fs.sync(n)
+	if err != nil {
+		// The broker sees only the errno: the layer's log says which
+		// change could not be made durable.
+		log.Printf("fsync of %s: %v", n.path(), err)
+	}
+	return errno(err)
 }
 
 func (fs *FS) FsyncDir(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {

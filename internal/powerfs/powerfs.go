@@ -40,6 +40,7 @@
 package powerfs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,6 +90,16 @@ const (
 	opTruncate
 	opChmod
 )
+
+// String names the change for an error: "rename a/b -> a/c".
+func (o op) String() string {
+	kinds := map[opKind]string{opCreate: "create", opMkdir: "mkdir", opUnlink: "unlink", opRmdir: "rmdir", opRename: "rename", opTruncate: "truncate", opChmod: "chmod"}
+	s := kinds[o.kind] + " " + o.path
+	if o.kind == opRename {
+		s += " -> " + o.to
+	}
+	return s
+}
 
 // op is one metadata change not yet durable. Paths are those the change
 // had when it was made; applied in order to the backing directory, they
@@ -238,13 +249,16 @@ func (fs *FS) commit() error {
 	for len(fs.journal) > 0 {
 		o := fs.journal[0]
 		if err := fs.apply(o, dirs); err != nil {
-			return fmt.Errorf("committing the journal to %s: %w", fs.backing, err)
+			return fmt.Errorf("committing the journal to %s: %s: %w", fs.backing, o, err)
 		}
 		fs.journal = fs.journal[1:]
 	}
 	fs.journal = nil
 	for _, d := range sortedKeys(dirs) {
-		if err := syncDir(d); err != nil {
+		// A directory changed and then renamed or removed in the same
+		// journal is gone from its old path: the rename or removal made
+		// its parent's change, which is synced too.
+		if err := syncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}

@@ -249,6 +249,27 @@ func TestRename(t *testing.T) {
 	l.want("t-0/seg", absent)
 	l.want("t-0.delete/seg", "records")
 
+	// A file created in a directory and the directory renamed before
+	// anything is fsynced: one fsync commits both, and the directory's
+	// old path is gone when the commit syncs the directories it changed
+	// (this failed every fsync of the layer with ENOENT, which a broker
+	// takes for a failed log directory).
+	if err := os.MkdirAll(l.path("u-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f = l.write("u-0/seg", "more", 0)
+	mustClose(t, f)
+	if err := os.Rename(l.path("u-0"), l.path("u-0.delete")); err != nil {
+		t.Fatal(err)
+	}
+	syncPath(t, l.mnt)
+	f = l.write("other", "x", 0)
+	mustSync(t, f)
+	mustClose(t, f)
+	l.restart()
+	l.want("u-0.delete/seg", "")
+	l.want("other", "x")
+
 	// RENAME_NOREPLACE refuses an existing target.
 	if err := unix.Renameat2(unix.AT_FDCWD, l.path("ckpt"), unix.AT_FDCWD, l.path("t-0.delete/seg"), unix.RENAME_NOREPLACE); err != syscall.EEXIST {
 		t.Errorf("rename with RENAME_NOREPLACE over an existing file: %v, want EEXIST", err)
