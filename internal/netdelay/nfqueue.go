@@ -133,7 +133,7 @@ func (q *queue) request(seq uint32, attrs []byte) error {
 				}
 				return nil
 			}
-			b = b[align(l):]
+			b = b[min(align(l), len(b)):]
 		}
 	}
 	return errors.New("the kernel did not answer")
@@ -208,7 +208,7 @@ func (q *queue) read(buf []byte, into []packet, flags int) ([]packet, error) {
 				fmt.Fprintf(os.Stderr, "netdelay: the kernel refused a message: %v\n", unix.Errno(-e))
 			}
 		}
-		b = b[align(l):]
+		b = b[min(align(l), len(b)):]
 	}
 	return into, nil
 }

@@ -71,3 +71,30 @@ func TestScheduleAllocs(t *testing.T) {
 		t.Errorf("%v allocations for 500 packets", n)
 	}
 }
+
+// A receive whose last message is not padded to 4 bytes (a packet of an
+// odd length) is read to its end.
+func TestReadUnpadded(t *testing.T) {
+	payload := []byte{0x45, 0, 0, 21, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, 7}
+	var q queue
+	msg := q.header(nil, msgPacket, 0, 0, 0)
+	msg = attr(msg, attrPacketHdr, []byte{0, 0, 0, 42, 8, 0, 3})
+	msg = append(msg, 25, 0, attrPayload, 0)
+	msg = append(msg, payload...) // 21 bytes, not padded: the message ends here
+	binaryPutLen(msg)
+	var got []packet
+	for b := msg; len(b) >= nlHdrLen; {
+		l := len(b)
+		if p, ok := parsePacket(b[nlHdrLen+nfgenLen : l]); ok {
+			got = append(got, p)
+		}
+		b = b[min(align(l), len(b)):]
+	}
+	if len(got) != 1 || got[0].id != 42 || len(got[0].data) != len(payload) {
+		t.Errorf("read %+v", got)
+	}
+}
+
+func binaryPutLen(msg []byte) {
+	msg[0], msg[1], msg[2], msg[3] = byte(len(msg)), byte(len(msg)>>8), 0, 0
+}
