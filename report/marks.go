@@ -161,6 +161,7 @@ var windowColors = map[string]string{
 	"partitioned": "0, 150, 136",
 	"lossy":       "156, 39, 176",
 	"narrow link": "121, 134, 203",
+	"slow link":   "0, 172, 193",
 	"lost power":  "93, 64, 55",
 }
 

@@ -43,6 +43,9 @@ var FaultKinds = []FaultKind{
 	{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition "},
 	{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%"},
 	{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0"},
+	// delay is link --delay: its argument is the delay as written
+	// ("100ms", "50ms --jitter 10ms --to k2,k3"), "0" when removed.
+	{Op: "delay", Opens: "slow link", EndedBy: []string{"heal"}, Phrase: "delay on the link of ", Off: "0"},
 	{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy"},
 	{Op: "disk in force", Phrase: "disk faults at the run's end"},
 	{Op: "corrupt", Phrase: "corruption of the newest segment on "},

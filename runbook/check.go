@@ -309,11 +309,11 @@ func (c *checker) checkFault(st *Step) {
 // needs are what the step asks of the cluster, as FaultMissing is asked:
 // the directive's name, and with it "restart --to" when the step moves a
 // node to another release, "restart --set" when it changes a node's
-// settings.
+// settings, "link --delay" when it delays a link.
 func (st *Step) needs() []string {
 	out := []string{st.dir.Name}
-	for _, f := range []string{"to", "set"} {
-		if st.dir.flag(f) != nil && st.given(f) {
+	for _, f := range []string{"to", "set", "delay"} {
+		if st.dir.flag(f) != nil && st.given(f) && (st.Op != OpLink || f == "delay") {
 			out = append(out, st.dir.Name+" --"+f)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/kafkabook/kafkabook/internal/netdelay"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 
@@ -51,6 +52,11 @@ func main() {
 	// loss kills it with what it held in memory (see package powerfs).
 	if powerfs.Serving() {
 		os.Exit(powerfs.Serve())
+	}
+	// A node's link delayer: a process in the node's network namespace
+	// (see package netdelay).
+	if netdelay.Serving() {
+		os.Exit(netdelay.Serve())
 	}
 	// The ledger of a large run is most of the heap and holds no pointers:
 	// collecting at 50% growth instead of 100% keeps the peak near the live

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkabook/kafkabook/internal/netdelay"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
@@ -28,6 +29,9 @@ func TestMain(m *testing.M) {
 	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
 	if powerfs.Serving() {  // and the power-loss layers of its clusters
 		os.Exit(powerfs.Serve())
+	}
+	if netdelay.Serving() { // and their links' delayers
+		os.Exit(netdelay.Serve())
 	}
 	testscript.Main(m, map[string]func(){"kafkabook": main})
 }

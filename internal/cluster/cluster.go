@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kafkabook/kafkabook/internal/poll"
 )
@@ -178,6 +179,28 @@ type NetFaults interface {
 	Rate(ctx context.Context, node string, bitsPerSec int64) error
 	// HealNetwork removes every partition, loss and rate limit.
 	HealNetwork(ctx context.Context) error
+}
+
+// Delayer is implemented by backends that can delay what a node sends:
+// a process of kafkabook's own holds each packet for the delay
+// (internal/netdelay), so the backend must run it in the node's network
+// namespace and account for it like the node's JVM.
+type Delayer interface {
+	// Delay holds what node sends (to the nodes of d.To only, when it
+	// names some) for d.Delay plus a uniform 0..d.Jitter, and replaces
+	// any delay of node set before; a zero d.Delay removes it.
+	// HealNetwork removes every delay.
+	Delay(ctx context.Context, node string, d LinkDelay) error
+	// Handshakes times n TCP handshakes with node's broker listener,
+	// from this machine (from "") or from node from's network, sorted:
+	// the round trip a delay adds to, measured over the link itself.
+	Handshakes(ctx context.Context, from, node string, n int) ([]time.Duration, error)
+}
+
+// LinkDelay is a delay on what one node sends.
+type LinkDelay struct {
+	Delay, Jitter time.Duration
+	To            []string // only what the node sends to these nodes; none: everything it sends
 }
 
 // Cut says which traffic a partition stops.

@@ -90,6 +90,8 @@ func TestFaultKinds(t *testing.T) {
 			ops = nil
 		case runbook.OpWaitReassigned: // ends the reassignment's window
 			ops = []string{"reassigned"}
+		case runbook.OpLink: // --rate lands as link, --delay as delay
+			ops = []string{"link", "delay"}
 		}
 		if f, ok := cluster.FaultOf(cluster.Op(d.Op)); ok && len(f.Steps) > 0 {
 			ops = nil // a compound fault lands as its steps

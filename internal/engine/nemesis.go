@@ -169,36 +169,43 @@ func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partit
 
 var _ = handles(link, runbook.OpLink)
 
-// link: link NODE... --rate RATE — what each node sends is limited to the
-// rate; the fault event carries the nodes and the rate as written
-// ("k2", "10mbit/s"; "0" for none), so the report shades a narrow link.
+// link: link NODE... [--rate RATE] [--delay DUR [--jitter DUR] [--to NODE,NODE]]
+// — what each node sends is limited to the rate, held for the delay, or
+// both; the fault events carry the nodes and the rate or the delay as
+// written ("k2", "10mbit/s"; "k2", "50ms --jitter 10ms"; "0" for none),
+// so the report shades a narrow or a slow link. The delay is in delay.go.
 func link(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Link, log *stepLog) error {
-	nf, err := n.net()
-	if err != nil {
-		return err
-	}
 	nodes, err := n.targets(ctx, l.Targets)
 	if err != nil {
 		return err
 	}
-	at := time.Now().UTC()
-	for _, node := range nodes {
-		if err := nf.Rate(ctx, node, l.BitsPerSec); err != nil {
+	if l.HasRate {
+		nf, err := n.net()
+		if err != nil {
 			return err
 		}
+		at := time.Now().UTC()
+		for _, node := range nodes {
+			if err := nf.Rate(ctx, node, l.BitsPerSec); err != nil {
+				return err
+			}
+		}
+		n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), l.Rate), Pos: s.Pos.String()})
+		if l.BitsPerSec == 0 {
+			log.line("link %s: no limit", strings.Join(nodes, " "))
+		} else {
+			log.line("link %s: each sends at most %s", strings.Join(nodes, " "), l.Rate)
+		}
 	}
-	n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), l.Rate), Pos: s.Pos.String()})
-	if l.BitsPerSec == 0 {
-		log.line("link %s: no limit", strings.Join(nodes, " "))
-	} else {
-		log.line("link %s: each sends at most %s", strings.Join(nodes, " "), l.Rate)
+	if l.HasDelay {
+		return n.delay(ctx, s, l, nodes, log)
 	}
 	return nil
 }
 
 var _ = handles(heal, runbook.OpHeal)
 
-// heal: heal — removes every partition, packet loss and narrow link.
+// heal: heal — removes every partition, packet loss, narrow and slow link.
 func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *stepLog) error {
 	nf, err := n.net()
 	if err != nil {
@@ -209,7 +216,7 @@ func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *
 		return err
 	}
 	n.record(results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
-	log.line("network healed: no partition, no loss, no narrow link")
+	log.line("network healed: no partition, no loss, no narrow or slow link")
 	return nil
 }
 

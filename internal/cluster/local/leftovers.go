@@ -88,6 +88,9 @@ func (b *Backend) remove(ctx context.Context, st *state, progress cluster.Progre
 			note(errs, n.Name+" layer", n.stopLayer(ctx))
 		}
 	}
+	// Then their links' delayers, recorded or not, which keep the
+	// namespaces alive.
+	note(errs, "delayers", b.killDelayers(ctx, *st, progress))
 	// JVMs (and layers) of this cluster that the state file lost track of.
 	if strays := javaPIDsUnder(b.dir); len(strays) > 0 {
 		for _, pid := range strays {
@@ -203,6 +206,10 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 	var out []Leftover
 	listed := map[int]bool{}
 	for _, n := range st.Nodes {
+		if n.Delayer.alive() {
+			listed[n.Delayer.PID] = true
+			out = append(out, Leftover{What: fmt.Sprintf("link delayer of %s (pid %d)", n.Name, n.Delayer.PID), Why: why("delayers"), Fix: fmt.Sprintf("kill -9 %d", n.Delayer.PID)})
+		}
 		if alive, _ := n.alive(); alive {
 			listed[n.PID] = true
 			out = append(out, Leftover{What: fmt.Sprintf("JVM of %s (pid %d)", n.Name, n.PID), Why: why(n.Name), Fix: fmt.Sprintf("kill -9 %d", n.PID)})
@@ -229,6 +236,10 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 	}
 	inNS := pidsInNetns(inodes)
 	for _, pid := range slices.Sorted(maps.Keys(inNS)) {
+		if !listed[pid] && isDelayer(pid) {
+			listed[pid] = true
+			out = append(out, Leftover{What: fmt.Sprintf("link delayer (pid %d) in the network namespace of %s", pid, inNS[pid]), Why: why("delayers"), Fix: fmt.Sprintf("kill -9 %d", pid)})
+		}
 		if !listed[pid] {
 			out = append(out, Leftover{
 				What: fmt.Sprintf("process %d (%s) in the network namespace of %s", pid, comm(pid), inNS[pid]),
@@ -272,6 +283,26 @@ func (b *Backend) leftovers(st state, errs map[string]error) []Leftover {
 		out = append(out, Leftover{What: "directory " + b.dir, Why: w, Fix: "rm -rf " + b.dir})
 	}
 	return out
+}
+
+// killDelayers kills every delayer in the cluster's namespaces, recorded
+// in st or not, and waits for them to go.
+func (b *Backend) killDelayers(ctx context.Context, st state, progress cluster.Progress) error {
+	inodes := map[uint64]string{}
+	for _, n := range st.Nodes {
+		if ino := nsInode(n.NS); ino != 0 {
+			inodes[ino] = n.Name
+		}
+	}
+	var pids []int
+	for pid, node := range pidsInNetns(inodes) {
+		if isDelayer(pid) {
+			progress("stopping the link delayer of %s (pid %d)", node, pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+			pids = append(pids, pid)
+		}
+	}
+	return waitPIDsGone(ctx, pids, 10*time.Second)
 }
 
 // what names a stray process of a cluster.

@@ -4,15 +4,19 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kafkabook/kafkabook/internal/netdelay"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 )
 
-// TestMain lets the test binary serve the power-loss layer of the clusters
-// its tests start, as the kafkabook binary does: the backend starts each
-// layer with os.Executable, here this test binary.
+// TestMain lets the test binary serve the power-loss layer and the link
+// delayers of the clusters its tests start, as the kafkabook binary does:
+// the backend starts each with os.Executable, here this test binary.
 func TestMain(m *testing.M) {
 	if powerfs.Serving() {
 		os.Exit(powerfs.Serve())
+	}
+	if netdelay.Serving() {
+		os.Exit(netdelay.Serve())
 	}
 	os.Exit(m.Run())
 }

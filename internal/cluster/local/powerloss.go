@@ -28,14 +28,15 @@ import (
 
 var _ cluster.PowerLoss = (*Backend)(nil)
 
-// layerProc is the process serving a node's layer, named by pid and /proc
-// start time like a node's JVM.
-type layerProc struct {
+// sideProc is a process kafkabook runs beside a node (the one serving its
+// layer, its link's delayer), named by pid and /proc start time like a
+// node's JVM.
+type sideProc struct {
 	PID       int    `json:"pid"`
 	StartTime uint64 `json:"start_time"`
 }
 
-func (p *layerProc) alive() bool {
+func (p *sideProc) alive() bool {
 	if p == nil {
 		return false
 	}
@@ -100,7 +101,7 @@ func (st state) mountLayer(n nodeState) (nodeState, error) {
 		}
 		return n, fmt.Errorf("%s: %w", n.Name, err)
 	}
-	n.Layer = &layerProc{PID: cmd.Process.Pid, StartTime: startTime(cmd.Process.Pid)}
+	n.Layer = &sideProc{PID: cmd.Process.Pid, StartTime: startTime(cmd.Process.Pid)}
 	return n, nil
 }
 

@@ -46,15 +46,18 @@ type state struct {
 
 // nodeState is one node's resources and its intended state.
 type nodeState struct {
-	Name      string     `json:"name"`
-	ID        int        `json:"id"`
-	NS        string     `json:"netns"`
-	NSInode   uint64     `json:"netns_inode,omitempty"` // the namespace itself, to find it once its name is gone
-	Dir       string     `json:"dir"`
-	PID       int        `json:"pid"`
-	StartTime uint64     `json:"start_time"`      // /proc start time of PID, against PID reuse
-	Last      string     `json:"last"`            // last op applied: start, stop, kill, pause, resume, powerloss
-	Layer     *layerProc `json:"layer,omitempty"` // the process serving its power-loss layer
+	Name      string    `json:"name"`
+	ID        int       `json:"id"`
+	NS        string    `json:"netns"`
+	NSInode   uint64    `json:"netns_inode,omitempty"` // the namespace itself, to find it once its name is gone
+	Dir       string    `json:"dir"`
+	PID       int       `json:"pid"`
+	StartTime uint64    `json:"start_time"`      // /proc start time of PID, against PID reuse
+	Last      string    `json:"last"`            // last op applied: start, stop, kill, pause, resume, powerloss
+	Layer     *sideProc `json:"layer,omitempty"` // the process serving its power-loss layer
+	// Delayer is the process delaying what the node sends (link
+	// --delay, delay.go), while a delay is in force.
+	Delayer *sideProc `json:"delayer,omitempty"`
 	// Kafka and Libs are the release the node starts on and its jars,
 	// when not the cluster's (Release: a rolling upgrade).
 	Kafka string `json:"kafka,omitempty"`

@@ -54,8 +54,29 @@ func (f Faults) Rate(ctx context.Context, node string, bitsPerSec int64) error {
 	return Rate(ctx, nodes[node], bitsPerSec)
 }
 
-// HealNetwork removes every partition, loss and rate limit of every node
-// that has a namespace now.
+// QueueDelay hands what node sends (to the nodes of to only, when there
+// are some) to the delayer's queue (see the package function); the
+// backend runs the delayer. It is not named Delay: a backend that embeds
+// Faults is a cluster.Delayer only when it runs delayers.
+func (f Faults) QueueDelay(ctx context.Context, node string, to []string) error {
+	nodes, _, err := f.prepared(ctx, append([]string{node}, to...))
+	if err != nil {
+		return err
+	}
+	return QueueDelay(ctx, nodes[node], Pick(nodes, to))
+}
+
+// Unqueue stops handing what node sends to the delayer's queue.
+func (f Faults) Unqueue(ctx context.Context, node string) error {
+	nodes, _, err := f.Nodes(ctx, []string{node})
+	if err != nil {
+		return err
+	}
+	return Unqueue(ctx, nodes[node])
+}
+
+// HealNetwork removes every partition, loss, delay rule and rate limit of
+// every node that has a namespace now.
 func (f Faults) HealNetwork(ctx context.Context) error {
 	nodes, _, err := f.Nodes(ctx, nil)
 	if err != nil {

@@ -8,8 +8,11 @@
 // match). Traffic between the host and a node never matches a partition
 // rule, so clients still reach every node. The rules live and die with the
 // namespaces; Heal flushes them. Rate limits a node's outbound traffic
-// with tc's token bucket filter on its interface. Delay is not offered:
-// these kernels have no tc netem.
+// with tc's token bucket filter on its interface. A delay (these kernels
+// have no tc netem) is a third chain, kbdelay, first in OUTPUT, that
+// hands what the node sends to an NFQUEUE queue, and a process the
+// backend runs in the namespace (internal/netdelay) that sends each
+// packet on when it is due.
 package netfault
 
 import (
@@ -19,12 +22,17 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/netdelay"
 )
 
 const (
-	cutChain  = "kbcut"
-	lossChain = "kbloss"
+	cutChain   = "kbcut"
+	lossChain  = "kbloss"
+	delayChain = "kbdelay"
 )
+
+// chains are kafkabook's chains, as Heal flushes them and Rules lists them.
+var chains = []string{cutChain, lossChain, delayChain}
 
 // Node is one node's network namespace as the rules see it.
 type Node struct {
@@ -56,10 +64,13 @@ func (n Node) run(ctx context.Context, args ...string) error {
 }
 
 // Prepare creates kafkabook's chains in the node's namespace and hooks them
-// into INPUT and OUTPUT once; the loss chain spares loopback, so a node
-// still reaches itself.
+// into INPUT and OUTPUT once; the loss and delay chains spare loopback, so
+// a node still reaches itself. The delay chain is hooked last, so first
+// in OUTPUT: a packet is held before a partition or a loss meets it, and
+// meets them when its copy is sent (once, as a packet on a slow link
+// would).
 func Prepare(ctx context.Context, n Node) error {
-	for _, chain := range []string{cutChain, lossChain} {
+	for _, chain := range chains {
 		if n.run(ctx, "-n", "-L", chain) != nil {
 			if err := n.run(ctx, "-N", chain); err != nil {
 				return err
@@ -71,6 +82,7 @@ func Prepare(ctx context.Context, n Node) error {
 		{"OUTPUT", "-j", cutChain},
 		{"INPUT", "!", "-i", "lo", "-j", lossChain},
 		{"OUTPUT", "!", "-o", "lo", "-j", lossChain},
+		{"OUTPUT", "!", "-o", "lo", "-j", delayChain},
 	}
 	for _, h := range hooks {
 		if n.run(ctx, append([]string{"-C"}, h...)...) != nil {
@@ -173,6 +185,44 @@ func Rate(ctx context.Context, n Node, bitsPerSec int64) error {
 	return err
 }
 
+// QueueDelay hands what n sends (to the nodes of to only, when there are
+// some) to the delayer's queue, and replaces what it handed before; the
+// delayer's own copies, which carry netdelay.Mark, pass. --queue-bypass
+// lets the packets through when no delayer is bound to the queue (one
+// that died): a delay that fails heals the link rather than cutting it.
+// Bind the delayer first, so that the first packet is delayed too. The
+// node must be prepared.
+func QueueDelay(ctx context.Context, n Node, to []Node) error {
+	if err := Unqueue(ctx, n); err != nil {
+		return err
+	}
+	if err := n.run(ctx, "-A", delayChain, "-m", "mark", "--mark", strconv.Itoa(netdelay.Mark), "-j", "RETURN"); err != nil {
+		return err
+	}
+	queue := []string{"-j", "NFQUEUE", "--queue-num", strconv.Itoa(netdelay.Queue), "--queue-bypass"}
+	if len(to) == 0 {
+		return n.run(ctx, append([]string{"-A", delayChain}, queue...)...)
+	}
+	for _, z := range to {
+		if z.Name == n.Name {
+			return fmt.Errorf("link %s --to %s: a node's traffic to itself is not delayed", n.Name, z.Name)
+		}
+		if err := n.run(ctx, append([]string{"-A", delayChain, "-d", z.IP}, queue...)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Unqueue stops handing what n sends to the delayer's queue; a node
+// whose chain was never made has nothing to stop.
+func Unqueue(ctx context.Context, n Node) error {
+	if n.run(ctx, "-n", "-L", delayChain) != nil {
+		return nil
+	}
+	return n.run(ctx, "-F", delayChain)
+}
+
 // device is the name of the node's interface on the cluster's network:
 // the one that holds its address.
 func (n Node) device(ctx context.Context) (string, error) {
@@ -218,15 +268,15 @@ func (n Node) unshape(ctx context.Context) error {
 	return err
 }
 
-// Heal flushes every partition and loss rule of the nodes and removes
-// their rate limits; a node whose chains were never made and that has no
+// Heal flushes every partition, loss and delay rule of the nodes and
+// removes their rate limits (the backend stops the delayers); a node whose chains were never made and that has no
 // limit has nothing to heal.
 func Heal(ctx context.Context, nodes []Node) error {
 	for _, n := range nodes {
 		if err := n.unshape(ctx); err != nil {
 			return err
 		}
-		for _, chain := range []string{cutChain, lossChain} {
+		for _, chain := range chains {
 			if n.run(ctx, "-n", "-L", chain) != nil {
 				continue // never made (or no iptables here): nothing to heal
 			}
@@ -246,7 +296,7 @@ func Rules(ctx context.Context, nodes []Node) map[string][]string {
 		if _, q := n.shaping(ctx); q != "" {
 			out[n.Name] = append(out[n.Name], "tc: "+q)
 		}
-		for _, chain := range []string{cutChain, lossChain} {
+		for _, chain := range chains {
 			rules, err := n.Iptables(ctx, "-S", chain)
 			if err != nil {
 				continue // no chain yet: no rules
