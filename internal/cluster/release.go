@@ -114,6 +114,7 @@ const (
 	NeedRollSet         = "roll --set"
 	NeedVoterAdd        = "voter add"
 	NeedVoterRemove     = "voter remove"
+	NeedClock           = "clock"
 )
 
 // Lacks says why b cannot do what a step needs (one of the Need names),
@@ -136,6 +137,10 @@ func Lacks(b Backend, need string) string {
 		_, ok := b.(Controllers)
 		if _, tools := b.(Tools); !ok || !tools {
 			return fmt.Sprintf("%s needs a backend that formats a dynamic controller quorum (KIP-853) and runs Kafka's own tool on a node: the local, docker and kubernetes backends can; this one cannot yet", need)
+		}
+	case NeedClock:
+		if _, ok := b.(Clocks); !ok {
+			return "clock needs the local backend, which starts its brokers with libfaketime preloaded: this one does not"
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {

@@ -34,6 +34,9 @@ type state struct {
 	// PowerLoss puts every node's data directory on the power-loss layer
 	// (see powerloss.go).
 	PowerLoss bool `json:"powerloss,omitempty"`
+	// Clock runs every broker with libfaketime preloaded, its wall clock
+	// set from the node's clock file (see clock.go).
+	Clock bool `json:"clock,omitempty"`
 	// Security is cluster.SecuritySASLSSL for a cluster whose clients
 	// use TLS and SCRAM (see security.go), else "".
 	Security string `json:"security,omitempty"`
@@ -55,6 +58,9 @@ type nodeState struct {
 	StartTime uint64     `json:"start_time"`      // /proc start time of PID, against PID reuse
 	Last      string     `json:"last"`            // last op applied: start, stop, kill, pause, resume, powerloss
 	Layer     *layerProc `json:"layer,omitempty"` // the process serving its power-loss layer
+	// Clock is how far the node's wall clock is set from the host's, in a
+	// cluster with Clock.
+	Clock time.Duration `json:"clock,omitempty"`
 	// Kafka and Libs are the release the node starts on and its jars,
 	// when not the cluster's (Release: a rolling upgrade).
 	Kafka string `json:"kafka,omitempty"`
