@@ -41,7 +41,7 @@ var clockDirective = &Directive{
 clock k3 --reset`,
 	Hurts: true,
 	Clock: true,
-	Alone: "it needs a cluster whose brokers run with libfaketime; the local backend's TestClock and the engine's TestClockStep run it",
+	Alone: "it needs a cluster of its own whose brokers run with libfaketime; the local backend's TestClock runs it",
 }
 
 // jumpArg says whether a clock argument is the jump, not a node: a sign

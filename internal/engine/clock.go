@@ -81,6 +81,6 @@ func (n *nemesis) readClock(ctx context.Context, set cluster.ClockState) string 
 	case (got - set.Offset).Abs() > time.Second+within:
 		return fmt.Sprintf("%s's clock set %s, but its broker stamps records %s from this host's clock: the jump did not land", set.Node, want, cluster.OffsetText(got.Round(time.Millisecond)))
 	}
-	return fmt.Sprintf("%s's clock %s (set %s; its broker stamps a LogAppendTime record %s ±%s from this host's clock)",
-		set.Node, want, want, cluster.OffsetText(got.Round(time.Millisecond)), within.Round(time.Millisecond))
+	return fmt.Sprintf("%s's clock set %s; its broker stamps a LogAppendTime record %s ±%s from this host's clock",
+		set.Node, want, cluster.OffsetText(got.Round(time.Millisecond)), within.Round(time.Millisecond))
 }
