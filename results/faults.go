@@ -49,6 +49,7 @@ var FaultKinds = []FaultKind{
 	{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy"},
 	{Op: "disk in force", Phrase: "disk faults at the run's end"},
 	{Op: "corrupt", Phrase: "corruption of the newest segment on "},
+	{Op: "clock", Opens: "clock stepped", Phrase: "clock jump of ", Off: "reset"},
 	{Op: "broker add", Phrase: "addition of broker "},
 	{Op: "broker remove", Phrase: "removal of broker "},
 	{Op: "voter add", Phrase: "addition to the controller quorum of "},

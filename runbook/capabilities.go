@@ -10,6 +10,10 @@ type Capabilities struct {
 	// (root, the FUSE device, fusermount3), worded by the probe; "" when
 	// it has all of it.
 	PowerLossMissing string
+	// ClockMissing is what the machine lacks to step a broker's wall
+	// clock (root, libfaketime of the release kafkabook's settings are
+	// proven on), worded by the probe; "" when it has all of it.
+	ClockMissing string
 	// ClientProperty checks a client property of the given role
 	// (RoleProducer, RoleConsumer) against that client's own catalogue at
 	// that version (version "" is the client's default release; java

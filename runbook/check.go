@@ -104,6 +104,12 @@ func (c *checker) checkValue(kind Kind, v value, what string) {
 		}
 	case KindTarget, KindNode, KindNodes:
 		c.checkTarget(kind, v, bad)
+	case KindClock:
+		if !jumpArg(v.text) {
+			c.checkTarget(KindTarget, v, bad)
+		} else if _, msg := parseJump(v.text); msg != "" {
+			c.errorf(p, "bad jump %q: %s", v.text, msg)
+		}
 	case KindInt:
 		if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
 			bad("a whole number")

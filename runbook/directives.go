@@ -33,6 +33,7 @@ const (
 	KindClient                   // a client: franz-go, java[@V], librdkafka[@V], spring[@V]
 	KindProperty                 // a client property NAME=VALUE
 	KindRelease                  // a Kafka release kafkabook knows: 4.3.1
+	KindClock                    // a node, or the jump after the nodes: +1h, -30m, 0
 )
 
 // ArgSpec describes a positional argument of a directive.
@@ -90,6 +91,11 @@ type Directive struct {
 	// the layer kafkabook serves under it (internal/powerfs): a run whose
 	// runbook has such a step starts a cluster with it (Doc.NeedsLayer).
 	Layer bool
+	// Clock says that the step needs a cluster whose brokers run with
+	// their wall clock under kafkabook's hand (libfaketime preloaded): a
+	// run whose runbook has such a step starts a cluster with it
+	// (Doc.NeedsClock).
+	Clock bool
 
 	// check checks what the syntax cannot: ranges, combinations of flags,
 	// and the order of steps (a read before its topic was created). topic
@@ -186,6 +192,7 @@ var Directives = []*Directive{
 	expectDirective,
 	powerlossDirective,
 	diskDirective,
+	clockDirective,
 }
 
 var directiveByName = map[string]*Directive{}
@@ -210,7 +217,7 @@ func usage(d *Directive) string {
 	parts := []string{d.Name}
 	for _, a := range d.Args {
 		s := a.Name
-		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr && a.Kind != KindSide {
+		if a.Many && a.Kind != KindNodes && a.Kind != KindExpr && a.Kind != KindSide && a.Kind != KindClock {
 			s += "..."
 		}
 		if a.Optional {

@@ -77,6 +77,20 @@ func (d *Doc) NeedsLayer() bool {
 	return false
 }
 
+// NeedsClock reports whether a step of the runbook steps a broker's wall
+// clock (a directive with Clock), which needs a cluster whose brokers run
+// with libfaketime preloaded.
+func (d *Doc) NeedsClock() bool {
+	for _, b := range d.Blocks {
+		for _, s := range b.Steps {
+			if dir := Lookup(s.Name); dir != nil && dir.Clock {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Lacking checks each step that hurts the cluster against lacks (a
 // backend's answer to what a step needs: FaultMissing's names) and
 // returns the first step it refuses, with why, as a file:line error;

@@ -427,7 +427,7 @@ func (c *checker) nodeName(kind Kind, v value) value {
 		return v
 	}
 	switch kind {
-	case KindTarget, KindNode, KindNodes, KindSide:
+	case KindTarget, KindNode, KindNodes, KindSide, KindClock:
 	default:
 		return v
 	}

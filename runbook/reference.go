@@ -33,6 +33,7 @@ var kindText = map[Kind]string{
 	KindClient:   "`franz-go`, `java[@VERSION]`, `librdkafka[@VERSION]` or `spring[@VERSION]`",
 	KindProperty: "`NAME=VALUE`, a property by the client's own name",
 	KindRelease:  "a Kafka release like `4.3.1`",
+	KindClock:    "nodes `k1`..`kN`, `leader(TOPIC)`, `followers(TOPIC)` or `controller()`, then a jump like `+1h`, `-30m` or `0`",
 }
 
 // Reference returns the Markdown reference of the runbook language,

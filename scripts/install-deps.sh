@@ -2,8 +2,9 @@
 # install-deps.sh installs, on a fresh Debian machine, what kafkabook and its
 # tests need beyond Go: Java 17+ and Maven (Kafka's jars come from Maven
 # Central), iproute2 and iptables (network namespaces and their rules),
-# fuse3 (fusermount3, for the power-loss layer under each node's data) and
-# Chromium (the report's browser tests). It only installs what is missing.
+# fuse3 (fusermount3, for the power-loss layer under each node's data),
+# faketime (libfaketime, preloaded into the brokers of a runbook that steps
+# their clocks, and the wrapper that says its release) and Chromium (the report's browser tests). It only installs what is missing.
 # The chart library is not installed here: kafkabook fetches it into its
 # cache the first time it renders a report. Run as root. KAFKABOOK_DEPS=run
 # leaves out Chromium: running runbooks does not need it (CI's matrix cells).
@@ -18,6 +19,7 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need="$need python3-venv"
 command -v ip >/dev/null 2>&1 || need="$need iproute2"
 command -v iptables >/dev/null 2>&1 || need="$need iptables"
 command -v fusermount3 >/dev/null 2>&1 || need="$need fuse3"
+command -v faketime >/dev/null 2>&1 || need="$need faketime"
 [ "${KAFKABOOK_DEPS:-}" = run ] || [ -x /usr/bin/chromium ] || need="$need chromium"
 if [ -n "$need" ]; then
 	echo "install-deps: apt-get install$need"

@@ -67,7 +67,7 @@ func (f *runbookFlags) load(path string, stderr io.Writer) (*runbook.Doc, error)
 		ov.Params[k] = v
 	}
 	// runbook never probes the machine: what it can do is found out here.
-	caps := runbook.Capabilities{PowerLossMissing: powerfs.Missing(), ClientProperty: clientProperty}
+	caps := runbook.Capabilities{PowerLossMissing: powerfs.Missing(), ClockMissing: local.ClockMissing(), ClientProperty: clientProperty}
 	var cf *external.File
 	if f.clusterFile != "" {
 		if cf, err = external.Load(f.clusterFile); err != nil {

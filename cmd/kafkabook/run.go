@@ -335,7 +335,7 @@ func (o *runOpts) runRequest(doc *runbook.Doc, version string) backends.RunReque
 	return backends.RunRequest{
 		Kind: o.bf.backend, Options: o.bf.options(), Attach: o.attach.name, AllowFaults: o.attach.allowFaults,
 		Keep: o.keep, Default: defaultCluster, Kafka: version, Nodes: doc.Meta.Nodes, Broker: doc.Meta.Broker,
-		PowerLoss: doc.NeedsLayer(), Quorum: doc.Meta.Quorum, Hurts: hurts, Ready: kafka.Ready, Runbook: doc.Path,
+		PowerLoss: doc.NeedsLayer(), Clock: doc.NeedsClock(), Quorum: doc.Meta.Quorum, Hurts: hurts, Ready: kafka.Ready, Runbook: doc.Path,
 		Warn: func(err error) { fmt.Fprintf(o.stderr, "kafkabook: %v\n", err) },
 	}
 }

@@ -9,12 +9,16 @@ import (
 // Faults names for its state (starts killed, stopped and exited nodes,
 // resumes paused ones, rejoins isolated ones), and removes partitions and
 // packet loss (NetFaults). A disk fault is healed first (Disks), so that
-// a broker it took down does not meet it again. say hears each repair
+// a broker it took down does not meet it again, and every node's wall
+// clock is put right (Clocks), so that a broker starts on the right time. say hears each repair
 // before it is applied. It does not wait for the brokers: the engine waits
 // for a full ISR with its own client, and so do tests that share a
 // cluster; this is the part both need from the backend.
 func BringBack(ctx context.Context, b Backend, progress Progress, say func(op Op, node string, was State)) error {
 	if err := healDisks(ctx, b, say); err != nil {
+		return err
+	}
+	if err := healClocks(ctx, b, say); err != nil {
 		return err
 	}
 	st, err := b.Status(ctx)

@@ -105,6 +105,10 @@ type Config struct {
 	// can lose power. Only backends that implement PowerLoss honour it:
 	// ask one before setting it.
 	PowerLoss bool
+	// Clock starts every broker with its wall clock under kafkabook's
+	// hand, so that it can jump (Clocks). Only backends that implement
+	// Clocks honour it: ask one before setting it.
+	Clock bool
 	// Security is how clients authenticate: "" plaintext, or
 	// SecuritySASLSSL. Only backends that implement it honour it (local).
 	Security string

@@ -21,6 +21,7 @@ func TestEveryDirectiveRuns(t *testing.T) {
 	steps := []runbook.Step{
 		{Op: runbook.OpPowerloss, Name: "powerloss", Action: runbook.Powerloss{}},
 		{Op: runbook.OpDisk, Name: "disk", Action: runbook.Disk{}},
+		{Op: runbook.OpClock, Name: "clock", Action: runbook.Clock{}},
 		{Op: runbook.OpBrokerAdd, Name: "broker add", Action: runbook.BrokerAdd{}},
 		{Op: runbook.OpBrokerRemove, Name: "broker remove", Action: runbook.BrokerRemove{}},
 		{Op: runbook.OpVoterAdd, Name: "voter add", Action: runbook.VoterAdd{}},

@@ -33,6 +33,9 @@ type RunRequest struct {
 	// PowerLoss says the runbook cuts power, which only a cluster of the
 	// run's own on a backend with cluster.PowerLoss can take.
 	PowerLoss bool
+	// Clock says the runbook steps a broker's wall clock, which only a
+	// cluster of the run's own on a backend with cluster.Clocks can take.
+	Clock bool
 	// Quorum is the controller quorum the runbook asks for
 	// (cluster.QuorumStatic or QuorumDynamic), "" for either: a dynamic
 	// one needs a cluster formatted so, by a backend with
@@ -75,7 +78,8 @@ func (l *Lease) Release() {
 // ForRun finds or starts the cluster a run needs and says how to let go of
 // it: the attached cluster with Attach, the cluster file's with the
 // external backend, the default cluster when it is up as the runbook asks
-// (and the runbook does not cut power, which needs a cluster of its own),
+// (and the runbook does not cut power or step clocks, which need a cluster
+// of its own),
 // else a new cluster of the run's own. Errors that are the user's are
 // UsageErrors; a default cluster up with other settings under Keep is not
 // one (the flags are right, the machine is not).
@@ -95,7 +99,7 @@ func ForRun(ctx context.Context, req RunRequest, progress cluster.Progress) (*Le
 		return nil, err
 	}
 	if st, err := def.Status(ctx); err == nil {
-		if matches(st, req.Kafka, req.Nodes, req.Broker) && !req.PowerLoss && req.quorumOf(st) {
+		if matches(st, req.Kafka, req.Nodes, req.Broker) && !req.PowerLoss && !req.Clock && req.quorumOf(st) {
 			progress("using the default cluster (Kafka %s, %d nodes); it stays up", req.Kafka, len(st.Nodes))
 			return &Lease{Backend: def, Reused: true}, nil
 		}
@@ -144,10 +148,13 @@ func (req *RunRequest) start(ctx context.Context, kind string, progress cluster.
 	if _, ok := b.(cluster.PowerLoss); req.PowerLoss && !ok {
 		return nil, usagef("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", req.Runbook, NameOf(b))
 	}
+	if _, ok := b.(cluster.Clocks); req.Clock && !ok {
+		return nil, usagef("%s uses clock, which needs the local backend: the %s backend does not start its brokers with libfaketime preloaded", req.Runbook, NameOf(b))
+	}
 	if _, ok := b.(cluster.Controllers); req.Quorum == cluster.QuorumDynamic && !ok {
 		return nil, usagef("%s asks for a dynamic controller quorum, which the local, docker and kubernetes backends format: the %s backend cannot", req.Runbook, NameOf(b))
 	}
-	cfg := cluster.Config{Name: req.Default, Kafka: req.Kafka, Nodes: req.Nodes, Broker: req.Broker, Keep: req.Keep, PowerLoss: req.PowerLoss, Quorum: req.Quorum, Ready: req.Ready}
+	cfg := cluster.Config{Name: req.Default, Kafka: req.Kafka, Nodes: req.Nodes, Broker: req.Broker, Keep: req.Keep, PowerLoss: req.PowerLoss, Clock: req.Clock, Quorum: req.Quorum, Ready: req.Ready}
 	// Up removes what it created when it fails or is interrupted.
 	if _, err := b.Up(ctx, cfg, progress); err != nil {
 		return nil, err

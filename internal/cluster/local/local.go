@@ -103,6 +103,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 			return cluster.Status{}, err
 		}
 	}
+	if cfg.Clock {
+		if err := needClock(); err != nil {
+			return cluster.Status{}, err
+		}
+	}
 	java, err := checkJava()
 	if err != nil {
 		return cluster.Status{}, err
@@ -155,6 +160,9 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 	if st.PowerLoss {
 		on = ", their data on the power-loss layer"
 	}
+	if st.Clock {
+		on += ", libfaketime preloaded for their clocks"
+	}
 	progress("starting %d Kafka %s nodes (%s) on %s%s", cfg.Nodes, dist.Version, strings.TrimSpace(java), st.Network.Subnet, on)
 	status, err := b.create(ctx, &st, cfg.Ready, progress)
 	if err != nil {
@@ -195,6 +203,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 		Owner:     self(),
 		Kept:      cfg.Keep,
 		PowerLoss: cfg.PowerLoss,
+		Clock:     cfg.Clock,
 		Security:  cfg.Security,
 		Dynamic:   cfg.Quorum == cluster.QuorumDynamic,
 	}

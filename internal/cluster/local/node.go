@@ -200,7 +200,8 @@ func (st state) libs(n nodeState) string {
 }
 
 // launch starts node n's broker in its namespace (on its power-loss layer,
-// mounted first, when the cluster has one), in a session of its own
+// mounted first, when the cluster has one; with libfaketime preloaded on
+// the node's clock, when the cluster has Clock), in a session of its own
 // (a Ctrl-C at the terminal reaches kafkabook, which takes the cluster down
 // in order, not the JVMs). The JVM of a private cluster dies with this
 // process; that of a kept cluster outlives it. It returns the node with
@@ -221,6 +222,11 @@ func (st state) launch(n nodeState) (nodeState, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Dir = n.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if st.Clock {
+		if cmd.Env, err = n.clockEnv(); err != nil {
+			return n, err
+		}
+	}
 	if err := startProcess(n.NS, cmd, st.private()); err != nil {
 		return n, fmt.Errorf("%s: start java: %w", n.Name, err)
 	}

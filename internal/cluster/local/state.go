@@ -34,6 +34,9 @@ type state struct {
 	// PowerLoss puts every node's data directory on the power-loss layer
 	// (see powerloss.go).
 	PowerLoss bool `json:"powerloss,omitempty"`
+	// Clock runs every broker with libfaketime preloaded, its wall clock
+	// set from the node's clock file (see clock.go).
+	Clock bool `json:"clock,omitempty"`
 	// Security is cluster.SecuritySASLSSL for a cluster whose clients
 	// use TLS and SCRAM (see security.go), else "".
 	Security string `json:"security,omitempty"`
@@ -58,6 +61,9 @@ type nodeState struct {
 	// Delayer is the process delaying what the node sends (link
 	// --delay, delay.go), while a delay is in force.
 	Delayer *sideProc `json:"delayer,omitempty"`
+	// Clock is how far the node's wall clock is set from the host's, in a
+	// cluster with Clock.
+	Clock time.Duration `json:"clock,omitempty"`
 	// Kafka and Libs are the release the node starts on and its jars,
 	// when not the cluster's (Release: a rolling upgrade).
 	Kafka string `json:"kafka,omitempty"`
