@@ -114,6 +114,9 @@ func (c *runCtx) lostRange(label string, p int32, losses []results.Loss, msgs ma
 	st := lossStory{s: spanOf(losses, msgs), partition: c.partitionName(label, p), end: c.run.End}
 	st.el, st.haveEl = c.electionAfter(label, p, st.partition, st.s)
 	st.trunc = c.truncationsOf(st.partition, st.s, losses)
+	if !st.haveEl && len(st.trunc) == 0 {
+		st.deleted = c.deletionOf(st.partition, st.s)
+	}
 	switch {
 	case st.haveEl:
 		st.end = st.el.leader.Line.At
@@ -133,6 +136,7 @@ type lossStory struct {
 	el        election
 	haveEl    bool
 	trunc     []truncation
+	deleted   *deletion // retention deleted the range: no election, no truncation
 	faults    []results.Fault
 	end       time.Time // the election, else the first truncation, else the run's end
 }
@@ -172,6 +176,9 @@ func (c *runCtx) lostSteps(st lossStory) []Statement {
 	for _, t := range st.trunc {
 		out = append(out, t.statement(c))
 	}
+	if d := st.deleted; d != nil {
+		out = append(out, d.statement(c))
+	}
 	return out
 }
 
@@ -179,6 +186,10 @@ func (c *runCtx) lostSteps(st lossStory) []Statement {
 // records show one when a replica truncated the range away or when the
 // new leader's log ended before it.
 func (st lossStory) cause() (cause, short string, visible bool) {
+	if d := st.deleted; d != nil {
+		short = fmt.Sprintf("%s deleted by %s on %s", d.moved.Partition, d.why(), d.moved.Line.Node)
+		return short, short, true
+	}
 	logEnded := st.haveEl && st.s.lo >= 0 && st.el.leader.Offset <= st.s.lo
 	if len(st.trunc) == 0 && !logEnded {
 		return NotVisible, NotVisible, false
@@ -410,6 +421,52 @@ func (c *runCtx) unfenced(id int32, from, to time.Time) *Event {
 		}
 	}
 	return out
+}
+
+// deletion is a replica's log start offset moved past a lost range:
+// records deleted, by retention or a deletion of records, not truncated.
+type deletion struct {
+	moved   Event  // "Incremented log start offset to N due to …"
+	segment *Event // the segment deletion that moved it, with its reason
+}
+
+// deletionOf is the first move of a partition's log start offset after
+// the span was sent that took the span's last offset with it.
+func (c *runCtx) deletionOf(partition string, s span) *deletion {
+	if s.hi < 0 {
+		return nil
+	}
+	for _, e := range c.of(partition, Deleted) {
+		if e.Line.At.Before(s.sent) || e.Offset <= s.hi {
+			continue
+		}
+		d := &deletion{moved: e}
+		for _, seg := range c.of(partition, DeletingSegment) {
+			if seg.Line.Node == e.Line.Node && !seg.Line.At.After(e.Line.At) && e.Line.At.Sub(seg.Line.At) <= 2*time.Second {
+				seg := seg
+				d.segment = &seg
+			}
+		}
+		return d
+	}
+	return nil
+}
+
+// why is what deleted the records: the segment's reason, or the log's.
+func (d deletion) why() string {
+	if d.segment != nil {
+		return d.segment.Reason
+	}
+	return d.moved.Reason
+}
+
+func (d deletion) statement(c *runCtx) Statement {
+	ls := []results.LogLine{}
+	if d.segment != nil {
+		ls = append(ls, d.segment.Line)
+	}
+	ls = append(ls, d.moved.Line)
+	return Statement{Text: fmt.Sprintf("%s moved the log start offset of %s to %d at %s, deleting what lay below it (%s).", d.moved.Line.Node, d.moved.Partition, d.moved.Offset, c.at(d.moved.Line.At), d.why()), Lines: ls}
 }
 
 // truncation is one replica cutting its log back to an offset at or before

@@ -80,6 +80,16 @@ const (
 	// partition=p-0, dir=…] Corruption found in segment 0, truncating to
 	// offset 1882" (4.3.1's line after a kill and a cut tail).
 	Truncated Kind = "truncated"
+	// Deleted: retention moved a partition's log start offset past
+	// records, deleting them: "[UnifiedLog partition=r-0, dir=…]
+	// Incremented log start offset to 100 due to SegmentDeletion"; Reason
+	// is the deletion's own line when it is a segment's: "Deleting segment
+	// LogSegment(baseOffset=0, …) due to log retention time 120000ms breach
+	// based on the largest record timestamp in the segment" (4.3.1's lines,
+	// after a broker's clock was stepped an hour forward).
+	Deleted Kind = "deleted"
+	// DeletingSegment: the deletion's reason, the line before Deleted's.
+	DeletingSegment Kind = "deleting-segment"
 	// TruncateNoop: "Truncating to 0 has no effect as the largest offset in
 	// the log is -1".
 	TruncateNoop Kind = "truncate-noop"
@@ -208,6 +218,12 @@ var patterns = []pattern{
 	}},
 	{Truncated, regexp.MustCompile(`\[UnifiedLog partition=([^,\s\]]+)[^\]]*\] Truncating to offset (\d+)`), func(e *Event, m []string) {
 		e.Partition, e.Offset = m[1], atoi64(m[2])
+	}},
+	{Deleted, regexp.MustCompile(`\[UnifiedLog partition=([^,\s\]]+)[^\]]*\] Incremented log start offset to (\d+) due to (\w+)`), func(e *Event, m []string) {
+		e.Partition, e.Offset, e.Reason = m[1], atoi64(m[2]), m[3]
+	}},
+	{DeletingSegment, regexp.MustCompile(`\[UnifiedLog partition=([^,\s\]]+)[^\]]*\] Deleting segment LogSegment\(baseOffset=(\d+)[^)]*\) due to (.*?)(?: \(org\.apache|$)`), func(e *Event, m []string) {
+		e.Partition, e.Offset, e.Reason = m[1], atoi64(m[2]), m[3]
 	}},
 	{TruncateNoop, regexp.MustCompile(`\[UnifiedLog partition=([^,\s\]]+)[^\]]*\] Truncating to (\d+) has no effect`), func(e *Event, m []string) {
 		e.Partition, e.Offset = m[1], atoi64(m[2])

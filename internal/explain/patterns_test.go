@@ -69,6 +69,10 @@ func TestParseFields(t *testing.T) {
 			Event{Kind: TruncateFetch, Partition: "auto-r1-2f11-0", Index: -1, Node: 2, Leader: 1, Epoch: -1, Offset: 0, Reason: "local high watermark"}},
 		{"truncation 4.4.0", `[2026-11-30T08:43:48.362Z] INFO [UnifiedLog partition=plast-r1-fb9d-0, dir=$KAFKABOOK_STATE/k3/data] Truncating to offset 0 (org.apache.kafka.storage.internals.log.UnifiedLog)`,
 			Event{Kind: Truncated, Partition: "plast-r1-fb9d-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 0}},
+		{"retention deletion 4.3.1", `[2026-12-06T08:35:57.768Z] INFO [UnifiedLog partition=r-0, dir=$KAFKABOOK_STATE/k1/data] Incremented log start offset to 100 due to SegmentDeletion (org.apache.kafka.storage.internals.log.UnifiedLog)`,
+			Event{Kind: Deleted, Partition: "r-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 100, Reason: "SegmentDeletion"}},
+		{"retention segment 4.3.1", `[2026-12-06T08:35:57.767Z] INFO [UnifiedLog partition=r-0, dir=$KAFKABOOK_STATE/k1/data] Deleting segment LogSegment(baseOffset=0, size=1295, lastModifiedTime=1796542534402, largestRecordTimestamp=1796542534163) due to log retention time 120000ms breach based on the largest record timestamp in the segment (org.apache.kafka.storage.internals.log.UnifiedLog)`,
+			Event{Kind: DeletingSegment, Partition: "r-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 0, Reason: "log retention time 120000ms breach based on the largest record timestamp in the segment"}},
 		{"recovery truncation 4.3.1", `[2026-12-06T07:15:15.460Z] WARN [LogLoader partition=c-r1-6e61-0, dir=$KAFKABOOK_STATE/k3/data] Corruption found in segment 0, truncating to offset 0 (org.apache.kafka.storage.internals.log.LogLoader)`,
 			Event{Kind: Truncated, Partition: "c-r1-6e61-0", Index: -1, Node: -1, Leader: -1, Epoch: -1, Offset: 0, Reason: "its recovery found a corrupt batch in segment 0"}},
 	}

@@ -75,7 +75,14 @@ func ReadAll(ctx context.Context, b Brokers, topic string, o ReadOptions) (Read,
 	if o.Isolation == results.ReadCommitted {
 		to, isolation = read.LastStable, kgo.ReadCommitted()
 	}
-	return read, readTo(ctx, b, topic, to, isolation, o.Isolation.Level(), read.Records)
+	// Records below a partition's log start offset are gone for good
+	// (retention, a deletion of records): the read starts there, and what
+	// was acknowledged below it is counted lost, not waited for.
+	from, err := listOffsets(ctx, "log start offset", topic, adm.ListStartOffsets)
+	if err != nil {
+		return read, err
+	}
+	return read, readTo(ctx, b, topic, from, to, isolation, o.Isolation.Level(), read.Records)
 }
 
 // settledHW waits, up to o.Settle, until the high watermarks of topic
@@ -99,15 +106,15 @@ func settledHW(ctx context.Context, adm *kadm.Client, topic string, o ReadOption
 	return hw, err
 }
 
-// readTo reads every partition of topic from the start up to its offset
-// in to (exclusive), with a fresh client and no consumer group, adding the
+// readTo reads every partition of topic from its log start offset in
+// from up to its offset in to (exclusive), with a fresh client and no consumer group, adding the
 // records to recs; named is the isolation's name, for the error when ctx
 // ends first. Control records are read too, for their offsets: without
 // them a read could wait for an offset that holds no record.
-func readTo(ctx context.Context, b Brokers, topic string, to map[int32]int64, isolation kgo.IsolationLevel, named results.Isolation, recs *results.Records) error {
+func readTo(ctx context.Context, b Brokers, topic string, from, to map[int32]int64, isolation kgo.IsolationLevel, named results.Isolation, recs *results.Records) error {
 	assign := map[int32]kgo.Offset{}
 	for p, end := range to {
-		if end > 0 {
+		if end > from[p] {
 			assign[p] = kgo.NewOffset().AtStart()
 		}
 	}
