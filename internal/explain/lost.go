@@ -246,6 +246,11 @@ func (c *runCtx) electionAfter(label string, p int32, partition string, s span) 
 func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
 	var out []results.Fault
 	for _, f := range c.run.Faults {
+		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+			if _, end := k.Read(f.Nodes); end {
+				continue // disk k1 healthy ends a fault, it injects none
+			}
+		}
 		if away(f.Op) && !f.At.Before(from) && !f.At.After(to) {
 			out = append(out, f)
 		}
@@ -275,6 +280,22 @@ func (c *runCtx) inEffect(t time.Time) []results.Fault {
 		if !f.At.Before(t) {
 			break
 		}
+		// A fault with an argument (disk k1 failed) ends its own window
+		// with its Off argument (disk k1 healthy); its argument stays
+		// last in a held fault's nodes, for faultPhrase.
+		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+			nodes, end := k.Read(f.Nodes)
+			for i := range held { // a later event on the same nodes replaces or ends it
+				if held[i].Op == f.Op {
+					hn, _ := k.Read(held[i].Nodes)
+					held[i].Nodes = append(without(hn, nodes), held[i].Nodes[len(held[i].Nodes)-1])
+				}
+			}
+			if !end && k.Away {
+				held = append(held, f)
+			}
+			continue
+		}
 		if away(f.Op) {
 			held = append(held, f)
 			continue
@@ -291,7 +312,11 @@ func (c *runCtx) inEffect(t time.Time) []results.Fault {
 	}
 	var out []results.Fault
 	for _, f := range held {
-		if len(without(f.Nodes, []string{"|"})) > 0 {
+		nodes := f.Nodes
+		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+			nodes, _ = k.Read(f.Nodes)
+		}
+		if len(without(nodes, []string{"|"})) > 0 {
 			out = append(out, f)
 		}
 	}
@@ -320,8 +345,15 @@ func faultPhrase(fs []results.Fault) string {
 		if f.Op == "partition" {
 			sep = " "
 		}
+		all, arg := f.Nodes, ""
+		if k, ok := results.FaultKindOf(f.Op); ok && k.Off != "" && len(all) > 0 {
+			all, arg = all[:len(all)-1], all[len(all)-1]
+		}
 		var nodes, flags []string
-		for _, n := range f.Nodes {
+		if arg != "" {
+			flags = append(flags, arg)
+		}
+		for _, n := range all {
 			if strings.HasPrefix(n, "--") {
 				flags = append(flags, n)
 			} else {

@@ -19,8 +19,11 @@ import (
 // TCP handshakes with a broker (not read back from the delayer): what k1
 // sends is 100 ms late to the host and to the other nodes; with jitter
 // the round trips spread over it; with --to k2 only k2 sees it; heal ends
-// it and stops the delayer; down leaves no delayer behind.
+// it and stops the delayer; down leaves no delayer behind. Full tier: the
+// fast one runs link --delay on the shared cluster (the engine's
+// TestLinkDelay) and the delayer itself (internal/netdelay).
 func TestDelay(t *testing.T) {
+	testcluster.FullTier(t)
 	if m := netdelay.Missing(); m != "" {
 		testcluster.Lacks(t, "link --delay needs "+m)
 	}
