@@ -12,8 +12,10 @@ import (
 
 // maxModuleZip is the most the module's zip may weigh: what `go install
 // ...@version` downloads. The published evidence under output/ (a nested
-// module of its own) is what once made it 100 MB.
-const maxModuleZip = 2 << 20
+// module of its own) is what once made it 100 MB; the code and its test
+// data alone passed 2 MiB with the resource faults (2.0 MiB compressed,
+// the largest files the report's test runs of about 0.5 MB each).
+const maxModuleZip = 3 << 20
 
 // TestModuleZip packs the module as `go mod download` does and fails when
 // a file under output/ is in it or the zip is over maxModuleZip.

@@ -65,4 +65,16 @@ func TestEveryDirectiveOnCluster(t *testing.T) {
 			t.Errorf("no %s among the run's faults %v", op, faults)
 		}
 	}
+	// Each fault says what the cluster showed of it, read from the nodes
+	// and the network (the local backend is a cluster.Observer and can
+	// probe across a cut), and none is unproven.
+	observed := map[string]bool{"kill": true, "stop": true, "start": true, "pause": true, "resume": true, "isolate": true, "rejoin": true, "partition": true, "corrupt": true, "delay": true}
+	for _, f := range run.Faults {
+		if f.Unproven {
+			t.Errorf("%s %v at %s: unproven: %s", f.Op, f.Nodes, f.Pos, f.Observed)
+		}
+		if observed[f.Op] && f.Observed == "" {
+			t.Errorf("%s %v at %s: nothing observed", f.Op, f.Nodes, f.Pos)
+		}
+	}
 }

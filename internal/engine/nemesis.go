@@ -162,9 +162,36 @@ func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partit
 		how += ", broker listeners only: the controller quorum still talks across it"
 		written = append(written, "--keep-quorum")
 	}
-	n.record(results.Fault{At: at, Op: "partition", Nodes: written, Pos: s.Pos.String()})
+	f := results.Fault{At: at, Op: "partition", Nodes: written, Pos: s.Pos.String()}
+	f.Observed, f.Unproven = n.acrossCut(ctx, left[0], right[0])
+	n.record(f)
 	log.line("partition %s (%s; clients still reach every node)", strings.Join(nodes, " "), how)
+	if f.Observed != "" {
+		log.line("  %s", f.Observed)
+	}
 	return nil
+}
+
+// cutProbe bounds the handshake acrossCut tries: across a cut, nothing
+// answers, so the probe ends by this timeout.
+const cutProbe = time.Second
+
+// acrossCut reads a partition from the network itself, where the backend
+// can (cluster.Delayer's Handshakes): a TCP handshake from one node of
+// the left side with the broker port of one of the right side, which a
+// cut must stop. unproven is true when it was answered.
+func (n *nemesis) acrossCut(ctx context.Context, from, to string) (observed string, unproven bool) {
+	d, ok := n.opts.Backend.(cluster.Delayer)
+	if !ok {
+		return "", false
+	}
+	ctx, cancel := context.WithTimeout(ctx, cutProbe)
+	defer cancel()
+	took, err := d.Handshakes(ctx, from, to, 1)
+	if err != nil {
+		return fmt.Sprintf("a TCP handshake from %s's network with %s's broker port got no answer within %v (%v)", from, to, cutProbe, err), false
+	}
+	return fmt.Sprintf("a TCP handshake from %s's network with %s's broker port was answered in %v: the cut did not stop it", from, to, took[0].Round(time.Millisecond)), true
 }
 
 var _ = handles(link, runbook.OpLink)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,6 +139,34 @@ func TestDisk(t *testing.T) {
 	}
 	if states, err := disks.DiskStates(ctx); err != nil || len(states) != 1 || states[0].Fault != (cluster.DiskFault{}) {
 		t.Errorf("after BringBack: %+v (%v), want a healthy disk", states, err)
+	}
+
+	// A reset between runs makes the cluster new on a fresh layer: the
+	// old data is gone, the new layer is mounted and takes writes.
+	put(cluster.DiskFault{Slow: time.Millisecond})
+	if err := b.Reset(ctx, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if m := layerMounts(t, os.Getenv("KAFKABOOK_STATE")); len(m) != 1 {
+		t.Errorf("after a reset, layers mounted at %v, want one", m)
+	}
+	if states, err := disks.DiskStates(ctx); err != nil || len(states) != 1 || states[0].Fault != (cluster.DiskFault{}) {
+		t.Errorf("after a reset: %+v (%v), want the fresh layer's healthy disk", states, err)
+	}
+	admin2, err := kafka.Dial(bootstrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin2.Close()
+	// The reset starts the broker; it answers once it has registered.
+	var names []string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if names, err = admin2.Topics(ctx); err == nil {
+			break
+		}
+	}
+	if err != nil || slices.Contains(names, "d") {
+		t.Errorf("after a reset the cluster has topics %v (%v), want d gone", names, err)
 	}
 }
 

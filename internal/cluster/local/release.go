@@ -111,9 +111,6 @@ func (b *Backend) Reset(ctx context.Context, progress cluster.Progress) error {
 
 // reset is Reset under the cluster's lock.
 func (b *Backend) reset(ctx context.Context, st *state, progress cluster.Progress) error {
-	if st.PowerLoss {
-		return fmt.Errorf("cluster %q has its data on the power-loss layer, which a reset does not remake: run the runbook on a cluster of its own per run", b.name)
-	}
 	var scram []string
 	if st.secure() {
 		var err error
@@ -152,6 +149,17 @@ func (b *Backend) reset(ctx context.Context, st *state, progress cluster.Progres
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 		n.Kafka, n.Libs, n.Broker, n.Removed = "", "", nil, false
+		if st.PowerLoss {
+			// The layer goes with what it held (and any disk fault); the
+			// next launch mounts a fresh one over the new durable data.
+			if err := n.stopLayer(ctx); err != nil {
+				return err
+			}
+			n.Layer = nil
+			if err := os.RemoveAll(n.durableDir()); err != nil {
+				return err
+			}
+		}
 		st.Nodes[i] = n
 		if err := os.RemoveAll(filepath.Join(n.Dir, "data")); err != nil {
 			return err
