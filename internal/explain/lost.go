@@ -463,12 +463,24 @@ type deletion struct {
 }
 
 // deletionOf is the first move of a partition's log start offset after
-// the span was sent that took the span's last offset with it.
+// the span was sent that took the span's last offset with it; or, where
+// the broker logged only the segment's deletion (4.3.1 at INFO), the
+// first deletion of a segment that began at or before the span.
 func (c *runCtx) deletionOf(partition string, s span) *deletion {
 	if s.hi < 0 {
 		return nil
 	}
-	for _, e := range c.of(partition, Deleted) {
+	moved := c.of(partition, Deleted)
+	if len(moved) == 0 {
+		for _, seg := range c.of(partition, DeletingSegment) {
+			if !seg.Line.At.Before(s.sent) && seg.Offset <= s.lo {
+				seg := seg
+				return &deletion{moved: seg, segment: &seg}
+			}
+		}
+		return nil
+	}
+	for _, e := range moved {
 		if e.Line.At.Before(s.sent) || e.Offset <= s.hi {
 			continue
 		}
@@ -493,6 +505,9 @@ func (d deletion) why() string {
 }
 
 func (d deletion) statement(c *runCtx) Statement {
+	if d.segment != nil && d.segment.Kind == DeletingSegment && d.moved.Kind == DeletingSegment {
+		return Statement{Text: fmt.Sprintf("%s deleted the segment of %s from offset %d, stamped %s by its own clock (%s).", d.segment.Line.Node, d.segment.Partition, d.segment.Offset, c.at(d.segment.Line.At), d.why()), Lines: []results.LogLine{d.segment.Line}}
+	}
 	ls := []results.LogLine{}
 	if d.segment != nil {
 		ls = append(ls, d.segment.Line)
