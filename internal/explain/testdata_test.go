@@ -37,6 +37,8 @@ var testRuns = map[string]string{
 	"zombie-leader-4.1.2": "zombie-leader/kafka-4.1.2/20261130T085312Z",
 	"rolling-upgrade-isr": "rolling-upgrade.wait-isr/kafka-4.2.2/20261205T214359Z",
 	"broker-replacement":  "broker-replacement/kafka-4.3.1/20261206T012413Z",
+	"corrupt-segment":     "corrupt-segment/kafka-4.3.1/20261206T075505Z",
+	"clock-jump":          "clock-jump/kafka-4.3.1/20261206T080131Z",
 }
 
 func TestTestdata(t *testing.T) {
