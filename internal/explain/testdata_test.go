@@ -39,6 +39,7 @@ var testRuns = map[string]string{
 	"broker-replacement":  "broker-replacement/kafka-4.3.1/20261206T012413Z",
 	"corrupt-segment":     "corrupt-segment/kafka-4.3.1/20261206T075505Z",
 	"clock-jump":          "clock-jump/kafka-4.3.1/20261206T080131Z",
+	"disk-failure":        "disk-failure/kafka-4.3.1/20261206T080520Z",
 }
 
 func TestTestdata(t *testing.T) {
