@@ -24,6 +24,7 @@ const delayRunbook = "# A slow link\n\n```kafka\n" +
 // its Observed the handshakes measured over the link, at least 50 ms
 // and not much more; heal ends the slow link's window.
 func TestLinkDelay(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier runs link --delay in TestEveryDirectiveOnCluster, its measured handshakes in its observed
 	if m := netdelay.Missing(); m != "" {
 		testcluster.Lacks(t, "link --delay needs "+m)
 	}

@@ -80,6 +80,7 @@ func readClock(t *testing.T, bootstrap kafka.Brokers, want time.Duration) time.D
 // the broker's own words, once its clock jumps an hour ahead. The heal
 // between runs puts the clock right.
 func TestClock(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier keeps the clock's checks (TestCheckClock); clock-jump.md runs it end to end in the full tier
 	b, st, boot := startClock(t, 1, map[string]string{"log.retention.check.interval.ms": "1000"}, true)
 	t.Logf("1 node up with libfaketime in %.1fs", boot.Seconds())
 	t.Cleanup(func() {

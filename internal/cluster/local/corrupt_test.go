@@ -23,6 +23,7 @@ import (
 // after a kill it recovers the segment, says it found the corruption, and
 // what it cut is gone from the only replica.
 func TestCorrupt(t *testing.T) {
+	testcluster.FullTier(t) // the fast tier runs corrupt on the shared cluster (TestEveryDirectiveOnCluster), the file and offsets in its observed
 	b, st := testcluster.Start(t, 1, nil)
 	ctx := context.Background()
 	bootstrap := kafka.Plain(st.Bootstrap()...)
