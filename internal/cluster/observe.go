@@ -19,14 +19,21 @@ type Observer interface {
 	Observe(ctx context.Context, op Op, nodes []string) (said string, landed bool, err error)
 }
 
-// connectTimeout bounds a probe of a node's port: a port of a node cut
-// off from the network does not refuse, it does not answer.
-const connectTimeout = 500 * time.Millisecond
+// The probes of a node's port: a port cut off from the network does not
+// refuse, it does not answer, so a probe that expects no answer waits
+// CutProbe (a handshake on a host's own bridge takes well under a
+// millisecond) and one that expects an answer up to AnswerProbe, which it
+// spends only when the node is slow. The step that probes waits as long,
+// so the wait for no answer is kept short.
+const (
+	CutProbe    = 250 * time.Millisecond
+	AnswerProbe = 2 * time.Second
+)
 
-// Reach probes addr with a TCP connection from this machine and says
-// what happened: "answered", "refused", or the error.
-func Reach(ctx context.Context, addr string) (answered bool, said string) {
-	d := net.Dialer{Timeout: connectTimeout}
+// Reach probes addr with a TCP connection from this machine, waiting up
+// to timeout, and says what happened: answered, or the error.
+func Reach(ctx context.Context, addr string, timeout time.Duration) (answered bool, said string) {
+	d := net.Dialer{Timeout: timeout}
 	start := time.Now()
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -172,10 +172,6 @@ func partition(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Partit
 	return nil
 }
 
-// cutProbe bounds the handshake acrossCut tries: across a cut, nothing
-// answers, so the probe ends by this timeout.
-const cutProbe = time.Second
-
 // acrossCut reads a partition from the network itself, where the backend
 // can (cluster.Delayer's Handshakes): a TCP handshake from one node of
 // the left side with the broker port of one of the right side, which a
@@ -185,11 +181,11 @@ func (n *nemesis) acrossCut(ctx context.Context, from, to string) (observed stri
 	if !ok {
 		return "", false
 	}
-	ctx, cancel := context.WithTimeout(ctx, cutProbe)
+	ctx, cancel := context.WithTimeout(ctx, cluster.CutProbe) // across a cut nothing answers: the probe ends by this timeout
 	defer cancel()
 	took, err := d.Handshakes(ctx, from, to, 1)
 	if err != nil {
-		return fmt.Sprintf("a TCP handshake from %s's network with %s's broker port got no answer within %v (%v)", from, to, cutProbe, err), false
+		return fmt.Sprintf("a TCP handshake from %s's network with %s's broker port got no answer within %v (%v)", from, to, cluster.CutProbe, err), false
 	}
 	return fmt.Sprintf("a TCP handshake from %s's network with %s's broker port was answered in %v: the cut did not stop it", from, to, took[0].Round(time.Millisecond)), true
 }

@@ -1,16 +1,16 @@
 package netdelay
 
 import (
-	"bufio"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkabook/kafkabook/internal/readyline"
 )
 
 // The delayer runs as a process of its own inside the node's network
@@ -76,41 +76,7 @@ func Is(args []string) bool { return len(args) > 1 && args[1] == Arg0 }
 // logFile, and waits until it has bound its queue: from then on every
 // packet sent to the queue is delayed.
 func Launch(cmd *exec.Cmd, logFile string, start func(*exec.Cmd) error, timeout time.Duration) error {
-	out, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.ExtraFiles = []*os.File{w} // fd 3: one line, "ok" or why not
-	err = start(cmd)
-	w.Close()
-	if err != nil {
-		return err
-	}
-	done := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		done <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-done:
-		if line == "ok" {
-			return nil
-		}
-		if line == "" {
-			line = "it exited"
-		}
-		return fmt.Errorf("the link delayer did not start: %s (log: %s)", line, logFile)
-	case <-time.After(timeout):
-		cmd.Process.Kill()
-		return fmt.Errorf("the link delayer did not bind its queue within %v (log: %s)", timeout, logFile)
-	}
+	return readyline.Launch(cmd, logFile, start, timeout, "the link delayer", "bind its queue")
 }
 
 // serve binds the queue, says so on fd 3, and delays its packets until

@@ -1,7 +1,6 @@
 package powerfs
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/kafkabook/kafkabook/internal/readyline"
 )
 
 // FSType is the type a mount of this file system has in /proc/self/mountinfo.
@@ -108,41 +108,7 @@ func Command(backing, mountpoint, stats string) (*exec.Cmd, error) {
 // Launch starts cmd (from Command) with start, its output appended to
 // logFile, and waits until its mount answers.
 func Launch(cmd *exec.Cmd, logFile string, start func(*exec.Cmd) error, timeout time.Duration) error {
-	out, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.ExtraFiles = []*os.File{w} // fd 3: one line, "ok" or why not
-	err = start(cmd)
-	w.Close()
-	if err != nil {
-		return err
-	}
-	done := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		done <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-done:
-		if line == "ok" {
-			return nil
-		}
-		if line == "" {
-			line = "it exited"
-		}
-		return fmt.Errorf("the power-loss layer did not mount: %s (log: %s)", line, logFile)
-	case <-time.After(timeout):
-		cmd.Process.Kill()
-		return fmt.Errorf("the power-loss layer did not mount within %v (log: %s)", timeout, logFile)
-	}
+	return readyline.Launch(cmd, logFile, start, timeout, "the power-loss layer", "mount")
 }
 
 // serve is the layer's process: it mounts, says so on fd 3, and serves

@@ -58,10 +58,10 @@ func observe(ctx context.Context, op cluster.Op, n nodeState, addr string) (stri
 		}
 		return fmt.Sprintf("%s is stopped (state %c)", proc, p.State), true
 	case cluster.Isolate:
-		answered, said := cluster.Reach(ctx, addr)
+		answered, said := cluster.Reach(ctx, addr, cluster.CutProbe)
 		return said, !answered
 	case cluster.Rejoin:
-		answered, said := cluster.Reach(ctx, addr)
+		answered, said := cluster.Reach(ctx, addr, cluster.AnswerProbe)
 		return said, answered
 	}
 	return "", true
