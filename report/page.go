@@ -34,6 +34,7 @@ type reportPage struct {
 	NoFinal   string // why no run was judged by a final read
 	Consumers []groupSection
 	Why       []whyRun // each loss explained, run by run
+	Faults    []faultRun
 	WhyFull   int      // how many runs Why explains step by step
 	exps      []explain.Explanation
 	Charts    []chart
@@ -161,6 +162,9 @@ func summaries(r *results.Results, labels []string, steps stepIndex) []summary {
 		s.Total = tot
 		if runs, msgs := r.LossBounds(l); runs.N > 0 {
 			s.Bounds = []string{runs.Words("runs", "lost any"), msgs.Words("acknowledged messages", "lost")}
+		}
+		if left := leftOut(r); left != "" {
+			s.Bounds = append(s.Bounds, left)
 		}
 		out = append(out, s)
 	}

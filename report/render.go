@@ -282,6 +282,7 @@ func buildReport(r *results.Results, src source, h head) reportPage {
 		Summaries: summaries(r, labels, steps),
 		NoFinal:   noFinal(r, src.Schema),
 		Consumers: consumerSections(r),
+		Faults:    faultsOf(r),
 		Head:      h,
 	}
 	if p.Title == "" {

@@ -1,6 +1,9 @@
 package results
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // A FaultKind is how the evidence reads one op of a fault event: the
 // window it opens on its nodes (the report shades it; explain holds it
@@ -80,4 +83,39 @@ func Closes(op string) []string {
 		}
 	}
 	return out
+}
+
+// Words says the fault in words, by its row's Phrase: "kill of k1, k2",
+// "network partition k1 | k2 k3 (--one-way)", "narrow link of k2
+// (10mbit/s)".
+func (f Fault) Words() string {
+	name := f.Op + " "
+	k, known := FaultKindOf(f.Op)
+	if known {
+		name = k.Phrase
+	}
+	sep := ", "
+	if f.Op == "partition" {
+		sep = " "
+	}
+	all, arg := f.Nodes, ""
+	if known && k.Off != "" && len(all) > 0 {
+		all, arg = all[:len(all)-1], all[len(all)-1]
+	}
+	var nodes, flags []string
+	if arg != "" {
+		flags = append(flags, arg)
+	}
+	for _, n := range all {
+		if strings.HasPrefix(n, "--") {
+			flags = append(flags, n)
+		} else {
+			nodes = append(nodes, n)
+		}
+	}
+	p := strings.TrimSpace(name + strings.Join(nodes, sep))
+	if len(flags) > 0 {
+		p += " (" + strings.Join(flags, " ") + ")"
+	}
+	return p
 }

@@ -46,3 +46,17 @@ func (r Run) FailedExpectations() []Expectation {
 	}
 	return out
 }
+
+// Unproven returns the faults of the run that the cluster did not show
+// landing (Fault.Unproven): a kill whose JVM was still there, a cut that
+// a handshake crossed. Such a run is no test of its faults, so the
+// bounds over runs leave it out (lossCounts) and the report says why.
+func (r Run) Unproven() []Fault {
+	var out []Fault
+	for _, f := range r.Faults {
+		if f.Unproven {
+			out = append(out, f)
+		}
+	}
+	return out
+}

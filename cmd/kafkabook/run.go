@@ -357,5 +357,10 @@ func summarize(w io.Writer, res *results.Results, dir string) {
 			fmt.Fprintf(w, "  %-12s %s\n  %-12s %s\n", "", runsB.Words("runs", "lost any"), "", msgsB.Words("acknowledged messages", "lost"))
 		}
 	}
+	for _, run := range res.Runs {
+		for _, f := range run.Unproven() {
+			fmt.Fprintf(w, "  run %d is left out of the bounds: the cluster did not show the %s landing (%s)\n", run.Number, f.Words(), f.Observed)
+		}
+	}
 	fmt.Fprintf(w, "evidence: %s\n", dir)
 }

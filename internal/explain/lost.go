@@ -335,36 +335,9 @@ func without(nodes, gone []string) []string {
 
 // faultPhrase says faults in words: "isolation of k2, k3 and kill of k1".
 func faultPhrase(fs []results.Fault) string {
-	var parts []string
-	for _, f := range fs {
-		name := f.Op + " "
-		if k, ok := results.FaultKindOf(f.Op); ok {
-			name = k.Phrase
-		}
-		sep := ", "
-		if f.Op == "partition" {
-			sep = " "
-		}
-		all, arg := f.Nodes, ""
-		if k, ok := results.FaultKindOf(f.Op); ok && k.Off != "" && len(all) > 0 {
-			all, arg = all[:len(all)-1], all[len(all)-1]
-		}
-		var nodes, flags []string
-		if arg != "" {
-			flags = append(flags, arg)
-		}
-		for _, n := range all {
-			if strings.HasPrefix(n, "--") {
-				flags = append(flags, n)
-			} else {
-				nodes = append(nodes, n)
-			}
-		}
-		p := strings.TrimSpace(name + strings.Join(nodes, sep))
-		if len(flags) > 0 {
-			p += " (" + strings.Join(flags, " ") + ")"
-		}
-		parts = append(parts, p)
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.Words()
 	}
 	return strings.Join(parts, " and ")
 }
