@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // faultRun is one run's faults as the page lists them: each injection,
@@ -35,7 +36,7 @@ func faultsOf(r *results.Results) []faultRun {
 		}
 		fr := faultRun{Run: run.Number, Open: i == 0}
 		for _, f := range run.Faults {
-			fr.Faults = append(fr.Faults, faultView{At: relTime(run, f.At), Pos: f.Pos, What: f.Words(), Observed: f.Observed, Unproven: f.Unproven})
+			fr.Faults = append(fr.Faults, faultView{At: relTime(run, f.At), Pos: f.Pos, What: runbook.FaultWords(f), Observed: f.Observed, Unproven: f.Unproven})
 		}
 		if u := run.Unproven(); len(u) > 0 {
 			fr.Open = true
@@ -50,7 +51,7 @@ func faultsOf(r *results.Results) []faultRun {
 func untested(unproven []results.Fault) string {
 	what := make([]string, len(unproven))
 	for i, f := range unproven {
-		what[i] = f.Words()
+		what[i] = runbook.FaultWords(f)
 	}
 	return fmt.Sprintf("the cluster did not show the %s landing: this run is no test of it, and the bounds over runs leave it out", strings.Join(what, " and "))
 }

@@ -34,8 +34,8 @@ type reportPage struct {
 	NoFinal   string // why no run was judged by a final read
 	Consumers []groupSection
 	Why       []whyRun // each loss explained, run by run
-	Faults    []faultRun
 	WhyFull   int      // how many runs Why explains step by step
+	Faults    []faultRun
 	exps      []explain.Explanation
 	Charts    []chart
 	Cells     []cell

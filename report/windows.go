@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // window is a span of a run during which some nodes were faulted: isolated
@@ -14,7 +15,7 @@ import (
 // partitioned (partition → heal; its "node" is the partition as written,
 // "k1 | k2 k3"), lossy (loss N% → loss 0% or heal), narrow (link --rate R
 // → link --rate 0 or heal) or without power (powerloss → start); the
-// table is results.FaultKinds.
+// table is runbook.FaultKinds.
 // Times are offsets from the run's start.
 type window struct {
 	Kind     string // "isolated", "paused", "killed", "stopped", "partitioned", "lossy", "lost power"
@@ -67,14 +68,14 @@ func faultWindows(run results.Run) []window {
 		}
 	}
 	for _, f := range faults {
-		k, known := results.FaultKindOf(f.Op)
+		k, known := runbook.FaultKindOf(f.Op)
 		var ends bool
 		f.Nodes, ends = k.Read(f.Nodes) // loss 30%, link 10mbit/s: the nodes, then the argument
 		switch f.Op {
 		case "partition":
 			f.Nodes = []string{strings.Join(f.Nodes, " ")}
 		case "heal":
-			healed := results.Closes("heal")
+			healed := runbook.Closes("heal")
 			for o := range open {
 				if slices.Contains(healed, o.kind) {
 					f.Nodes = append(f.Nodes, o.node)
@@ -92,7 +93,7 @@ func faultWindows(run results.Run) []window {
 				}
 			}
 		default:
-			closeAll(results.Closes(f.Op), f.Nodes, f.At, f.Kafka)
+			closeAll(runbook.Closes(f.Op), f.Nodes, f.At, f.Kafka)
 		}
 	}
 	end := runEnd(run)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // Partitions, packet loss and narrow links are windows like the other
@@ -49,7 +50,7 @@ func TestPowerlossWindow(t *testing.T) {
 	// Every colour is a window kind's (none left from a fault that is
 	// gone), and a kind without one is still drawn.
 	opens := map[string]bool{}
-	for _, k := range results.FaultKinds {
+	for _, k := range runbook.FaultKinds {
 		opens[k.Opens] = true
 	}
 	for kind := range windowColors {

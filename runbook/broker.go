@@ -39,7 +39,10 @@ var brokerAddDirective = &Directive{
 	},
 	Example: "broker add k4",
 	Alone:   "it grows the cluster, which the next run then makes new; the engine's TestOperations runs it on a cluster of its own",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "broker add", Phrase: "addition of broker "},
+	},
+	Hurts: true,
 }
 
 var brokerRemoveDirective = &Directive{
@@ -52,7 +55,10 @@ var brokerRemoveDirective = &Directive{
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
 	Example: "broker add k4\nbroker remove k4",
 	Alone:   "it needs an added broker; the engine's TestOperations runs it on a cluster of its own",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "broker remove", Phrase: "removal of broker "},
+	},
+	Hurts: true,
 }
 
 // checkBrokerAdd: the node is the next id, and the cluster stays within

@@ -295,13 +295,27 @@ func (c *checker) positive(st *Step, name string) {
 	}
 }
 
-// checkFault refuses a fault the cluster cannot apply, as the caller's
-// Capabilities say (an external cluster without a command for it).
+// checkFault refuses a fault the cluster cannot apply: one the fault
+// table says the runbook's backend cannot inject (Cannot, at the flag
+// that asks for it when one does), or one the caller's Capabilities say
+// its cluster cannot (an external cluster without a command for it).
 func (c *checker) checkFault(st *Step) {
-	if c.caps.FaultMissing == nil {
+	if !st.dir.Hurts {
 		return
 	}
-	if !st.dir.Hurts {
+	for _, need := range st.needs() {
+		if msg := Cannot(c.d.Meta.Backend, need); msg != "" {
+			pos := st.Pos
+			if _, flag, ok := strings.Cut(need, " --"); ok {
+				pos = st.flagPos(flag)
+			}
+			if !c.said(msg) {
+				c.errorf(pos, "%s", msg)
+			}
+			return
+		}
+	}
+	if c.caps.FaultMissing == nil {
 		return
 	}
 	for _, need := range st.needs() {
@@ -312,14 +326,22 @@ func (c *checker) checkFault(st *Step) {
 	}
 }
 
-// needs are what the step asks of the cluster, as FaultMissing is asked:
-// the directive's name, and with it "restart --to" when the step moves a
-// node to another release, "restart --set" when it changes a node's
-// settings, "link --delay" when it delays a link.
+// needs are what the step asks of the cluster, as FaultMissing and the
+// fault table (Cannot) are asked: the directive's name, and with it
+// "restart --to" when the step moves a node to another release, "restart
+// --set" when it changes a node's settings, and the flag of each of its
+// fault table's rows the step gives ("link --delay" when it delays a
+// link, "link --rate" when it narrows one).
 func (st *Step) needs() []string {
 	out := []string{st.dir.Name}
-	for _, f := range []string{"to", "set", "delay"} {
-		if st.dir.flag(f) != nil && st.given(f) && (st.Op != OpLink || f == "delay") {
+	flags := []string{"to", "set"}
+	for _, k := range st.dir.Lands {
+		if k.Flag != "" {
+			flags = append(flags, k.Flag)
+		}
+	}
+	for _, f := range flags {
+		if st.dir.flag(f) != nil && st.given(f) {
 			out = append(out, st.dir.Name+" --"+f)
 		}
 	}

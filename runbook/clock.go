@@ -1,7 +1,6 @@
 package runbook
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -39,6 +38,11 @@ var clockDirective = &Directive{
 	},
 	Example: `clock k3 +1h
 clock k3 --reset`,
+	Lands: []FaultKind{
+		{Op: "clock", Opens: "clock stepped", Phrase: "clock jump of ", Off: "reset", Repair: "clock --reset",
+			Observed: "the time the node's broker stamps on a record it appends to a LogAppendTime topic it leads, against this host's clock",
+			Cannot:   map[string]string{"docker": "does not start its brokers with libfaketime preloaded", "kubernetes": "does not start its brokers with libfaketime preloaded", "external": "applies only the node faults of its cluster file"}},
+	},
 	Hurts: true,
 	Clock: true,
 	Alone: "it needs a cluster of its own whose brokers run with libfaketime; the local backend's TestClock runs it",
@@ -119,19 +123,16 @@ func checkClock(c *checker, st *Step, _ string, _ Pos) {
 }
 
 // needClock refuses a clock step that the machine (as the caller's
-// Capabilities say) or the backend the runbook asks for cannot serve:
-// libfaketime preloaded into a broker's JVM, which only the local
-// backend starts.
+// Capabilities say) cannot serve: libfaketime preloaded into a broker's
+// JVM. A backend that cannot preload it is refused by the fault table
+// (checkFault).
 func (c *checker) needClock(st *Step) {
-	var msg string
-	switch b := c.d.Meta.Backend; {
-	case b == "docker" || b == "kubernetes":
-		msg = fmt.Sprintf("clock needs the local backend (backend: %s does not start its brokers with libfaketime preloaded)", b)
-	case c.caps.ClockMissing != "":
-		msg = "clock needs libfaketime preloaded into each broker, and this machine lacks " + c.caps.ClockMissing +
-			"; kafkabook does not fake a clock with something weaker"
+	if Cannot(c.d.Meta.Backend, "clock") != "" || c.caps.ClockMissing == "" {
+		return
 	}
-	if msg != "" && !c.said(msg) {
+	msg := "clock needs libfaketime preloaded into each broker, and this machine lacks " + c.caps.ClockMissing +
+		"; kafkabook does not fake a clock with something weaker"
+	if !c.said(msg) {
 		c.errorf(st.Pos, "%s", msg)
 	}
 }

@@ -35,6 +35,11 @@ var corruptDirective = &Directive{
 corrupt k3 t --truncate 10
 start k3
 wait healthy --timeout 2m`,
+	Lands: []FaultKind{
+		{Op: "corrupt", Phrase: "corruption of the newest segment on ",
+			Observed: "the segment file damaged, its size, and the offsets of the bytes inverted or the size it was cut to",
+			Cannot:   map[string]string{"docker": "cannot write into a container's log directory", "kubernetes": "cannot write into a pod's log directory", "external": "applies only the node faults of its cluster file"}},
+	},
 	Hurts: true,
 }
 
@@ -57,13 +62,6 @@ func checkCorrupt(c *checker, st *Step, _ string, _ Pos) {
 	if n := st.arg(0).Target().Node; n != "" {
 		if _, down := c.down[n]; !down {
 			c.errorf(st.arg(0).Pos, "%s is running here: a running broker holds its segment open; add \"stop %s\" or \"kill %s\" before this step", n, n, n)
-		}
-	}
-	switch c.d.Meta.Backend {
-	case "docker", "kubernetes", "external":
-		msg := "corrupt needs the local backend (backend: " + c.d.Meta.Backend + " keeps a node's log directory where kafkabook does not write)"
-		if !c.said(msg) {
-			c.errorf(st.Pos, "%s", msg)
 		}
 	}
 }

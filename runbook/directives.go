@@ -96,6 +96,10 @@ type Directive struct {
 	// run whose runbook has such a step starts a cluster with it
 	// (Doc.NeedsClock).
 	Clock bool
+	// Lands are the fault events its steps record, each a row of the
+	// fault table (FaultKinds): how the evidence reads it, what undoes
+	// it, how a step shows it landed and which backends cannot inject it.
+	Lands []FaultKind
 
 	// check checks what the syntax cannot: ranges, combinations of flags,
 	// and the order of steps (a read before its topic was created). topic

@@ -35,6 +35,12 @@ var diskDirective = &Directive{
 	},
 	Example: `disk k3 --slow 20ms
 disk k3 --heal`,
+	Lands: []FaultKind{
+		{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy", Repair: "disk --heal",
+			Observed: "the power-loss layer's count of the broker's operations the fault refused or delayed, read when the fault ends or the run does; a fault that met none says so",
+			Cannot:   map[string]string{"docker": "cannot fail a container's disk", "kubernetes": "cannot fail a pod's disk", "external": "applies only the node faults of its cluster file"}},
+		{Op: "disk in force", Phrase: "disk faults at the run's end"},
+	},
 	Hurts: true,
 	Layer: true,
 	Alone: "it needs a cluster on the layer under each node's data; the engine's TestDisk and examples/disk-full.md run it",
@@ -61,5 +67,5 @@ func checkDisk(c *checker, st *Step, _ string, _ Pos) {
 	case st.flagDuration("slow") > time.Minute:
 		c.errorf(st.flagPos("slow"), "bad --slow %s: at most 1m; a slower disk leaves the run to the broker's timeouts", st.flagStr("slow"))
 	}
-	c.needLayer(st, "disk", "fail %s disk")
+	c.needLayer(st, "disk")
 }

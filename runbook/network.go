@@ -50,7 +50,10 @@ var partitionDirective = &Directive{
 			Help: "Cut only the broker listeners (replication fetches and other broker-to-broker requests) and let the controller quorum talk across the cut: followers fall out of the ISR while the leader can still shrink it."},
 	},
 	Example: `partition k1 | k2 k3 --keep-quorum`,
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "partition", Opens: "partitioned", EndedBy: []string{"heal"}, Away: true, Phrase: "network partition ", Repair: "heal", Observed: "a TCP handshake from a node of the left side with the broker port of a node of the right side gets no answer within 250 ms (local backend); an answer makes it unproven", Cannot: map[string]string{"external": "applies only the node faults of its cluster file"}},
+	},
+	Hurts: true,
 }
 
 var healDirective = &Directive{
@@ -59,7 +62,10 @@ var healDirective = &Directive{
 	Name:    "heal",
 	Summary: "Remove every partition, packet loss and narrow link (not isolation: that is rejoin).",
 	Example: `heal`,
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "heal", Phrase: "heal of the network"},
+	},
+	Hurts: true,
 }
 
 var lossDirective = &Directive{
@@ -70,6 +76,9 @@ var lossDirective = &Directive{
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
 	Example: `loss k2 30%
 heal`,
+	Lands: []FaultKind{
+		{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%", Repair: "heal", Cannot: map[string]string{"external": "applies only the node faults of its cluster file"}},
+	},
 	Hurts: true,
 }
 

@@ -2,8 +2,6 @@ package runbook
 
 // powerloss: a node's power cut, its unsynced writes thrown away.
 
-import "fmt"
-
 const OpPowerloss Op = "powerloss"
 
 // Powerloss cuts the nodes' power: powerloss NODE...
@@ -20,6 +18,10 @@ var powerlossDirective = &Directive{
 	check:   checkPowerloss,
 	Example: `powerloss k1
 start k1`,
+	Lands: []FaultKind{
+		{Op: "powerloss", Opens: "lost power", EndedBy: []string{"start"}, Away: true, Phrase: "power loss of ", Repair: "start",
+			Cannot: map[string]string{"docker": "cannot drop a container's unsynced writes", "kubernetes": "cannot drop a pod's unsynced writes", "external": "applies only the node faults of its cluster file"}},
+	},
 	Hurts: true,
 	Layer: true,
 	Alone: "it needs a cluster on the power-loss layer; the local backend's TestPowerLoss and examples/power-loss.md run it",
@@ -32,7 +34,7 @@ func buildPowerloss(st *Step) Action { return Powerloss{Targets: st.targets()} }
 // plain kill. The nodes it takes down stay down until a start, as after
 // kill.
 func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
-	c.needLayer(st, "powerloss", "drop %s unsynced writes")
+	c.needLayer(st, "powerloss")
 	for _, a := range st.Args {
 		if t := a.Target(); t.Node != "" {
 			c.down[t.Node] = *st
@@ -41,23 +43,16 @@ func checkPowerloss(c *checker, st *Step, topic string, tp Pos) {
 }
 
 // needLayer refuses a step of a directive with Layer that the machine (as
-// the caller's Capabilities say) or the backend the runbook asks for
-// cannot serve: the layer under each node's data is a FUSE mount of the
-// local backend, run as root.
-// cannot says what the other backends cannot do, of "a container's" or
-// "a pod's" (%s).
-func (c *checker) needLayer(st *Step, what, cannot string) {
-	var msg string
-	switch {
-	case c.d.Meta.Backend == "docker":
-		msg = what + " needs the local backend (backend: docker cannot " + fmt.Sprintf(cannot, "a container's") + ")"
-	case c.d.Meta.Backend == "kubernetes":
-		msg = what + " needs the local backend (backend: kubernetes cannot " + fmt.Sprintf(cannot, "a pod's") + ")"
-	case c.caps.PowerLossMissing != "":
-		msg = what + " needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
-			"; kafkabook does not fake it with something weaker"
+// the caller's Capabilities say) cannot serve: the layer under each
+// node's data is a FUSE mount, run as root. A backend that cannot put it
+// there is refused by the fault table (checkFault).
+func (c *checker) needLayer(st *Step, what string) {
+	if Cannot(c.d.Meta.Backend, what) != "" || c.caps.PowerLossMissing == "" {
+		return
 	}
-	if msg != "" && !c.said(msg) {
+	msg := what + " needs a FUSE file system under each node's data, and this machine lacks " + c.caps.PowerLossMissing +
+		"; kafkabook does not fake it with something weaker"
+	if !c.said(msg) {
 		c.errorf(st.Pos, "%s", msg)
 	}
 }

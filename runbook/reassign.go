@@ -50,7 +50,10 @@ var reassignDirective = &Directive{
 			Help: "Limit the replication of the moving replicas to this many bytes a second, `500kB/s`, `10MB/s` (k and M are 1000s), on every broker, as --throttle does; wait reassigned removes the throttle."},
 	},
 	Example: "reassign t --replicas 2:3:1 --throttle 10MB/s",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "reassign", Opens: "reassigning", EndedBy: []string{"reassigned"}, Phrase: "reassignment of "},
+	},
+	Hurts: true,
 }
 
 var waitReassignedDirective = &Directive{
@@ -61,7 +64,10 @@ var waitReassignedDirective = &Directive{
 	Args:    []ArgSpec{{Name: "TOPIC", Kind: KindTopic}},
 	Flags:   []FlagSpec{{Name: "timeout", Kind: KindDuration, Meta: "DUR", Default: "3m", Help: "Give up, failing the run, after this long."}},
 	Example: "wait reassigned t",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "reassigned", Phrase: "end of the reassignment of "},
+	},
+	Hurts: true,
 }
 
 func buildReassign(st *Step) Action {

@@ -45,6 +45,7 @@ func Reference() []byte {
 		"anchor":  func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 		"keyword": func(k Kind) bool { return k == KindKeyword },
 		"expr":    func(k Kind) bool { return k == KindExpr },
+		"cannot":  cannotText,
 	}).Parse(referenceTmpl))
 	var b bytes.Buffer
 	err := t.Execute(&b, map[string]any{
@@ -85,4 +86,19 @@ func EveryDirective() string {
 	}
 	b.WriteString("```\n")
 	return b.String()
+}
+
+// cannotText is a fault's backends that cannot inject it, in the order
+// of Backends, each with why: "docker: does not ...; kubernetes: ...".
+func cannotText(cannot map[string]string) string {
+	var out []string
+	for _, b := range Backends {
+		if why, ok := cannot[b]; ok {
+			out = append(out, b+": "+why)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "; ")
 }

@@ -42,7 +42,10 @@ var voterAddDirective = &Directive{
 	},
 	Example: "voter add k4",
 	Alone:   "it needs a dynamic quorum (quorum: dynamic); the engine's TestOperations runs it on a cluster of its own",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "voter add", Phrase: "addition to the controller quorum of "},
+	},
+	Hurts: true,
 }
 
 var voterRemoveDirective = &Directive{
@@ -56,7 +59,10 @@ var voterRemoveDirective = &Directive{
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}},
 	Example: "voter remove controller()",
 	Alone:   "it needs a dynamic quorum (quorum: dynamic); the engine's TestOperations runs it on a cluster of its own",
-	Hurts:   true,
+	Lands: []FaultKind{
+		{Op: "voter remove", Phrase: "removal from the controller quorum of "},
+	},
+	Hurts: true,
 }
 
 // checkVoterAdd: a node the cluster has, or the next one, which the

@@ -54,7 +54,7 @@ func healClocks(ctx context.Context, b Backend, say func(op Op, node string, was
 	for _, s := range states {
 		if s.Offset != 0 {
 			off = append(off, s.Node)
-			say("clock --reset", s.Node, State(OffsetText(s.Offset)))
+			say(repairOf("clock"), s.Node, State(OffsetText(s.Offset)))
 		}
 	}
 	if len(off) == 0 {

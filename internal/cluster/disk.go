@@ -87,7 +87,7 @@ func healDisks(ctx context.Context, b Backend, say func(op Op, node string, was 
 	}
 	healed, err := d.Disk(ctx, sick, DiskFault{})
 	for _, s := range healed {
-		say("disk --heal", s.Node, State(s.Fault.String()))
+		say(repairOf("disk"), s.Node, State(s.Fault.String()))
 	}
 	return err
 }

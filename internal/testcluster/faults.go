@@ -148,6 +148,16 @@ func Faults(t *testing.T, b cluster.Backend, st cluster.Status) {
 	// Stop is graceful and shows as stopped.
 	Apply(t, b, cluster.Stop, "k2")
 	WantState(t, b, map[string]cluster.State{"k2": cluster.Stopped})
+
+	// The walk above applies every node operation of the fault table
+	// (cluster.Faults, each with its directive's row): a new one needs its
+	// step here.
+	walked := []cluster.Op{cluster.Isolate, cluster.Kill, cluster.Rejoin, cluster.Start, cluster.Pause, cluster.Resume, cluster.Restart, cluster.Stop}
+	for _, f := range cluster.Faults {
+		if !slices.Contains(walked, f.Op) {
+			t.Errorf("node operation %s of the fault table is not walked by testcluster.Faults", f.Op)
+		}
+	}
 }
 
 // Apply performs op on nodes or fails the test; on a backend that reads

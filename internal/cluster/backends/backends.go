@@ -19,6 +19,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster/external"
 	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
 	"github.com/kafkabook/kafkabook/internal/cluster/local"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // Options are the backend-specific settings the command line gives.
@@ -60,9 +61,13 @@ var Kinds = []Kind{
 }
 
 // Lacks says why a cluster of backend kind cannot do what a step needs
-// (cluster.Lacks), "" when it can or kind is "" (chosen when the run
-// starts).
+// (a fault the fault table refuses it, runbook.Cannot; what else it
+// lacks, cluster.Lacks), "" when it can or kind is "" (chosen when the
+// run starts). TestFaultTable holds the table to the backends' types.
 func Lacks(kind, need string) string {
+	if msg := runbook.Cannot(kind, need); msg != "" {
+		return msg
+	}
 	for _, k := range Kinds {
 		if k.Name == kind {
 			return cluster.Lacks(k.Type, need)
