@@ -178,6 +178,7 @@ var Directives = []*Directive{
 	brokerAddDirective,
 	reassignDirective,
 	waitReassignedDirective,
+	electDirective,
 	brokerRemoveDirective,
 	voterAddDirective,
 	voterRemoveDirective,
