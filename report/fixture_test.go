@@ -380,24 +380,32 @@ func (s *sim) brokerLogs(hw int64) []results.LogLine {
 	return ls
 }
 
-// TestFixture regenerates testdata/acks/results.json with -update, and
-// otherwise checks that the stored fixture is what the simulation makes.
-func TestFixture(t *testing.T) {
-	dir := filepath.Join("testdata", "acks")
+// simulated makes the fixture of dir from its runbook.md with simulate,
+// writes it there with -update, and returns it with the stored one, as
+// results.Load reads it.
+func simulated(t *testing.T, dir string, simulate func(src string) *results.Results) (want, got *results.Results) {
+	t.Helper()
 	src, err := os.ReadFile(filepath.Join(dir, "runbook.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := acksFixture(string(src))
+	want = simulate(string(src))
 	if *update {
 		if err := want.Write(dir); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := results.Load(dir)
+	got, err = results.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return want, got
+}
+
+// TestFixture regenerates testdata/acks/results.json with -update, and
+// otherwise checks that the stored fixture is what the simulation makes.
+func TestFixture(t *testing.T) {
+	_, got := simulated(t, filepath.Join("testdata", "acks"), acksFixture)
 	if lost := got.LostPerRun("acks1"); fmt.Sprint(lost) != "[10 10 20 20]" {
 		t.Errorf("acks1 lost per run = %v, want [10 10 20 20]", lost)
 	}

@@ -197,21 +197,7 @@ func consumerFixture(src string) *results.Results {
 // -update, and otherwise checks that the stored fixture is what the
 // simulation makes and what the group measures read from it.
 func TestConsumerFixture(t *testing.T) {
-	dir := filepath.Join("testdata", "consumers")
-	src, err := os.ReadFile(filepath.Join(dir, "runbook.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := consumerFixture(string(src))
-	if *update {
-		if err := want.Write(dir); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := results.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, got := simulated(t, filepath.Join("testdata", "consumers"), consumerFixture)
 	want.Compact() // as Load does
 	a, _ := json.Marshal(got.Runs)
 	b, _ := json.Marshal(want.Runs)

@@ -36,34 +36,13 @@ func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
 				must()
 			}
 		}
-		for _, s := range run.Steps {
-			w.Emit(KindStep, n, s)
-			must()
-		}
-		for _, f := range run.Faults {
-			w.Emit(KindFault, n, f)
-			must()
-		}
-		for _, s := range run.ISR {
-			w.Emit(KindISR, n, s)
-			must()
-		}
-		for _, l := range run.Logs {
-			w.Emit(KindLog, n, l)
-			must()
-		}
-		for _, x := range run.Tallies {
-			w.Emit(KindTally, n, x)
-			must()
-		}
-		for _, x := range run.Final {
-			w.Emit(KindTally, n, x)
-			must()
-		}
-		for _, x := range run.Expectations {
-			w.Emit(KindExpect, n, x)
-			must()
-		}
+		emitEach(t, w, KindStep, n, run.Steps)
+		emitEach(t, w, KindFault, n, run.Faults)
+		emitEach(t, w, KindISR, n, run.ISR)
+		emitEach(t, w, KindLog, n, run.Logs)
+		emitEach(t, w, KindTally, n, run.Tallies)
+		emitEach(t, w, KindTally, n, run.Final)
+		emitEach(t, w, KindExpect, n, run.Expectations)
 		for _, c := range run.Consumers {
 			decl := c
 			decl.Members, decl.Events, decl.Offsets, decl.Tally = []Member{}, []ConsumerEvent{}, []OffsetSample{}, nil
@@ -85,6 +64,17 @@ func emitAll(t *testing.T, w *EventWriter, r *Results, end bool) {
 	if end {
 		w.Emit(KindEnd, 0, EndEvent{End: r.Provenance.End, Complete: r.Complete, Error: r.Error})
 		must()
+	}
+}
+
+// emitEach emits each of xs as an event of kind in run n.
+func emitEach[T any](t *testing.T, w *EventWriter, kind string, n int, xs []T) {
+	t.Helper()
+	for _, x := range xs {
+		w.Emit(kind, n, x)
+		if err := w.Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

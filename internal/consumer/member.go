@@ -95,28 +95,31 @@ func memberSpec(spec Spec) kafka.MemberSpec {
 // evidence: franz-go's configuration in force, read back from a client
 // built as the member builds its own, and what kafkabook set on it.
 func InForce(spec Spec) (results.ClientInfo, error) {
-	b := kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
 	if spec.Transform != nil {
-		return kafka.TransformInForce(b, transformSpec(spec))
+		return kafka.TransformInForce(spec.brokers(), transformSpec(spec))
 	}
-	return kafka.MemberInForce(b, memberSpec(spec))
+	return kafka.MemberInForce(spec.brokers(), memberSpec(spec))
+}
+
+// brokers is where the member's client connects.
+func (spec Spec) brokers() kafka.Brokers {
+	return kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}
 }
 
 // Run is the member: poll, handle each record as the spec says, report.
 // When ctx ends it finishes the batch in hand, then leaves the group.
 func Run(ctx context.Context, spec Spec, out io.Writer) error {
 	m := &member{spec: spec, out: out}
-	store, err := OpenStore(spec.Store)
-	if err != nil {
+	if err := m.openStore(); err != nil {
 		return err
 	}
-	defer store.Close()
-	m.store = store
+	defer m.store.Close()
 	ms := memberSpec(spec)
 	if ms.AutoCommit > 0 {
 		ms.OnCommit = m.autoCommitted
 	}
-	if m.kc, err = kafka.JoinGroup(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ms); err != nil {
+	var err error
+	if m.kc, err = kafka.JoinGroup(spec.brokers(), ms); err != nil {
 		return err
 	}
 	defer m.kc.Close()
@@ -154,37 +157,30 @@ func (m *member) handle(ctx context.Context, d kafka.Delivered, commit func(cont
 	}
 	m.n++
 	crash := m.spec.CrashAt == m.n
-	event := d.Event
-	if event == "" {
-		event = d.ID
-	}
+	event := eventID(d)
 	if m.spec.Commit == CommitBefore {
 		if err := commit(ctx, d); err != nil {
 			return err
 		}
 	}
-	if m.spec.Dedup != DedupNone {
-		seen, err := m.store.Handled(ctx, event)
-		if err != nil {
-			return fmt.Errorf("checking event_handled for %s: %w", event, err)
+	seen, err := m.seen(ctx, d, event)
+	if err != nil {
+		return err
+	}
+	if seen {
+		if m.spec.Commit == CommitAfter {
+			return commit(ctx, d)
 		}
-		if seen {
-			m.report(results.EventSkip, d, d.Offset)
-			if m.spec.Commit == CommitAfter {
-				return commit(ctx, d)
-			}
-			return nil
-		}
+		return nil
 	}
 	if crash && m.spec.CrashPoint == CrashWork {
 		time.Sleep(m.spec.Work / 2)
 		m.crash(d)
 	}
 	time.Sleep(m.spec.Work)
-	if err := m.store.Apply(ctx, d.Key, event, m.spec.Dedup == DedupTransactional); err != nil {
-		return fmt.Errorf("applying %s: %w", d.ID, err)
+	if err := m.apply(ctx, d, event); err != nil {
+		return err
 	}
-	m.report(results.EventEffect, d, d.Offset)
 	if crash && m.spec.CrashPoint == CrashEffect {
 		m.crash(d)
 	}
@@ -242,6 +238,52 @@ func (m *member) report(kind string, d kafka.Delivered, offset int64) {
 	if _, err := m.out.Write(append(line, '\n')); err != nil && !errors.Is(err, os.ErrClosed) {
 		fmt.Fprintf(os.Stderr, "member %d: reporting: %v\n", m.spec.Member, err)
 	}
+}
+
+// openStore opens the group's store, m.store; the caller closes it.
+func (m *member) openStore() error {
+	store, err := OpenStore(m.spec.Store)
+	if err != nil {
+		return err
+	}
+	m.store = store
+	return nil
+}
+
+// eventID is the id the store knows d's event by: its event-id header, or
+// its message id when it has none.
+func eventID(d kafka.Delivered) string {
+	if d.Event != "" {
+		return d.Event
+	}
+	return d.ID
+}
+
+// seen tells whether the dedup mode finds event in event_handled, and
+// reports d skipped when it does; without dedup nothing is seen.
+func (m *member) seen(ctx context.Context, d kafka.Delivered, event string) (bool, error) {
+	if m.spec.Dedup == DedupNone || m.spec.Dedup == "" {
+		return false, nil
+	}
+	seen, err := m.store.Handled(ctx, event)
+	if err != nil {
+		return false, fmt.Errorf("checking event_handled for %s: %w", event, err)
+	}
+	if seen {
+		m.report(results.EventSkip, d, d.Offset)
+	}
+	return seen, nil
+}
+
+// apply applies d's effect to the store, with its event marked handled in
+// the same transaction when the dedup mode is transactional, and reports
+// it.
+func (m *member) apply(ctx context.Context, d kafka.Delivered, event string) error {
+	if err := m.store.Apply(ctx, d.Key, event, m.spec.Dedup == DedupTransactional); err != nil {
+		return fmt.Errorf("applying %s: %w", d.ID, err)
+	}
+	m.report(results.EventEffect, d, d.Offset)
+	return nil
 }
 
 // markHandled records the event as handled as the dedup mode says: with

@@ -52,16 +52,14 @@ func runTransform(ctx context.Context, spec Spec, out io.Writer) error {
 	ts := *spec.Transform
 	m := &member{spec: spec, out: out}
 	if ts.Effect {
-		store, err := OpenStore(spec.Store)
-		if err != nil {
+		if err := m.openStore(); err != nil {
 			return err
 		}
-		defer store.Close()
-		m.store = store
+		defer m.store.Close()
 	}
 	ks := transformSpec(spec)
 	for restarts := 0; ; restarts++ {
-		t, err := kafka.NewTransformer(kafka.Brokers{Seeds: spec.Brokers, Access: spec.Access}, ks)
+		t, err := kafka.NewTransformer(spec.brokers(), ks)
 		if err != nil {
 			return err
 		}
@@ -187,23 +185,12 @@ func (m *member) transform(ctx context.Context, t *kafka.Transformer, ts Transfo
 // applied, and marked handled in a second transaction (table) or in the
 // effect's own (transactional).
 func (m *member) storeEffect(ctx context.Context, d kafka.Delivered) error {
-	event := d.Event
-	if event == "" {
-		event = d.ID
+	event := eventID(d)
+	if seen, err := m.seen(ctx, d, event); err != nil || seen {
+		return err
 	}
-	if m.spec.Dedup != DedupNone && m.spec.Dedup != "" {
-		seen, err := m.store.Handled(ctx, event)
-		if err != nil {
-			return fmt.Errorf("checking event_handled for %s: %w", event, err)
-		}
-		if seen {
-			m.report(results.EventSkip, d, d.Offset)
-			return nil
-		}
+	if err := m.apply(ctx, d, event); err != nil {
+		return err
 	}
-	if err := m.store.Apply(ctx, d.Key, event, m.spec.Dedup == DedupTransactional); err != nil {
-		return fmt.Errorf("applying %s: %w", d.ID, err)
-	}
-	m.report(results.EventEffect, d, d.Offset)
 	return m.markHandled(ctx, d, event)
 }

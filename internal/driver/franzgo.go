@@ -57,19 +57,11 @@ func FranzGo(exe string, l launch.Launcher, access cluster.Access) Driver {
 // starts another client's.
 func (d Driver) StartFranzGo(ctx context.Context, spec FranzGoSpec) (*Producer, error) {
 	spec.Access.Dial = nil
-	line, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
-	}
-	proc, startup, err := d.start(ctx, line, "")
-	if err != nil {
-		return nil, err
-	}
 	ps := Spec{Topic: spec.Produce.Topic, Bootstrap: spec.Brokers, From: spec.Produce.From, Count: spec.Produce.Count, Rate: spec.Produce.Rate}
 	if spec.Txn != nil {
 		ps.TransactionalID, ps.TxnSize, ps.AbortEvery = spec.Txn.ID, spec.Txn.Size, spec.Txn.AbortEvery
 	}
-	return &Producer{process: proc, spec: ps, startup: startup}, nil
+	return d.startProducer(ctx, spec, ps)
 }
 
 // franzGoLine is franz-go's spec line: a producer's (FranzGoSpec), or

@@ -36,11 +36,11 @@ func Install(ctx context.Context, ref Ref, progress func(string, ...any)) (Drive
 	}
 	switch ref.Client {
 	case "java":
-		return installJava(ctx, cache, ref, progress)
+		return javaDriver.install(ctx, cache, ref, progress)
 	case "librdkafka":
 		return installLibrdkafka(ctx, cache, ref, progress)
 	case "spring":
-		return installSpring(ctx, cache, ref, progress)
+		return springDriver.install(ctx, cache, ref, progress)
 	}
 	_, err = ParseRef(ref.Client)
 	return Driver{}, err

@@ -77,60 +77,14 @@ var javacFlags = []string{"--release", "17", "-XDignore.symbol.file"}
 // version).
 const DefaultJava = kafkadist.Default
 
-// installJava resolves kafka-clients and its runtime dependencies from
-// Maven Central with mvn into driver-java-<version>/libs and compiles the
-// driver against them into classes/.
-func installJava(ctx context.Context, cache string, ref Ref, progress func(string, ...any)) (Driver, error) {
-	if ref.Version == "" {
-		ref.Version = DefaultJava
-	}
-	dir := filepath.Join(cache, "driver-java-"+ref.Version)
-	d := Driver{Ref: ref, Dir: dir, Argv: javaArgv(dir, true)}
-	if err := need("java", "openjdk-17-jre-headless", "the java driver runs on a JVM"); err != nil {
-		return d, err
-	}
-	if installed(dir, javaSource) {
-		return d, nil
-	}
-	if err := need("javac", "openjdk-17-jdk-headless", "the java driver is compiled on this machine with the JDK's javac"); err != nil {
-		return d, err
-	}
-	if err := need("mvn", "maven", "kafka-clients comes from Maven Central through Maven"); err != nil {
-		return d, err
-	}
-	err := build(cache, dir, javaSource, func(tmp string) error {
-		progress("java driver: resolving org.apache.kafka:kafka-clients:%s, %s from Maven Central", ref.Version, strings.Join(javaDeps, ", "))
-		err := kafkadist.Resolve(ctx, tmp, filepath.Join(tmp, "libs"), javaLibs(ref.Version)...)
-		if err != nil {
-			if msg := err.Error(); strings.Contains(msg, "Could not find artifact") || strings.Contains(msg, "could not be resolved") || strings.Contains(msg, "was not found in") {
-				return fmt.Errorf("kafka-clients %s is not on Maven Central: releases look like 3.9.1, 4.3.1", ref.Version)
-			}
-			return err
-		}
-		progress("java driver: compiling the driver against kafka-clients %s", ref.Version)
-		srcs, err := writeSources(javaFiles, "java/*.java", tmp)
-		if err != nil {
-			return err
-		}
-		if err := extractSQLiteNative(tmp); err != nil {
-			progress("java driver: sqlite-jdbc will extract its native library at each start: %v", err)
-		}
-		args := append(append(append([]string{}, javacFlags...), "-nowarn", "-d", "classes", "-cp", filepath.Join("libs", "*")), srcs...)
-		if err := run(ctx, tmp, "javac", args...); err != nil {
-			return err
-		}
-		return run(ctx, tmp, "jar", "cf", "driver.jar", "-C", "classes", ".")
-	})
-	if err != nil {
-		return d, fmt.Errorf("install the java driver (kafka-clients %s): %w", ref.Version, err)
-	}
-	progress("java driver: archiving the classes it loads at start-up (class data sharing)")
-	if err := archiveClasses(ctx, dir, ref.Client); err != nil {
-		progress("java driver: no class archive, start-up will be slower: %v", err)
-	}
-	d.Argv = javaArgv(dir, true) // with what the install made: the class archive, the native library
-	progress("java driver: kafka-clients %s ready in %s", ref.Version, dir)
-	return d, nil
+// javaDriver is the java driver: kafka-clients and its runtime
+// dependencies resolved from Maven Central with mvn into
+// driver-java-<version>/libs, and the driver compiled against them into
+// classes/.
+var javaDriver = jvmDriver{
+	name: "java", library: "kafka-clients", artifact: "org.apache.kafka:kafka-clients", deps: javaDeps,
+	def: DefaultJava, releases: "3.9.1, 4.3.1", source: javaSource, libs: javaLibs,
+	compiles: "the driver", files: []sourceFiles{{javaFiles, "java/*.java"}},
 }
 
 // javaArgv runs the driver from dir, with its class archive when there is

@@ -63,11 +63,17 @@ func (d Driver) StartProducer(ctx context.Context, spec Spec) (*Producer, error)
 	if spec.Client == "" {
 		spec.Client = d.Ref.Client
 	}
-	line, err := json.Marshal(spec)
+	return d.startProducer(ctx, spec, spec)
+}
+
+// startProducer starts the driver with line, its spec line (franz-go's
+// driver has a spec of its own), as the Producer of spec.
+func (d Driver) startProducer(ctx context.Context, line any, spec Spec) (*Producer, error) {
+	b, err := json.Marshal(line)
 	if err != nil {
 		return nil, err
 	}
-	proc, startup, err := d.start(ctx, line, "")
+	proc, startup, err := d.start(ctx, b, "")
 	if err != nil {
 		return nil, err
 	}

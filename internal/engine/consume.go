@@ -95,16 +95,25 @@ func workText(c runbook.Consume) string {
 	return b.String()
 }
 
-// openStore opens a group's store once it is back on this machine from
+// readStore reads a group's store once it is back on this machine from
 // where its members ran, with its write-ahead log: a member killed with
 // SIGKILL leaves its last transactions there.
-func (w *workload) openStore(ctx context.Context, path string) (*consumer.Store, error) {
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+func (w *workload) readStore(ctx context.Context, g *group) (consumer.Contents, error) {
+	for _, p := range []string{g.store, g.store + "-wal", g.store + "-shm"} {
 		if err := launch.Retrieve(ctx, w.launcher, p); err != nil {
-			return nil, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(p), err)
+			return consumer.Contents{}, fmt.Errorf("bringing back the store %s from where the members ran: %w", filepath.Base(p), err)
 		}
 	}
-	return consumer.OpenStore(path)
+	store, err := consumer.OpenStore(g.store)
+	if err != nil {
+		return consumer.Contents{}, err
+	}
+	contents, err := store.Read(ctx)
+	store.Close()
+	if err != nil {
+		return consumer.Contents{}, fmt.Errorf("reading the store of group %s: %w", g.label, err)
+	}
+	return contents, nil
 }
 
 // storePath is where a group's store is kept: in the run's evidence
@@ -273,15 +282,9 @@ func startConsumer(ctx context.Context, w *workload, s runbook.Step, a runbook.S
 	// The committed offsets the new member will resume from, asked as it
 	// will ask them, once no member runs (the sampler asks only while one
 	// does): the group's offsets sample nearest its start, -1 for a
-	// partition without one.
-	sent := time.Now().UTC()
-	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
-	at := time.Now().UTC()
-	if err == nil {
-		if end, err := w.admin.EndOffsets(ctx, g.topic.name); err == nil {
-			w.emitOffsets(g, sent, at, committed, end)
-		}
-	}
+	// partition without one. A question that fails leaves the sample out
+	// and does not keep the member from starting.
+	committed, _, _ := w.sampleOffsets(ctx, g)
 	m, err := w.startMember(ctx, g, false)
 	if err != nil {
 		return err
@@ -375,13 +378,7 @@ func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets
 	if err != nil {
 		return err
 	}
-	sent := time.Now().UTC()
-	committed, err := w.admin.Committed(ctx, g.name, g.topic.name)
-	at := time.Now().UTC()
-	if err != nil {
-		return err
-	}
-	end, err := w.admin.EndOffsets(ctx, g.topic.name)
+	committed, end, err := w.sampleOffsets(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -392,8 +389,25 @@ func offsets(ctx context.Context, w *workload, s runbook.Step, a runbook.Offsets
 		}
 		log.line("%s partition %d: committed %s, end %d", g.label, p, shown, end[p])
 	}
-	w.emitOffsets(g, sent, at, committed, end)
 	return nil
+}
+
+// sampleOffsets asks the cluster for a group's committed offsets and its
+// topic's end offsets, and records them as one offsets sample (emitOffsets)
+// once both are answered.
+func (w *workload) sampleOffsets(ctx context.Context, g *group) (committed, end map[int32]int64, err error) {
+	sent := time.Now().UTC()
+	committed, err = w.admin.Committed(ctx, g.name, g.topic.name)
+	at := time.Now().UTC()
+	if err != nil {
+		return nil, nil, err
+	}
+	end, err = w.admin.EndOffsets(ctx, g.topic.name)
+	if err != nil {
+		return committed, nil, err
+	}
+	w.emitOffsets(g, sent, at, committed, end)
+	return committed, end, nil
 }
 
 // emitOffsets records one sample of a group's committed offsets, asked at
@@ -442,14 +456,9 @@ func (w *workload) tallyGroups(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		store, err := w.openStore(ctx, g.store)
+		contents, err := w.readStore(ctx, g)
 		if err != nil {
 			return err
-		}
-		contents, err := store.Read(ctx)
-		store.Close()
-		if err != nil {
-			return fmt.Errorf("reading the store of group %s: %w", label, err)
 		}
 		evs := w.groupEvents(g)
 		in := results.GroupInput{Group: g.name, At: time.Now().UTC(), Events: len(evs), Store: true,

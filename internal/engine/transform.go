@@ -206,14 +206,9 @@ func (w *workload) tallyTransform(ctx context.Context, g *group) error {
 	if g.store != "" {
 		// With --effect the effects are the store's: what it counts per
 		// event is what applied_twice judges, not the output's copies.
-		store, err := w.openStore(ctx, g.store)
+		contents, err := w.readStore(ctx, g)
 		if err != nil {
 			return err
-		}
-		contents, err := store.Read(ctx)
-		store.Close()
-		if err != nil {
-			return fmt.Errorf("reading the store of group %s: %w", g.label, err)
 		}
 		in.Store, in.Applied, in.Likes, in.Handled = true, contents.Applied, contents.Likes, len(contents.Handled)
 	}

@@ -200,27 +200,10 @@ func finalizedFeatures(t *testing.T, seeds []string) map[string]int16 {
 // each record's producer id and epoch by message id.
 func producerOf(t *testing.T, seeds []string, topic string) map[string][2]int64 {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	out := map[string][2]int64{}
-	sentinels := map[int32]bool{}
-	for len(sentinels) < 2 && ctx.Err() == nil {
-		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
-			id := string(kafka.IDOf(r.Value))
-			if results.IsSentinel(id) {
-				sentinels[r.Partition] = true
-				return
-			}
-			out[id] = [2]int64{r.ProducerID, int64(r.ProducerEpoch)}
-		})
-	}
-	if ctx.Err() != nil {
+	if !toSentinels(t, seeds, topic, kgo.ReadUncommitted(), func(id string, r *kgo.Record) {
+		out[id] = [2]int64{r.ProducerID, int64(r.ProducerEpoch)}
+	}) {
 		t.Fatalf("reading %s: no sentinel in every partition within 30s", topic)
 	}
 	return out
@@ -232,6 +215,20 @@ func producerOf(t *testing.T, seeds []string, topic string) map[string][2]int64 
 // it saw, sorted.
 func readIDs(t *testing.T, seeds []string, topic string, level kgo.IsolationLevel) []string {
 	t.Helper()
+	var ids []string
+	if !toSentinels(t, seeds, topic, level, func(id string, _ *kgo.Record) { ids = append(ids, id) }) {
+		t.Fatalf("reading %s: no sentinel in every partition within 30s (saw %v)", topic, ids)
+	}
+	results.SortIDs(ids)
+	return ids
+}
+
+// toSentinels reads topic (two partitions) from the start with a client
+// of the test's own at the given isolation level, giving each record
+// before the final read's sentinels to each with its message id, until
+// both partitions' sentinels came; false when they did not within 30s.
+func toSentinels(t *testing.T, seeds []string, topic string, level kgo.IsolationLevel, each func(id string, r *kgo.Record)) bool {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(level))
 	if err != nil {
@@ -240,7 +237,6 @@ func readIDs(t *testing.T, seeds []string, topic string, level kgo.IsolationLeve
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var ids []string
 	sentinels := map[int32]bool{}
 	for len(sentinels) < 2 && ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
@@ -249,12 +245,8 @@ func readIDs(t *testing.T, seeds []string, topic string, level kgo.IsolationLeve
 				sentinels[r.Partition] = true
 				return
 			}
-			ids = append(ids, id)
+			each(id, r)
 		})
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("reading %s: no sentinel in every partition within 30s (saw %v)", topic, ids)
-	}
-	results.SortIDs(ids)
-	return ids
+	return ctx.Err() == nil
 }

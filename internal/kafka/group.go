@@ -103,15 +103,10 @@ func memberOpts(b Brokers, spec MemberSpec) []kgo.Opt {
 // closed) is returned.
 func (m *Member) Poll(ctx context.Context, max int) ([]Delivered, error) {
 	fs := m.cl.PollRecords(ctx, max)
-	if fs.IsClientClosed() {
-		return nil, errors.New("the client is closed")
+	errs, err := pollErrors(fs)
+	if err != nil {
+		return nil, err
 	}
-	var errs []error
-	fs.EachError(func(t string, p int32, err error) {
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("fetching %s partition %d: %w", t, p, err))
-		}
-	})
 	var out []Delivered
 	fs.EachRecord(func(r *kgo.Record) {
 		d := Delivered{Partition: r.Partition, Offset: r.Offset, Key: string(r.Key), ID: string(IDOf(r.Value))}
@@ -126,6 +121,21 @@ func (m *Member) Poll(ctx context.Context, max int) ([]Delivered, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// pollErrors are the errors of a poll's fetches, less those of its
+// context ending; an error when the client was closed.
+func pollErrors(fs kgo.Fetches) ([]error, error) {
+	if fs.IsClientClosed() {
+		return nil, errors.New("the client is closed")
+	}
+	var errs []error
+	fs.EachError(func(t string, p int32, err error) {
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("fetching %s partition %d: %w", t, p, err))
+		}
+	})
+	return errs, nil
 }
 
 // Commit commits the offset after d synchronously: the group will resume

@@ -115,11 +115,7 @@ func lagLimit(rate float64) time.Duration {
 // (ProduceStats.Sent counts the others).
 func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Result)) (ProduceStats, error) {
 	var stats ProduceStats
-	config, opts, err := producerOpts(b, spec, nil)
-	if err != nil {
-		return stats, err
-	}
-	cl, err := kgo.NewClient(opts...)
+	config, cl, err := newProducer(b, spec, nil)
 	if err != nil {
 		return stats, err
 	}
@@ -142,6 +138,17 @@ func Produce(ctx context.Context, b Brokers, spec ProduceSpec, onResult func(Res
 	}
 	pending.Wait()
 	return stats, nil
+}
+
+// newProducer is the client Produce and ProduceTransactional send through
+// (producerOpts), with the configuration it was built from.
+func newProducer(b Brokers, spec ProduceSpec, txn *TxnSpec) (clientconfig.FranzGoProducer, *kgo.Client, error) {
+	config, opts, err := producerOpts(b, spec, txn)
+	if err != nil {
+		return config, nil, err
+	}
+	cl, err := kgo.NewClient(opts...)
+	return config, cl, err
 }
 
 // producerOpts are the options of a franz-go producer for spec

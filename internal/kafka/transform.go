@@ -91,15 +91,10 @@ func (t *Transformer) Poll(ctx context.Context, max int) ([]Delivered, error) {
 	} else {
 		fs = t.cl.PollRecords(ctx, max)
 	}
-	if fs.IsClientClosed() {
-		return nil, errors.New("the client is closed")
+	errs, err := pollErrors(fs)
+	if err != nil {
+		return nil, err
 	}
-	var errs []error
-	fs.EachError(func(topic string, p int32, err error) {
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			errs = append(errs, fmt.Errorf("fetching %s partition %d: %w", topic, p, err))
-		}
-	})
 	var out []Delivered
 	fs.EachRecord(func(r *kgo.Record) {
 		out = append(out, Delivered{Partition: r.Partition, Offset: r.Offset, Key: string(r.Key), ID: string(IDOf(r.Value))})

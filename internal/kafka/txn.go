@@ -48,11 +48,7 @@ func ProduceTransactional(ctx context.Context, b Brokers, spec ProduceSpec, txn 
 	if txn.Size < 1 || txn.ID == "" {
 		return stats, fmt.Errorf("transactional producer %q with %d records per transaction: want an id and 1 or more", txn.ID, txn.Size)
 	}
-	config, opts, err := producerOpts(b, spec, &txn)
-	if err != nil {
-		return stats, err
-	}
-	cl, err := kgo.NewClient(opts...)
+	config, cl, err := newProducer(b, spec, &txn)
 	if err != nil {
 		return stats, err
 	}

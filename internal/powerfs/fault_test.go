@@ -3,7 +3,6 @@ package powerfs
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -17,27 +16,7 @@ import (
 // waits, and that healing gives back a disk that works, with what was
 // written before the fault intact.
 func TestFaults(t *testing.T) {
-	requireFUSE(t)
-	dir := t.TempDir()
-	backing, mnt, stats := filepath.Join(dir, "durable"), filepath.Join(dir, "data"), filepath.Join(dir, "stats.json")
-	for _, d := range []string{backing, mnt} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd, err := Command(backing, mnt, stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(dir, "powerfs.log")
-	if err := Launch(cmd, logFile, (*exec.Cmd).Start, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		syscall.Unmount(mnt, syscall.MNT_DETACH)
-	})
+	cmd, _, mnt, stats, logFile := startProcess(t)
 	pid := cmd.Process.Pid
 	put := func(f Fault) {
 		t.Helper()

@@ -69,127 +69,134 @@ func (fs *FS) child(id uint64, name string) (parent, c *node, st fuse.Status) {
 	return p, c, fuse.OK
 }
 
-func (fs *FS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
+// locked runs f with fs.mu held, unless the disk has failed: an operation
+// that a failed disk refuses answers EIO before it looks at anything.
+func (fs *FS) locked(f func() fuse.Status) fuse.Status {
 	if st := fs.failed(); !st.Ok() {
 		return st
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	_, c, st := fs.child(h.NodeId, name)
-	if !st.Ok() {
-		return st
-	}
-	fs.entry(c, out)
-	return fuse.OK
+	return f()
+}
+
+// onNode is locked for an operation on node id, which must still exist.
+func (fs *FS) onNode(id uint64, f func(n *node) fuse.Status) fuse.Status {
+	return fs.locked(func() fuse.Status {
+		n := fs.node(id)
+		if n == nil {
+			return fuse.Status(syscall.ESTALE)
+		}
+		return f(n)
+	})
+}
+
+// onChild is locked for an operation on the entry name of directory id,
+// which must exist.
+func (fs *FS) onChild(id uint64, name string, f func(c *node) fuse.Status) fuse.Status {
+	return fs.locked(func() fuse.Status {
+		_, c, st := fs.child(id, name)
+		if !st.Ok() {
+			return st
+		}
+		return f(c)
+	})
+}
+
+func (fs *FS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
+	return fs.onChild(h.NodeId, name, func(c *node) fuse.Status {
+		fs.entry(c, out)
+		return fuse.OK
+	})
 }
 
 func (fs *FS) GetAttr(cancel <-chan struct{}, in *fuse.GetAttrIn, out *fuse.AttrOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	n := fs.node(in.NodeId)
-	if n == nil {
-		return fuse.Status(syscall.ESTALE)
-	}
-	fs.fill(n, &out.Attr)
-	out.SetTimeout(cacheTimeout)
-	return fuse.OK
+	return fs.onNode(in.NodeId, func(n *node) fuse.Status {
+		fs.fill(n, &out.Attr)
+		out.SetTimeout(cacheTimeout)
+		return fuse.OK
+	})
 }
 
 func (fs *FS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.AttrOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	n := fs.node(in.NodeId)
-	if n == nil {
-		return fuse.Status(syscall.ESTALE)
-	}
-	if mode, ok := in.GetMode(); ok {
-		n.mode = mode & 07777
-		n.ctime = time.Now()
-		if !n.removed() {
-			fs.journal = append(fs.journal, op{kind: opChmod, path: n.path(), mode: n.mode})
+	return fs.onNode(in.NodeId, func(n *node) fuse.Status {
+		if mode, ok := in.GetMode(); ok {
+			n.mode = mode & 07777
+			n.ctime = time.Now()
+			if !n.removed() {
+				fs.journal = append(fs.journal, op{kind: opChmod, path: n.path(), mode: n.mode})
+			}
 		}
-	}
-	if uid, ok := in.GetUID(); ok {
-		n.uid = uid
-	}
-	if gid, ok := in.GetGID(); ok {
-		n.gid = gid
-	}
-	if size, ok := in.GetSize(); ok {
-		if n.dir {
-			return fuse.Status(syscall.EISDIR)
+		if uid, ok := in.GetUID(); ok {
+			n.uid = uid
 		}
-		n.f.truncate(int64(size))
-		fs.journal = append(fs.journal, op{kind: opTruncate, node: n, size: int64(size)})
-	}
-	if mtime, ok := in.GetMTime(); ok {
-		if n.dir {
-			n.mtime = mtime
-		} else {
-			n.f.mu.Lock()
-			n.f.mtime = mtime
-			n.f.mu.Unlock()
+		if gid, ok := in.GetGID(); ok {
+			n.gid = gid
 		}
-	}
-	fs.fill(n, &out.Attr)
-	out.SetTimeout(cacheTimeout)
-	return fuse.OK
+		if size, ok := in.GetSize(); ok {
+			if n.dir {
+				return fuse.Status(syscall.EISDIR)
+			}
+			n.f.truncate(int64(size))
+			fs.journal = append(fs.journal, op{kind: opTruncate, node: n, size: int64(size)})
+		}
+		if mtime, ok := in.GetMTime(); ok {
+			if n.dir {
+				n.mtime = mtime
+			} else {
+				n.f.mu.Lock()
+				n.f.mtime = mtime
+				n.f.mu.Unlock()
+			}
+		}
+		fs.fill(n, &out.Attr)
+		out.SetTimeout(cacheTimeout)
+		return fuse.OK
+	})
 }
 
 func (fs *FS) Mkdir(cancel <-chan struct{}, in *fuse.MkdirIn, name string, out *fuse.EntryOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	p, c, st := fs.child(in.NodeId, name)
-	switch {
-	case c != nil:
-		return fuse.Status(syscall.EEXIST)
-	case st != fuse.ENOENT:
-		return st
-	}
-	c = fs.newNode(true, in.Mode&07777, in.Uid, in.Gid)
-	link(p, name, c)
-	fs.journal = append(fs.journal, op{kind: opMkdir, path: c.path(), mode: c.mode})
-	fs.entry(c, out)
-	return fuse.OK
+	return fs.locked(func() fuse.Status {
+		p, c, st := fs.child(in.NodeId, name)
+		switch {
+		case c != nil:
+			return fuse.Status(syscall.EEXIST)
+		case st != fuse.ENOENT:
+			return st
+		}
+		c = fs.newNode(true, in.Mode&07777, in.Uid, in.Gid)
+		link(p, name, c)
+		fs.journal = append(fs.journal, op{kind: opMkdir, path: c.path(), mode: c.mode})
+		fs.entry(c, out)
+		return fuse.OK
+	})
 }
 
 func (fs *FS) Create(cancel <-chan struct{}, in *fuse.CreateIn, name string, out *fuse.CreateOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	p, c, st := fs.child(in.NodeId, name)
-	switch {
-	case c != nil && in.Flags&syscall.O_EXCL != 0:
-		return fuse.Status(syscall.EEXIST)
-	case c != nil && c.dir:
-		return fuse.Status(syscall.EISDIR)
-	case c != nil:
-		// Created by someone else since the kernel looked: open it.
-		if in.Flags&syscall.O_TRUNC != 0 {
-			c.f.truncate(0)
-			fs.journal = append(fs.journal, op{kind: opTruncate, node: c})
+	return fs.locked(func() fuse.Status {
+		p, c, st := fs.child(in.NodeId, name)
+		switch {
+		case c != nil && in.Flags&syscall.O_EXCL != 0:
+			return fuse.Status(syscall.EEXIST)
+		case c != nil && c.dir:
+			return fuse.Status(syscall.EISDIR)
+		case c != nil:
+			// Created by someone else since the kernel looked: open it.
+			if in.Flags&syscall.O_TRUNC != 0 {
+				c.f.truncate(0)
+				fs.journal = append(fs.journal, op{kind: opTruncate, node: c})
+			}
+		case st != fuse.ENOENT:
+			return st
+		default:
+			c = fs.newNode(false, in.Mode&07777, in.Uid, in.Gid)
+			link(p, name, c)
+			fs.journal = append(fs.journal, op{kind: opCreate, path: c.path(), node: c, mode: c.mode})
 		}
-	case st != fuse.ENOENT:
-		return st
-	default:
-		c = fs.newNode(false, in.Mode&07777, in.Uid, in.Gid)
-		link(p, name, c)
-		fs.journal = append(fs.journal, op{kind: opCreate, path: c.path(), node: c, mode: c.mode})
-	}
-	out.Fh = fs.open(c)
-	fs.entry(c, &out.EntryOut)
-	return fuse.OK
+		out.Fh = fs.open(c)
+		fs.entry(c, &out.EntryOut)
+		return fuse.OK
+	})
 }
 
 // open registers a handle of n; fs.mu must be held.
@@ -205,22 +212,15 @@ func (fs *FS) open(n *node) uint64 {
 }
 
 func (fs *FS) Unlink(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	_, c, st := fs.child(h.NodeId, name)
-	if !st.Ok() {
-		return st
-	}
-	if c.dir {
-		return fuse.Status(syscall.EISDIR)
-	}
-	fs.journal = append(fs.journal, op{kind: opUnlink, path: c.path(), node: c})
-	unlink(c)
-	fs.forget(c)
-	return fuse.OK
+	return fs.onChild(h.NodeId, name, func(c *node) fuse.Status {
+		if c.dir {
+			return fuse.Status(syscall.EISDIR)
+		}
+		fs.journal = append(fs.journal, op{kind: opUnlink, path: c.path(), node: c})
+		unlink(c)
+		fs.forget(c)
+		return fuse.OK
+	})
 }
 
 // forget drops the unsynced content of a file that has left the namespace
@@ -237,73 +237,63 @@ func (fs *FS) forget(n *node) {
 }
 
 func (fs *FS) Rmdir(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	_, c, st := fs.child(h.NodeId, name)
-	if !st.Ok() {
-		return st
-	}
-	if !c.dir {
-		return fuse.Status(syscall.ENOTDIR)
-	}
-	if len(c.children) > 0 {
-		return fuse.Status(syscall.ENOTEMPTY)
-	}
-	fs.journal = append(fs.journal, op{kind: opRmdir, path: c.path()})
-	unlink(c)
-	return fuse.OK
+	return fs.onChild(h.NodeId, name, func(c *node) fuse.Status {
+		if !c.dir {
+			return fuse.Status(syscall.ENOTDIR)
+		}
+		if len(c.children) > 0 {
+			return fuse.Status(syscall.ENOTEMPTY)
+		}
+		fs.journal = append(fs.journal, op{kind: opRmdir, path: c.path()})
+		unlink(c)
+		return fuse.OK
+	})
 }
 
 func (fs *FS) Rename(cancel <-chan struct{}, in *fuse.RenameIn, oldName, newName string) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	_, src, st := fs.child(in.NodeId, oldName)
-	if !st.Ok() {
-		return st
-	}
-	np, dst, st := fs.child(in.Newdir, newName)
-	if st != fuse.OK && st != fuse.ENOENT {
-		return st
-	}
-	if in.Flags&unix.RENAME_EXCHANGE != 0 || in.Flags&^uint32(unix.RENAME_NOREPLACE) != 0 {
-		return fuse.Status(syscall.EINVAL)
-	}
-	if dst == src {
+	return fs.locked(func() fuse.Status {
+		_, src, st := fs.child(in.NodeId, oldName)
+		if !st.Ok() {
+			return st
+		}
+		np, dst, st := fs.child(in.Newdir, newName)
+		if st != fuse.OK && st != fuse.ENOENT {
+			return st
+		}
+		if in.Flags&unix.RENAME_EXCHANGE != 0 || in.Flags&^uint32(unix.RENAME_NOREPLACE) != 0 {
+			return fuse.Status(syscall.EINVAL)
+		}
+		if dst == src {
+			return fuse.OK
+		}
+		for a := np; a != nil; a = a.parent {
+			if a == src {
+				return fuse.Status(syscall.EINVAL) // into itself
+			}
+		}
+		if dst != nil {
+			switch {
+			case in.Flags&unix.RENAME_NOREPLACE != 0:
+				return fuse.Status(syscall.EEXIST)
+			case src.dir && !dst.dir:
+				return fuse.Status(syscall.ENOTDIR)
+			case !src.dir && dst.dir:
+				return fuse.Status(syscall.EISDIR)
+			case dst.dir && len(dst.children) > 0:
+				return fuse.Status(syscall.ENOTEMPTY)
+			}
+		}
+		o := op{kind: opRename, path: src.path(), to: joinPath(np.path(), newName)}
+		if dst != nil {
+			o.node = dst
+			unlink(dst)
+			fs.forget(dst)
+		}
+		fs.journal = append(fs.journal, o)
+		unlink(src)
+		link(np, newName, src)
 		return fuse.OK
-	}
-	for a := np; a != nil; a = a.parent {
-		if a == src {
-			return fuse.Status(syscall.EINVAL) // into itself
-		}
-	}
-	if dst != nil {
-		switch {
-		case in.Flags&unix.RENAME_NOREPLACE != 0:
-			return fuse.Status(syscall.EEXIST)
-		case src.dir && !dst.dir:
-			return fuse.Status(syscall.ENOTDIR)
-		case !src.dir && dst.dir:
-			return fuse.Status(syscall.EISDIR)
-		case dst.dir && len(dst.children) > 0:
-			return fuse.Status(syscall.ENOTEMPTY)
-		}
-	}
-	o := op{kind: opRename, path: src.path(), to: joinPath(np.path(), newName)}
-	if dst != nil {
-		o.node = dst
-		unlink(dst)
-		fs.forget(dst)
-	}
-	fs.journal = append(fs.journal, o)
-	unlink(src)
-	link(np, newName, src)
-	return fuse.OK
+	})
 }
 
 func joinPath(dir, name string) string {
@@ -314,25 +304,18 @@ func joinPath(dir, name string) string {
 }
 
 func (fs *FS) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	n := fs.node(in.NodeId)
-	if n == nil {
-		return fuse.Status(syscall.ESTALE)
-	}
-	if n.dir {
-		return fuse.Status(syscall.EISDIR)
-	}
-	// No FOPEN_DIRECT_IO: reads and writes go through the kernel's page
-	// cache, which shared memory mappings need. Without a writeback cache
-	// every write still reaches this file system at once, and a mapping's
-	// dirty pages reach it when the kernel writes them back (msync,
-	// munmap, memory pressure), always before the fsync that msync sends.
-	out.Fh = fs.open(n)
-	return fuse.OK
+	return fs.onNode(in.NodeId, func(n *node) fuse.Status {
+		if n.dir {
+			return fuse.Status(syscall.EISDIR)
+		}
+		// No FOPEN_DIRECT_IO: reads and writes go through the kernel's page
+		// cache, which shared memory mappings need. Without a writeback cache
+		// every write still reaches this file system at once, and a mapping's
+		// dirty pages reach it when the kernel writes them back (msync,
+		// munmap, memory pressure), always before the fsync that msync sends.
+		out.Fh = fs.open(n)
+		return fuse.OK
+	})
 }
 
 // file returns the content of node id.
@@ -472,45 +455,38 @@ func (fs *FS) Release(cancel <-chan struct{}, in *fuse.ReleaseIn) {
 }
 
 func (fs *FS) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
-	if st := fs.failed(); !st.Ok() {
-		return st
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	n := fs.node(in.NodeId)
-	if n == nil {
-		return fuse.Status(syscall.ESTALE)
-	}
-	if !n.dir {
-		return fuse.Status(syscall.ENOTDIR)
-	}
-	h := &handle{node: n, entries: []fuse.DirEntry{
-		{Name: ".", Mode: syscall.S_IFDIR, Ino: n.ino},
-		{Name: "..", Mode: syscall.S_IFDIR, Ino: n.ino},
-	}}
-	if n.parent != nil {
-		h.entries[1].Ino = n.parent.ino
-	}
-	names := make([]string, 0, len(n.children))
-	for name := range n.children {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		c := n.children[name]
-		mode := uint32(syscall.S_IFREG)
-		if c.dir {
-			mode = syscall.S_IFDIR
+	return fs.onNode(in.NodeId, func(n *node) fuse.Status {
+		if !n.dir {
+			return fuse.Status(syscall.ENOTDIR)
 		}
-		h.entries = append(h.entries, fuse.DirEntry{Name: name, Mode: mode, Ino: c.ino})
-	}
-	for i := range h.entries {
-		h.entries[i].Off = uint64(i + 1)
-	}
-	fs.nextFh++
-	fs.handles[fs.nextFh] = h
-	out.Fh = fs.nextFh
-	return fuse.OK
+		h := &handle{node: n, entries: []fuse.DirEntry{
+			{Name: ".", Mode: syscall.S_IFDIR, Ino: n.ino},
+			{Name: "..", Mode: syscall.S_IFDIR, Ino: n.ino},
+		}}
+		if n.parent != nil {
+			h.entries[1].Ino = n.parent.ino
+		}
+		names := make([]string, 0, len(n.children))
+		for name := range n.children {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			c := n.children[name]
+			mode := uint32(syscall.S_IFREG)
+			if c.dir {
+				mode = syscall.S_IFDIR
+			}
+			h.entries = append(h.entries, fuse.DirEntry{Name: name, Mode: mode, Ino: c.ino})
+		}
+		for i := range h.entries {
+			h.entries[i].Off = uint64(i + 1)
+		}
+		fs.nextFh++
+		fs.handles[fs.nextFh] = h
+		out.Fh = fs.nextFh
+		return fuse.OK
+	})
 }
 
 func (fs *FS) ReadDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {

@@ -485,14 +485,16 @@ func TestRandomWrites(t *testing.T) {
 	}
 }
 
-// TestProcess runs the layer as kafkabook does, in a process of its own,
-// and cuts its power: SIGKILL, then the dead mount is detached. Only the
-// fsynced file is in the backing directory, and the layer said beforehand
-// what it would drop.
-func TestProcess(t *testing.T) {
+// startProcess mounts a layer in a process of its own, started as
+// kafkabook starts it, over a backing directory of the test's: it returns
+// the process, the backing directory, the mount point, the stats file the
+// layer answers through and its log. The test's cleanup kills the process
+// and detaches the mount.
+func startProcess(t *testing.T) (cmd *exec.Cmd, backing, mnt, stats, logFile string) {
+	t.Helper()
 	requireFUSE(t)
 	dir := t.TempDir()
-	backing, mnt, stats := filepath.Join(dir, "durable"), filepath.Join(dir, "data"), filepath.Join(dir, "stats.json")
+	backing, mnt, stats = filepath.Join(dir, "durable"), filepath.Join(dir, "data"), filepath.Join(dir, "stats.json")
 	for _, d := range []string{backing, mnt} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -502,7 +504,7 @@ func TestProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logFile := filepath.Join(dir, "powerfs.log")
+	logFile = filepath.Join(dir, "powerfs.log")
 	if err := Launch(cmd, logFile, (*exec.Cmd).Start, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -511,6 +513,15 @@ func TestProcess(t *testing.T) {
 		cmd.Wait()
 		syscall.Unmount(mnt, syscall.MNT_DETACH)
 	})
+	return cmd, backing, mnt, stats, logFile
+}
+
+// TestProcess runs the layer as kafkabook does, in a process of its own,
+// and cuts its power: SIGKILL, then the dead mount is detached. Only the
+// fsynced file is in the backing directory, and the layer said beforehand
+// what it would drop.
+func TestProcess(t *testing.T) {
+	cmd, backing, mnt, stats, logFile := startProcess(t)
 	f, err := os.Create(filepath.Join(mnt, "synced"))
 	if err != nil {
 		t.Fatal(err)

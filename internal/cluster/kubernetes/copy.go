@@ -92,18 +92,7 @@ func (c *clients) copyIn(ctx context.Context, paths ...string) error {
 // mode, size, modification time and link target.
 func contentKey(path string) (string, error) {
 	h := sha256.New()
-	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		link := ""
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			link, _ = os.Readlink(p)
-		}
+	err := walkEntries(path, func(p string, fi fs.FileInfo, link string) error {
 		fmt.Fprintf(h, "%s\x00%v\x00%d\x00%d\x00%s\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), link)
 		return nil
 	})
@@ -113,25 +102,34 @@ func contentKey(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }
 
+// walkEntries walks the tree at root as filepath.WalkDir does, giving fn
+// each entry's information and, for a symbolic link, its target: what
+// both the content key and the tar stream of a copy are made of.
+func walkEntries(root string, fn func(p string, fi fs.FileInfo, link string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		link := ""
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
+				return err
+			}
+		}
+		return fn(p, fi, link)
+	})
+}
+
 // writeTar writes paths (files, directories and symbolic links under
 // them) as a tar stream of names relative to /.
 func writeTar(w io.Writer, paths []string) error {
 	tw := tar.NewWriter(w)
 	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			link := ""
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				if link, err = os.Readlink(p); err != nil {
-					return err
-				}
-			}
+		err := walkEntries(root, func(p string, fi fs.FileInfo, link string) error {
 			hdr, err := tar.FileInfoHeader(fi, link)
 			if err != nil {
 				return err

@@ -3,7 +3,6 @@ package local_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,14 +30,7 @@ func TestBesideDocker(t *testing.T) {
 		return
 	}
 	testcluster.Require(t)
-	for _, tool := range []string{"unshare", "iptables"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("needs %s; CI must provide it", tool)
-			}
-			t.Skipf("needs %s", tool)
-		}
-	}
+	requireTools(t, "unshare", "iptables")
 	// The private namespace reaches no registry: fetch Kafka here first.
 	if _, err := kafkadist.Install(context.Background(), testcluster.Version(), t.Logf); err != nil {
 		t.Fatal(err)

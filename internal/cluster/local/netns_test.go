@@ -3,7 +3,6 @@ package local_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,11 +30,7 @@ func TestBesideIPNetns(t *testing.T) {
 		return
 	}
 	testcluster.Require(t)
-	for _, tool := range []string{"unshare", "ip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testcluster.Lacks(t, "needs "+tool)
-		}
-	}
+	requireTools(t, "unshare", "ip")
 	unshared(t, "TestBesideIPNetns", privateMounts, "a mount namespace of its own", "--mount", "--propagation", "private")
 }
 

@@ -4,7 +4,20 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
+
+// requireTools skips a test, or fails it in CI, when a program it runs is
+// not on PATH.
+func requireTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			testcluster.Lacks(t, "needs "+tool)
+		}
+	}
+}
 
 // unshared runs the test named test again in a copy of this test binary
 // inside namespaces of its own (unshare's flags), with marker set to 1 in
