@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
+	testCorrupt(t, b, cli, st.Name) // while the walk leaves k2 stopped
 	testNetFaults(t, b, cli, st.Name)
 	foreign := "kbforeign-" + st.Name
 	mk := func(labels map[string]string, name string) string {
@@ -290,5 +292,40 @@ func testNetFaults(t *testing.T, b *docker.Backend, cli *client.Client, name str
 	}
 	if rules, err := b.Rules(ctx); err != nil || len(rules["k1"]) > 0 {
 		t.Errorf("after heal, k1's rules %v %v", rules["k1"], err)
+	}
+}
+
+// testCorrupt cuts the tail of k2's segment of the fault walk's topic
+// (testcluster.Faults leaves k2 stopped) and reads the file back where
+// the daemon keeps k2's volume: its size is what Corrupt says it cut it
+// to. A running node is refused.
+func testCorrupt(t *testing.T, b *docker.Backend, cli *client.Client, name string) {
+	ctx := context.Background()
+	if _, err := b.Corrupt(ctx, "k1", cluster.Corruption{Dir: "faults-0", Truncate: 10}); err == nil || !strings.Contains(err.Error(), "is running") {
+		t.Errorf("corrupt of running k1: %v, want a refusal", err)
+	}
+	done, err := b.Corrupt(ctx, "k2", cluster.Corruption{Dir: "faults-0", Truncate: 10})
+	if err != nil {
+		t.Fatalf("corrupt k2: %v", err)
+	}
+	t.Logf("corrupt k2: %s", done)
+	var source string
+	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Labels["kafkabook.node"] != "k2" || c.Labels["kafkabook.cluster"] != name {
+			continue
+		}
+		for _, m := range c.Mounts {
+			if m.Destination == "/var/lib/kafka/data" {
+				source = m.Source
+			}
+		}
+	}
+	fi, err := os.Stat(filepath.Join(source, done.Segment))
+	if err != nil || done.CutTo != done.Size-10 || fi.Size() != done.CutTo {
+		t.Errorf("k2's %s on the Docker host (%s): %v %v; Corrupt said %d bytes cut to %d", done.Segment, source, fi, err, done.Size, done.CutTo)
 	}
 }
