@@ -42,16 +42,16 @@ func faultDirective(op Op, example, summary string, lands FaultKind) *Directive 
 	}
 }
 
-var stopDirective = faultDirective(OpStop, `stop followers(t)`, "Stop the nodes' broker processes cleanly with SIGTERM.", FaultKind{Opens: "stopped", EndedBy: []string{"start"}, Away: true, Phrase: "stop of ", Repair: "start", Observed: "the JVM gone, read from the process table (local: /proc; docker: the container's state); a JVM still there makes it unproven"})
+var stopDirective = faultDirective(OpStop, `stop followers(t)`, "Stop the nodes' broker processes cleanly with SIGTERM.", FaultKind{Opens: "stopped", EndedBy: []string{"start"}, Away: true, Phrase: "stop of ", Repair: "start", Observed: "the JVM gone, read from the process table (local: /proc; docker: the container's state; kubernetes: /proc in the pod); a JVM still there makes it unproven"})
 
 var startDirective = faultDirective(OpStart, `start followers(t)
 wait isr t --size 3 --timeout 2m`, "Start the nodes' broker processes again.", FaultKind{Phrase: "start of ", Observed: "the JVM running and not frozen, read from the process table; a JVM gone or frozen makes it unproven"})
 
 var killDirective = faultDirective(OpKill, `kill leader(t)
 start k1
-wait healthy --timeout 2m`, "Kill the nodes' broker processes with SIGKILL.", FaultKind{Opens: "killed", EndedBy: []string{"start"}, Away: true, Phrase: "kill of ", Repair: "start", Observed: "the JVM gone, read from the process table (local: /proc; docker: the container's state); a JVM still there makes it unproven"})
+wait healthy --timeout 2m`, "Kill the nodes' broker processes with SIGKILL.", FaultKind{Opens: "killed", EndedBy: []string{"start"}, Away: true, Phrase: "kill of ", Repair: "start", Observed: "the JVM gone, read from the process table (local: /proc; docker: the container's state; kubernetes: /proc in the pod); a JVM still there makes it unproven"})
 
-var pauseDirective = faultDirective(OpPause, `pause k3`, "Freeze the nodes' broker processes with SIGSTOP.", FaultKind{Opens: "paused", EndedBy: []string{"resume"}, Away: true, Phrase: "pause of ", Repair: "resume", Observed: "the JVM stopped by the signal, read from the process table (local: state T in /proc; docker: the container paused); a JVM still running makes it unproven"})
+var pauseDirective = faultDirective(OpPause, `pause k3`, "Freeze the nodes' broker processes with SIGSTOP.", FaultKind{Opens: "paused", EndedBy: []string{"resume"}, Away: true, Phrase: "pause of ", Repair: "resume", Observed: "the JVM stopped by the signal, read from the process table (local and kubernetes: state T in /proc; docker: the container paused); a JVM still running makes it unproven"})
 
 var resumeDirective = faultDirective(OpResume, `resume k3`, "Continue paused nodes with SIGCONT.", FaultKind{Phrase: "resume of ", Observed: "the JVM running again, read from the process table; one still stopped makes it unproven"})
 

@@ -42,3 +42,33 @@ func Reach(ctx context.Context, addr string, timeout time.Duration) (answered bo
 	c.Close()
 	return true, fmt.Sprintf("a connection from this machine to %s was answered in %v", addr, time.Since(start).Round(time.Millisecond))
 }
+
+// ProcessShows says what op left a node's broker process as a process
+// table shows it (gone, or there in a state: stopped when SIGSTOP froze
+// it), and whether that confirms op; proc names the process ("pid 42").
+// The backends that read a process table (local: /proc on this machine;
+// kubernetes: /proc in the pod) share it. An op that is no process's
+// says nothing and is not denied.
+func ProcessShows(op Op, proc string, gone, stopped bool, state string) (said string, landed bool) {
+	switch op {
+	case Kill, Stop:
+		if gone {
+			return proc + " is gone", true
+		}
+		return fmt.Sprintf("%s is still there (state %s)", proc, state), false
+	case Start, Resume:
+		if gone {
+			return proc + " is gone", false
+		}
+		return fmt.Sprintf("%s runs (state %s)", proc, state), !stopped
+	case Pause:
+		if gone {
+			return proc + " is gone", false
+		}
+		if !stopped {
+			return fmt.Sprintf("%s is not stopped (state %s)", proc, state), false
+		}
+		return fmt.Sprintf("%s is stopped (state %s)", proc, state), true
+	}
+	return "", true
+}

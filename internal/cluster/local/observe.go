@@ -35,28 +35,7 @@ func (b *Backend) Observe(ctx context.Context, op cluster.Op, names []string) (s
 }
 
 func observe(ctx context.Context, op cluster.Op, n nodeState, addr string) (string, bool) {
-	p, err := procstat.Read(n.PID)
-	gone := err != nil || p.Start != n.StartTime || p.Dead()
-	proc := fmt.Sprintf("pid %d", n.PID)
 	switch op {
-	case cluster.Kill, cluster.Stop:
-		if gone {
-			return proc + " is gone", true
-		}
-		return fmt.Sprintf("%s is still there (state %c)", proc, p.State), false
-	case cluster.Start, cluster.Resume:
-		if gone {
-			return proc + " is gone", false
-		}
-		return fmt.Sprintf("%s runs (state %c)", proc, p.State), !p.Stopped()
-	case cluster.Pause:
-		if gone {
-			return proc + " is gone", false
-		}
-		if !p.Stopped() {
-			return fmt.Sprintf("%s is not stopped (state %c)", proc, p.State), false
-		}
-		return fmt.Sprintf("%s is stopped (state %c)", proc, p.State), true
 	case cluster.Isolate:
 		answered, said := cluster.Reach(ctx, addr, cluster.CutProbe)
 		return said, !answered
@@ -64,5 +43,7 @@ func observe(ctx context.Context, op cluster.Op, n nodeState, addr string) (stri
 		answered, said := cluster.Reach(ctx, addr, cluster.AnswerProbe)
 		return said, answered
 	}
-	return "", true
+	p, err := procstat.Read(n.PID)
+	gone := err != nil || p.Start != n.StartTime || p.Dead()
+	return cluster.ProcessShows(op, fmt.Sprintf("pid %d", n.PID), gone, !gone && p.Stopped(), string(p.State))
 }
