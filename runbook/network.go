@@ -69,6 +69,7 @@ var lossDirective = &Directive{
 	Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
 	Example: `loss k2 30%
+sleep 2s
 heal`,
 	Hurts: true,
 }
