@@ -37,10 +37,32 @@ func disk(ctx context.Context, n *nemesis, s runbook.Step, d runbook.Disk, log *
 		return err
 	}
 	said, unproven := ended(was)
+	now, landed := diskNow(ctx, disks, nodes, f)
+	said, unproven = append(said, now...), unproven || !landed
 	n.record(results.Fault{At: at, Op: "disk", Nodes: append(slices.Clone(nodes), f.String()), Pos: s.Pos.String(), Observed: strings.Join(said, "; "), Unproven: unproven})
 	for _, w := range said {
 		log.line("%s", w)
 	}
 	log.line("disk %s: %s", strings.Join(nodes, " "), f)
 	return nil
+}
+
+// diskNow says the fault each node's layer answers with now, as the layer
+// tells it, and whether that is f.
+func diskNow(ctx context.Context, disks cluster.Disks, nodes []string, f cluster.DiskFault) (said []string, landed bool) {
+	states, err := disks.DiskStates(ctx)
+	if err != nil {
+		return []string{"not read after the step: " + err.Error()}, true
+	}
+	landed = true
+	for _, node := range nodes {
+		i := slices.IndexFunc(states, func(s cluster.DiskState) bool { return s.Node == node })
+		if i < 0 {
+			said, landed = append(said, node+"'s layer did not answer"), false
+			continue
+		}
+		said = append(said, fmt.Sprintf("%s's layer now answers as a %s disk", node, states[i].Fault))
+		landed = landed && states[i].Fault == f
+	}
+	return said, landed
 }
