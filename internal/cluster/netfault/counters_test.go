@@ -8,8 +8,8 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
 
-// The testdata files are real output of iptables v1.8.9 (nf_tables) and
-// tc (iproute2 6.1.0), captured in a namespace of a veth pair with the
+// The testdata files are real output of iptables v1.8.9 (nf_tables; one
+// of iptables-legacy 1.8.9) and tc (iproute2 6.1.0), captured in a namespace of a veth pair with the
 // rules and buckets Loss and Rate make, after traffic through them.
 
 func read(t *testing.T, name string) string {
@@ -31,6 +31,7 @@ func TestParseLoss(t *testing.T) {
 	}{
 		{"iptables-loss-30.txt", cluster.LossState{Probability: 0.3, Packets: 48, Dropped: 14}, true, true, "30%"},
 		{"iptables-loss-100.txt", cluster.LossState{Probability: 1, Packets: 26, Dropped: 24}, true, true, "100%"},
+		{"iptables-legacy-loss-20.txt", cluster.LossState{Probability: 0.2, Packets: 15, Dropped: 4}, true, true, "20%"},
 		{"iptables-loss-idle.txt", cluster.LossState{Probability: 0.3}, true, false, "30%"},
 		{"iptables-loss-none.txt", cluster.LossState{}, false, false, "0%"},
 	} {
