@@ -126,7 +126,7 @@ func (n *nemesis) netLanded(ctx context.Context, nodes []string, before []cluste
 	if now != nil {
 		after, err := n.netStates(ctx, nodes)
 		if err != nil {
-			return strings.Join(append(said, "not read after the step: "+err.Error()), "; "), true
+			return strings.Join(append(said, "not read after the step: "+err.Error()), "; "), unproven
 		}
 		for _, s := range after {
 			w, ok := now(s)
@@ -150,7 +150,7 @@ func lossNow(percent int) func(cluster.NetState) (string, bool) {
 		case percent == 0:
 			return fmt.Sprintf("%s's kernel still drops %s of its packets", s.Node, s.Loss.Percent()), false
 		}
-		return fmt.Sprintf("%s's kernel now drops each packet with probability %g (iptables %s)", s.Node, s.Loss.Probability, "kbloss"), s.Loss.Percent() == strconv.Itoa(percent)+"%"
+		return fmt.Sprintf("%s's kernel now drops each packet with probability %g (iptables kbloss)", s.Node, s.Loss.Probability), s.Loss.Percent() == strconv.Itoa(percent)+"%"
 	}
 }
 
