@@ -18,7 +18,9 @@ import (
 // bucket counts what it sent, dropped and held back (tc -s qdisc). Both
 // count from the moment the rule or the bucket was put in place: Loss
 // makes the rules anew, Rate puts a new bucket in (a bucket replaced in
-// place would keep the old one's counts).
+// place would keep the old one's counts). The counting rule goes in one
+// iptables command before the DROP rule, so a packet or two of that
+// instant is counted and not dropped: a 100% loss reads "20 of 22".
 
 // State reads the loss and the rate limit in force on the node and what
 // each did so far. A namespace without kafkabook's loss chain has no loss;
