@@ -47,13 +47,16 @@ func faultsOf(r *results.Results) []faultRun {
 	return out
 }
 
-// untested says why a run is left out of the bounds over runs.
+// untested says why a run is left out of the bounds over runs: each
+// unproven event with what was read. An event that ends a window (heal,
+// an "in force" reading at the run's end) carries the window's fault in
+// its reading.
 func untested(unproven []results.Fault) string {
 	what := make([]string, len(unproven))
 	for i, f := range unproven {
-		what[i] = runbook.FaultWords(f)
+		what[i] = runbook.FaultWords(f) + " (" + f.Observed + ")"
 	}
-	return fmt.Sprintf("the cluster did not show the %s landing: this run is no test of it, and the bounds over runs leave it out", strings.Join(what, " and "))
+	return fmt.Sprintf("the cluster did not show a fault landing: %s; this run is no test of it, and the bounds over runs leave it out", strings.Join(what, "; "))
 }
 
 // leftOut names the runs the bounds over runs leave out, "" when none.

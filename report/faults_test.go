@@ -29,7 +29,7 @@ func TestUnprovenFault(t *testing.T) {
 	for _, want := range []string{
 		"run 2 is left out: a fault of it did not show landing (see Faults)",
 		"run 2: 7 fault events — not a test of its faults",
-		"In this run the cluster did not show the kill of k1 landing",
+		"In this run the cluster did not show a fault landing: kill of k1 (k1: pid 4242 is still there (state S))",
 		"<strong>not shown landing:</strong> k1: pid 4242 is still there (state S)",
 	} {
 		if !strings.Contains(page, want) {

@@ -61,7 +61,10 @@ var linkDirective = &Directive{
 	Example: `link leader(t) --rate 10mbit/s
 link k2 --delay 50ms --jitter 10ms`,
 	Lands: []FaultKind{
-		{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0", Repair: "heal", Flag: "rate", Cannot: map[string]string{"external": "applies only the node faults of its cluster file"}},
+		{Op: "link", Opens: "narrow link", EndedBy: []string{"heal"}, Phrase: "narrow link of ", Off: "0", Repair: "heal", Flag: "rate",
+			Observed: "the token bucket read back from the node's kernel at its rate, then, where it ends (--rate 0, heal, the run's end), the bytes and packets it sent, dropped and held back (tc's counters); no bucket at the step's rate makes it unproven",
+			Cannot:   map[string]string{"external": "applies only the node faults of its cluster file"}},
+		{Op: "link in force", Phrase: "narrow links at the run's end"},
 		// delay is link --delay: its argument is the delay as written
 		// ("100ms", "50ms --jitter 10ms --to k2,k3"), "0" when removed.
 		{Op: "delay", Opens: "slow link", EndedBy: []string{"heal"}, Phrase: "delay on the link of ", Off: "0", Repair: "heal", Flag: "delay",

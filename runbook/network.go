@@ -75,9 +75,13 @@ var lossDirective = &Directive{
 	Summary: "Drop this share of the packets on the node's links, both ways, until loss NODE 0%. Delay is not available: these kernels have no tc netem.",
 	Args:    []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "PERCENT", Kind: KindPercent}},
 	Example: `loss k2 30%
+sleep 2s
 heal`,
 	Lands: []FaultKind{
-		{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%", Repair: "heal", Cannot: map[string]string{"external": "applies only the node faults of its cluster file"}},
+		{Op: "loss", Opens: "lossy", EndedBy: []string{"heal"}, Phrase: "loss ", Off: "0%", Repair: "heal",
+			Observed: "the rule read back from the node's kernel at the step, then, where the loss ends (loss NODE 0%, heal, the run's end), the packets its rule dropped of those it counted (iptables' counters); a loss that dropped nothing, or a rule not at the step's share, makes it unproven",
+			Cannot:   map[string]string{"external": "applies only the node faults of its cluster file"}},
+		{Op: "loss in force", Phrase: "losses at the run's end"},
 	},
 	Hurts: true,
 }

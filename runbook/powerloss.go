@@ -20,7 +20,8 @@ var powerlossDirective = &Directive{
 start k1`,
 	Lands: []FaultKind{
 		{Op: "powerloss", Opens: "lost power", EndedBy: []string{"start"}, Away: true, Phrase: "power loss of ", Repair: "start",
-			Cannot: map[string]string{"docker": "cannot drop a container's unsynced writes", "kubernetes": "cannot drop a pod's unsynced writes", "external": "applies only the node faults of its cluster file"}},
+			Observed: "each JVM gone from the process table, and what each node's layer discarded unsynced (its own count of bytes, files and metadata changes); a layer that held nothing unsynced makes it unproven: a kill, no power loss",
+			Cannot:   map[string]string{"docker": "cannot drop a container's unsynced writes", "kubernetes": "cannot drop a pod's unsynced writes", "external": "applies only the node faults of its cluster file"}},
 	},
 	Hurts: true,
 	Layer: true,

@@ -359,7 +359,7 @@ func summarize(w io.Writer, res *results.Results, dir string) {
 	}
 	for _, run := range res.Runs {
 		for _, f := range run.Unproven() {
-			fmt.Fprintf(w, "  run %d is left out of the bounds: the cluster did not show the %s landing (%s)\n", run.Number, runbook.FaultWords(f), f.Observed)
+			fmt.Fprintf(w, "  run %d is left out of the bounds: the cluster did not show a fault landing: %s (%s)\n", run.Number, runbook.FaultWords(f), f.Observed)
 		}
 	}
 	fmt.Fprintf(w, "evidence: %s\n", dir)

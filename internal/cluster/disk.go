@@ -52,17 +52,22 @@ type DiskState struct {
 	Delayed int64     `json:"delayed"`
 }
 
-// Landed says, in words, what the fault did, or that it did nothing.
-func (s DiskState) Landed() string {
+// InForce says a fault is in force on the node's disk.
+func (s DiskState) InForce() bool { return s.Fault != DiskFault{} }
+
+// Landed says, in words, what the fault did, or that it did nothing; a
+// fault that refused and delayed nothing did not land (landed false):
+// the broker never met it.
+func (s DiskState) Landed() (said string, landed bool) {
 	switch {
 	case s.Fault == DiskFault{}:
-		return s.Node + "'s disk was healthy"
+		return s.Node + "'s disk was healthy", true
 	case s.Refused > 0:
-		return fmt.Sprintf("%s's disk (%s) refused %d operations", s.Node, s.Fault, s.Refused)
+		return fmt.Sprintf("%s's disk (%s) refused %d operations", s.Node, s.Fault, s.Refused), true
 	case s.Delayed > 0:
-		return fmt.Sprintf("%s's disk (%s) delayed %d writes and fsyncs", s.Node, s.Fault, s.Delayed)
+		return fmt.Sprintf("%s's disk (%s) delayed %d writes and fsyncs", s.Node, s.Fault, s.Delayed), true
 	}
-	return fmt.Sprintf("%s's disk (%s) met no operation of the broker: the fault changed nothing", s.Node, s.Fault)
+	return fmt.Sprintf("%s's disk (%s) met no operation of the broker: the fault changed nothing", s.Node, s.Fault), false
 }
 
 // healDisks heals every node's disk that has a fault in force, before

@@ -19,8 +19,8 @@ var _ = handles(disk, runbook.OpDisk)
 // carries the nodes and the fault ("k2", "full"; "healthy" when healed),
 // so the report shades the window. A fault proves itself only by what it
 // did: the step that ends it (another disk step on the node, or the run's
-// end, diskLanded) records how many of the broker's operations it refused
-// or delayed, and says when it met none.
+// end, inForceAtEnd) records how many of the broker's operations it refused
+// or delayed, and says when it met none (inforce.go).
 func disk(ctx context.Context, n *nemesis, s runbook.Step, d runbook.Disk, log *stepLog) error {
 	disks, ok := n.opts.Backend.(cluster.Disks)
 	if !ok {
@@ -36,48 +36,33 @@ func disk(ctx context.Context, n *nemesis, s runbook.Step, d runbook.Disk, log *
 	if err != nil {
 		return err
 	}
-	n.record(results.Fault{At: at, Op: "disk", Nodes: append(slices.Clone(nodes), f.String()), Pos: s.Pos.String(), Observed: landed(was)})
-	for _, w := range was {
-		if w.Fault != (cluster.DiskFault{}) {
-			log.line("%s", w.Landed())
-		}
+	said, unproven := ended(was)
+	now, landed := diskNow(ctx, disks, nodes, f)
+	said, unproven = append(said, now...), unproven || !landed
+	n.record(results.Fault{At: at, Op: "disk", Nodes: append(slices.Clone(nodes), f.String()), Pos: s.Pos.String(), Observed: strings.Join(said, "; "), Unproven: unproven})
+	for _, w := range said {
+		log.line("%s", w)
 	}
 	log.line("disk %s: %s", strings.Join(nodes, " "), f)
 	return nil
 }
 
-// diskLanded records, at the end of a run, what each disk fault still in
-// force did, as the step that heals one does: the heal between runs is
-// the backend's, and the evidence must not lose the proof with it.
-func (n *nemesis) diskLanded(ctx context.Context) {
-	disks, ok := n.opts.Backend.(cluster.Disks)
-	if !ok {
-		return
-	}
+// diskNow says the fault each node's layer answers with now, as the layer
+// tells it, and whether that is f.
+func diskNow(ctx context.Context, disks cluster.Disks, nodes []string, f cluster.DiskFault) (said []string, landed bool) {
 	states, err := disks.DiskStates(ctx)
 	if err != nil {
-		n.con.printf("  reading the disks' faults: %v\n", err)
-		return
+		return []string{"not read after the step: " + err.Error()}, true
 	}
-	var sick []cluster.DiskState
-	for _, s := range states {
-		if s.Fault != (cluster.DiskFault{}) {
-			sick = append(sick, s)
-			n.con.printf("  at the run's end, %s\n", s.Landed())
+	landed = true
+	for _, node := range nodes {
+		i := slices.IndexFunc(states, func(s cluster.DiskState) bool { return s.Node == node })
+		if i < 0 {
+			said, landed = append(said, node+"'s layer did not answer"), false
+			continue
 		}
+		said = append(said, fmt.Sprintf("%s's layer now answers as a %s disk", node, states[i].Fault))
+		landed = landed && states[i].Fault == f
 	}
-	if len(sick) > 0 {
-		n.record(results.Fault{At: time.Now().UTC(), Op: "disk in force", Nodes: []string{}, Observed: landed(sick)})
-	}
-}
-
-// landed says what the faults that states end did, "" when none was in force.
-func landed(states []cluster.DiskState) string {
-	var out []string
-	for _, s := range states {
-		if s.Fault != (cluster.DiskFault{}) {
-			out = append(out, s.Landed())
-		}
-	}
-	return strings.Join(out, "; ")
+	return said, landed
 }

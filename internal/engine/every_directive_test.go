@@ -66,9 +66,12 @@ func TestEveryDirectiveOnCluster(t *testing.T) {
 		}
 	}
 	// Each fault says what the cluster showed of it, read from the nodes
-	// and the network (the local backend is a cluster.Observer and can
-	// probe across a cut), and none is unproven.
-	observed := map[string]bool{"kill": true, "stop": true, "start": true, "pause": true, "resume": true, "isolate": true, "rejoin": true, "partition": true, "corrupt": true, "delay": true}
+	// and the network (the local backend is a cluster.Observer, can probe
+	// across a cut and reads the kernel's counts of a loss and a narrow
+	// link), and none is unproven: the loss and the narrow link say at
+	// their step what the kernel holds in force, and each heal what the
+	// loss or the bucket it ended did.
+	observed := map[string]bool{"kill": true, "stop": true, "start": true, "pause": true, "resume": true, "isolate": true, "rejoin": true, "partition": true, "corrupt": true, "delay": true, "loss": true, "link": true, "heal": true}
 	for _, f := range run.Faults {
 		if f.Unproven {
 			t.Errorf("%s %v at %s: unproven: %s", f.Op, f.Nodes, f.Pos, f.Observed)
@@ -76,5 +79,6 @@ func TestEveryDirectiveOnCluster(t *testing.T) {
 		if observed[f.Op] && f.Observed == "" {
 			t.Errorf("%s %v at %s: nothing observed", f.Op, f.Nodes, f.Pos)
 		}
+		t.Logf("%s %v at %s: %s", f.Op, f.Nodes, f.Pos, f.Observed)
 	}
 }

@@ -5,16 +5,22 @@ import (
 	"testing"
 
 	"github.com/kafkabook/kafkabook/internal/netdelay"
+	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
-// TestMain lets the test binary run consumer group members and link
-// delayers, as the kafkabook binary does: the engine starts members, and
-// the local backend delayers, with os.Executable. testcluster.Main takes
+// TestMain lets the test binary run consumer group members, link
+// delayers and power-loss layers, as the kafkabook binary does: the
+// engine starts members, and the local backend delayers and layers, with
+// os.Executable. testcluster.Main takes
 // down the clusters the tests shared.
 func TestMain(m *testing.M) {
 	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
+	// the layers of a cluster on the power-loss layer (TestInForceAtEnd)
+	if powerfs.Serving() {
+		os.Exit(powerfs.Serve())
+	}
 	if netdelay.Serving() { // the link delayers of its clusters
 		os.Exit(netdelay.Serve())
 	}

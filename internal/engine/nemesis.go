@@ -207,17 +207,23 @@ func link(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Link, log *
 		if err != nil {
 			return err
 		}
+		before, rerr := n.netStates(ctx, nodes) // the rates this step ends, counted (inforce.go)
 		at := time.Now().UTC()
 		for _, node := range nodes {
 			if err := nf.Rate(ctx, node, l.BitsPerSec); err != nil {
 				return err
 			}
 		}
-		n.record(results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), l.Rate), Pos: s.Pos.String()})
+		f := results.Fault{At: at, Op: "link", Nodes: append(slices.Clone(nodes), l.Rate), Pos: s.Pos.String()}
+		f.Observed, f.Unproven = n.netLanded(ctx, nodes, before, rerr, rateOf, rateNow(l.BitsPerSec))
+		n.record(f)
 		if l.BitsPerSec == 0 {
 			log.line("link %s: no limit", strings.Join(nodes, " "))
 		} else {
 			log.line("link %s: each sends at most %s", strings.Join(nodes, " "), l.Rate)
+		}
+		if f.Observed != "" {
+			log.line("  %s", f.Observed)
 		}
 	}
 	if l.HasDelay {
@@ -234,12 +240,18 @@ func heal(ctx context.Context, n *nemesis, s runbook.Step, _ runbook.Heal, log *
 	if err != nil {
 		return err
 	}
+	before, rerr := n.netStates(ctx, nil) // the losses and rates it ends, counted (inforce.go)
 	at := time.Now().UTC()
 	if err := nf.HealNetwork(ctx); err != nil {
 		return err
 	}
-	n.record(results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()})
+	f := results.Fault{At: at, Op: "heal", Nodes: []string{}, Pos: s.Pos.String()}
+	f.Observed, f.Unproven = n.healLanded(ctx, before, rerr)
+	n.record(f)
 	log.line("network healed: no partition, no loss, no narrow or slow link")
+	if f.Observed != "" {
+		log.line("  %s", f.Observed)
+	}
 	return nil
 }
 
@@ -256,11 +268,17 @@ func loss(ctx context.Context, n *nemesis, s runbook.Step, l runbook.Loss, log *
 		return err
 	}
 	pct := l.Percent
+	before, rerr := n.netStates(ctx, nodes[:1]) // the loss this step ends, counted (inforce.go)
 	at := time.Now().UTC()
 	if err := nf.Loss(ctx, nodes[0], pct); err != nil {
 		return err
 	}
-	n.record(results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], fmt.Sprintf("%d%%", pct)}, Pos: s.Pos.String()})
+	f := results.Fault{At: at, Op: "loss", Nodes: []string{nodes[0], fmt.Sprintf("%d%%", pct)}, Pos: s.Pos.String()}
+	f.Observed, f.Unproven = n.netLanded(ctx, nodes[:1], before, rerr, lossOf, lossNow(pct))
+	n.record(f)
 	log.line("loss %s %d%%", nodes[0], pct)
+	if f.Observed != "" {
+		log.line("  %s", f.Observed)
+	}
 	return nil
 }

@@ -24,7 +24,7 @@ var parts = map[string]string{
 	"client.go": "workload", "letthrough.go": "workload", "consume.go": "workload", "member.go": "workload",
 	"drivermember.go": "workload", "transform.go": "workload", "freeze.go": "workload", "coordinator.go": "workload",
 
-	"nemesis.go": "nemesis", "delay.go": "nemesis", "heal.go": "nemesis", "restart.go": "nemesis", "reassign.go": "nemesis", "members.go": "nemesis", "voter.go": "nemesis", "powerloss.go": "nemesis", "disk.go": "nemesis", "corrupt.go": "nemesis", "clock.go": "nemesis", "elect.go": "nemesis",
+	"nemesis.go": "nemesis", "delay.go": "nemesis", "heal.go": "nemesis", "restart.go": "nemesis", "reassign.go": "nemesis", "members.go": "nemesis", "voter.go": "nemesis", "powerloss.go": "nemesis", "disk.go": "nemesis", "inforce.go": "nemesis", "corrupt.go": "nemesis", "clock.go": "nemesis", "elect.go": "nemesis",
 
 	"observation.go": "observation", "sampler.go": "observation", "read.go": "observation", "final.go": "observation",
 	"txncheck.go": "observation", "isr.go": "observation", "wait.go": "observation", "logs.go": "observation",

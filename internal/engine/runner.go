@@ -92,7 +92,7 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 		// messages recorded as unknown.
 		if err != nil {
 			cancelBG()
-			r.nem.diskLanded(context.WithoutCancel(ctx))
+			r.nem.inForceAtEnd(context.WithoutCancel(ctx))
 		}
 		if werr := r.bg.wait(context.WithoutCancel(ctx), 0, nil); err == nil {
 			err = werr
@@ -122,7 +122,7 @@ func (r *runner) run(ctx context.Context, clients *drivers) (err error) {
 	if err := r.work.stopMembers("stopped at the end of the run", false); err != nil {
 		return err
 	}
-	r.nem.diskLanded(ctx) // before the heal takes the proof with it
+	r.nem.inForceAtEnd(ctx) // before the heal takes the proof with it
 	if err := r.nem.heal(ctx); err != nil {
 		return fmt.Errorf("healing the cluster for the final read: %w", err)
 	}

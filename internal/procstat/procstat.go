@@ -1,5 +1,6 @@
 // Package procstat reads what /proc/PID/stat says of a process on this
-// machine: its state letter and its start time. The state tells a frozen
+// machine (or, from its stat line, in a pod): its state letter and its
+// start time. The state tells a frozen
 // (SIGSTOP) or dead process from a running one; the start time tells a
 // process from a later one that reuses its pid.
 package procstat
@@ -27,22 +28,35 @@ func Read(pid int) (Stat, error) {
 	if err != nil {
 		return Stat{}, err
 	}
+	_, _, st, err := Parse(string(data))
+	if err != nil {
+		return Stat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
+
+// Parse reads one /proc/PID/stat line: the pid, the command name and the
+// state and start time, also of a process elsewhere (a pod's, read there
+// by a shell).
+func Parse(line string) (pid int, comm string, st Stat, err error) {
 	// The command name may hold spaces and parentheses: the fields
 	// start after the last ')'.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return Stat{}, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	open, end := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
+	if open < 0 || end < open {
+		return 0, "", Stat{}, fmt.Errorf("unreadable stat %q", line)
 	}
-	f := strings.Fields(s[i+1:])
+	if pid, err = strconv.Atoi(strings.TrimSpace(line[:open])); err != nil {
+		return 0, "", Stat{}, fmt.Errorf("unreadable stat %q", line)
+	}
+	f := strings.Fields(line[end+1:])
 	if len(f) < 20 {
-		return Stat{}, fmt.Errorf("unreadable /proc/%d/stat", pid)
+		return 0, "", Stat{}, fmt.Errorf("unreadable stat %q", line)
 	}
 	start, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
-		return Stat{}, fmt.Errorf("/proc/%d/stat: start time %q: %w", pid, f[19], err)
+		return 0, "", Stat{}, fmt.Errorf("start time %q: %w", f[19], err)
 	}
-	return Stat{State: f[0][0], Start: start}, nil
+	return pid, line[open+1 : end], Stat{State: f[0][0], Start: start}, nil
 }
 
 // Stopped reports whether the state is a stop (SIGSTOP, or a tracer's).

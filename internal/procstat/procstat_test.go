@@ -80,3 +80,29 @@ func TestProc(t *testing.T) {
 		t.Errorf("%+v (reaped): alive", gone)
 	}
 }
+
+// TestParse reads stat lines as a shell elsewhere prints them: a JVM's
+// (captured on a Linux 6 kernel), and a command name with a space and a
+// parenthesis, whose fields start after the last ')'.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		pid   int
+		comm  string
+		state byte
+		start uint64
+	}{
+		{"1055 (java) S 972 1055 1055 0 -1 4194304 38861 0 2 0 361 59 0 0 20 0 78 0 2400612 2879569920 42846 18446744073709551615 94515720298496 94515720299381 140725378311760 0 0 0 0 0 16800975 0 0 0 17 0 0 0 0 0 0 94515720310080 94515720310808 94516730773504 140725378320644 140725378321060 140725378321060 140725378322410 0", 1055, "java", 'S', 2400612},
+		{"77 (a b) c) T 1 77 77 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0", 77, "a b) c", 'T', 12345},
+	} {
+		pid, comm, st, err := Parse(c.line)
+		if err != nil || pid != c.pid || comm != c.comm || st.State != c.state || st.Start != c.start {
+			t.Errorf("Parse(%.30q) = %d %q %c %d, %v; want %d %q %c %d", c.line, pid, comm, st.State, st.Start, err, c.pid, c.comm, c.state, c.start)
+		}
+	}
+	for _, bad := range []string{"", "java S 1", "x (java) S 1 2"} {
+		if _, _, _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q): no error", bad)
+		}
+	}
+}

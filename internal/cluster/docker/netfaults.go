@@ -22,7 +22,10 @@ import (
 // containers. Faults need root on the host, as the local backend's do.
 // They are netfault.Faults over netNodes, embedded in Backend.
 
-var _ cluster.NetFaults = (*Backend)(nil)
+var (
+	_ cluster.NetFaults = (*Backend)(nil)
+	_ cluster.NetStates = (*Backend)(nil)
+)
 
 // HealNetwork removes every partition, loss and rate limit of every
 // running node.
@@ -32,6 +35,16 @@ func (b *Backend) HealNetwork(ctx context.Context) error {
 		return nil
 	}
 	return b.Faults.HealNetwork(ctx)
+}
+
+// NetStates reads the loss and rate limit in force on the named nodes
+// (every running one when names is empty) from their kernels. Without
+// root kafkabook can have made no rules: there is nothing to read.
+func (b *Backend) NetStates(ctx context.Context, names []string) ([]cluster.NetState, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	return b.Faults.NetStates(ctx, names)
 }
 
 // netNodes finds the named containers (all running ones when names is

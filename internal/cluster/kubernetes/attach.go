@@ -56,6 +56,7 @@ type Attached struct {
 var (
 	_ cluster.Backend   = (*Attached)(nil)
 	_ cluster.NetFaults = (*Attached)(nil)
+	_ cluster.NetStates = (*Attached)(nil)
 	_ cluster.Accessor  = (*Attached)(nil)
 	_ launch.Launchers  = (*Attached)(nil)
 )
@@ -359,6 +360,16 @@ func (at *Attached) Rate(ctx context.Context, name string, bitsPerSec int64) err
 // in the attached cluster's pods.
 func (at *Attached) HealNetwork(ctx context.Context) error {
 	return at.net("heal").HealNetwork(ctx)
+}
+
+// NetStates reads the loss and rate limit in force in the named brokers'
+// pods (every one with a faults container when names is empty). A run
+// that may not hurt the cluster made no rules: there is nothing to read.
+func (at *Attached) NetStates(ctx context.Context, names []string) ([]cluster.NetState, error) {
+	if at.allowed("read") != nil {
+		return nil, nil
+	}
+	return at.net("read").NetStates(ctx, names)
 }
 
 // netNodes are the named brokers (every one with a faults container when

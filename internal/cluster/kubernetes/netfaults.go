@@ -16,7 +16,10 @@ import (
 // as the pod: kill and start keep them (the pod stays), down removes them
 // with the pods.
 
-var _ cluster.NetFaults = (*Backend)(nil)
+var (
+	_ cluster.NetFaults = (*Backend)(nil)
+	_ cluster.NetStates = (*Backend)(nil)
+)
 
 // brokerPort is the listener of clients and of the other brokers (BROKER
 // in kubernetes.yaml); the controllers listen on 9093.

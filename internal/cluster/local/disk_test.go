@@ -104,7 +104,11 @@ func TestDisk(t *testing.T) {
 	if err != nil || len(states) != 1 || !states[0].Fault.Full || states[0].Refused < 2 {
 		t.Fatalf("DiskStates: %+v (%v), want k1 full with the probe's and the broker's writes refused", states, err)
 	}
-	t.Logf("%s", states[0].Landed())
+	did, landed := states[0].Landed()
+	if !landed {
+		t.Errorf("Landed: %q, not landed, with %d operations refused", did, states[0].Refused)
+	}
+	t.Logf("%s", did)
 
 	// Heal, as between runs: the disk first, then the node.
 	var said []string

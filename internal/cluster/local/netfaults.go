@@ -18,7 +18,10 @@ import (
 // partition holds across kill and start. The faults themselves are
 // netfault.Faults over netNodes, embedded in Backend.
 
-var _ cluster.NetFaults = (*Backend)(nil)
+var (
+	_ cluster.NetFaults = (*Backend)(nil)
+	_ cluster.NetStates = (*Backend)(nil)
+)
 
 // NetworkFaults lists the rules in place, by node, for status and for
 // healing: empty when the network is whole.

@@ -137,11 +137,29 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	if !fromHost("k2") {
 		t.Error("loss k1 100%: k2 unreachable")
 	}
+	// The kernel's counts say the loss dropped what the probes sent and
+	// got no answer to (the SYNs and their retries), and nothing on k2.
+	if ss, err := b.NetStates(ctx, []string{"k1", "k2"}); err != nil || len(ss) != 2 {
+		t.Errorf("NetStates k1 k2: %+v, %v", ss, err)
+	} else {
+		k1, k2 := ss[0].Loss, ss[1].Loss
+		said, landed := k1.Landed()
+		t.Logf("loss k1 100%%: %s", said)
+		if k1.Probability != 1 || k1.Dropped < 2 || k1.Dropped > k1.Packets || !landed {
+			t.Errorf("loss k1 100%%: the kernel counted %+v; want every packet dropped, at least the two probes'", k1)
+		}
+		if k2.InForce() || ss[0].Rate.InForce() {
+			t.Errorf("loss k1 100%%: k2's loss %+v, k1's rate %+v: want neither in force", k2, ss[0].Rate)
+		}
+	}
 	if err := b.Loss(ctx, "k1", 0); err != nil {
 		t.Fatal(err)
 	}
 	if !fromHost("k1") || !between("k2", "k1") {
 		t.Error("loss k1 0%: k1 still unreachable")
+	}
+	if ss, err := b.NetStates(ctx, []string{"k1"}); err != nil || ss[0].Loss.InForce() {
+		t.Errorf("loss k1 0%%: NetStates %+v, %v; want no loss in force", ss, err)
 	}
 
 	// link: what k1 sends is limited to the rate, measured by a receiver
@@ -161,11 +179,39 @@ func testNetFaults(t *testing.T, b *local.Backend, st cluster.Status) {
 	if got := throughput(t, ns("k2"), ns("k1"), ip("k1"), 2<<20); got < rate*3 {
 		t.Errorf("link k1: what k1 receives is limited too: %.1f Mbit/s", got/1e6)
 	}
+	// The kernel's bucket shows its rate and what the receiver counted
+	// through it: the 2 MiB at least, held back for want of tokens.
+	if ss, err := b.NetStates(ctx, []string{"k1"}); err != nil {
+		t.Errorf("NetStates k1: %v", err)
+	} else {
+		r := ss[0].Rate
+		said, _ := r.Landed()
+		t.Logf("link k1 --rate 8mbit/s: %s", said)
+		if r.Rate != "8Mbit" || r.Bytes < 2<<20 || r.Overlimits == 0 {
+			t.Errorf("link k1 --rate 8mbit/s: the kernel's bucket %+v; want 8Mbit, at least 2 MiB sent, held back", r)
+		}
+	}
+	// A new rate is a new bucket, counting from nothing.
+	if err := b.Rate(ctx, "k1", rate*2); err != nil {
+		t.Fatal(err)
+	}
+	if ss, err := b.NetStates(ctx, []string{"k1"}); err != nil || ss[0].Rate.Rate != "16Mbit" || ss[0].Rate.Bytes >= 2<<20 {
+		t.Errorf("link k1 --rate 16mbit/s: NetStates %+v, %v; want a new bucket at 16Mbit", ss, err)
+	}
 	if err := b.HealNetwork(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := throughput(t, ns("k1"), ns("k2"), ip("k2"), 2<<20); got < rate*3 {
 		t.Errorf("after heal, k1 still sends at %.1f Mbit/s", got/1e6)
+	}
+	if ss, err := b.NetStates(ctx, nil); err != nil || len(ss) != 3 {
+		t.Errorf("after heal: NetStates %+v, %v; want the three nodes", ss, err)
+	} else {
+		for _, s := range ss {
+			if s.Loss.InForce() || s.Rate.InForce() {
+				t.Errorf("after heal: %+v still in force", s)
+			}
+		}
 	}
 
 	// A killed broker's sockets die with it: none is left retransmitting

@@ -142,7 +142,8 @@ func Partition(ctx context.Context, from, to []Node, cut cluster.Cut, brokerPort
 }
 
 // Loss drops percent of the packets on the node's links, both ways, and
-// replaces any loss set before; 0 removes it. The node must be prepared.
+// replaces any loss set before (and its counts, counters.go); 0 removes
+// it. The node must be prepared.
 func Loss(ctx context.Context, n Node, percent int) error {
 	if percent < 0 || percent > 100 {
 		return fmt.Errorf("loss %s %d%%: want 0%% to 100%%", n.Name, percent)
@@ -152,6 +153,11 @@ func Loss(ctx context.Context, n Node, percent int) error {
 	}
 	if percent == 0 {
 		return nil
+	}
+	// A rule without a target counts every packet, so that the chain's
+	// counters say how many the DROP rule after it had to choose from.
+	if err := n.run(ctx, "-A", lossChain); err != nil {
+		return err
 	}
 	rule := []string{"-A", lossChain, "-j", "DROP"}
 	if percent < 100 {
@@ -180,7 +186,16 @@ func Rate(ctx context.Context, n Node, bitsPerSec int64) error {
 		return err
 	}
 	burst := max(bitsPerSec/8/100, 15000)
-	_, err = n.Exec(ctx, "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
+	// A bucket under a handle of its own replaces the one before in one
+	// step, with counts of its own: one replaced under the same handle
+	// would keep counting for both.
+	handle := "1:"
+	if out, err := n.Exec(ctx, "tc", "qdisc", "show", "dev", dev); err == nil {
+		if _, h := parseRate(out); h == handle {
+			handle = "2:"
+		}
+	}
+	_, err = n.Exec(ctx, "tc", "qdisc", "replace", "dev", dev, "root", "handle", handle, "tbf",
 		"rate", fmt.Sprintf("%dbit", bitsPerSec), "burst", strconv.FormatInt(burst, 10), "latency", "100ms")
 	return err
 }
