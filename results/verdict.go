@@ -17,13 +17,7 @@ func (r Run) Held() bool {
 // Undecided returns the expectations of the run that its runs so far did
 // not decide.
 func (r Run) Undecided() []Expectation {
-	var out []Expectation
-	for _, e := range r.Expectations {
-		if e.Undecided {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(r.Expectations, func(e Expectation) bool { return e.Undecided })
 }
 
 // Verdict counts the runs whose expectations all held, out of all runs.
@@ -38,13 +32,7 @@ func (r *Results) Verdict() (held, runs int) {
 
 // FailedExpectations returns the expectations of the run that did not hold.
 func (r Run) FailedExpectations() []Expectation {
-	var out []Expectation
-	for _, e := range r.Expectations {
-		if !e.Held && !e.Undecided {
-			out = append(out, e)
-		}
-	}
-	return out
+	return filter(r.Expectations, func(e Expectation) bool { return !e.Held && !e.Undecided })
 }
 
 // Unproven returns the faults of the run that the cluster did not show
@@ -52,10 +40,16 @@ func (r Run) FailedExpectations() []Expectation {
 // a handshake crossed. Such a run is no test of its faults, so the
 // bounds over runs leave it out (lossCounts) and the report says why.
 func (r Run) Unproven() []Fault {
-	var out []Fault
-	for _, f := range r.Faults {
-		if f.Unproven {
-			out = append(out, f)
+	return filter(r.Faults, func(f Fault) bool { return f.Unproven })
+}
+
+// filter is the elements of xs that keep says to keep, in order; nil
+// when none.
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
 		}
 	}
 	return out
