@@ -172,8 +172,10 @@ func Loss(ctx context.Context, n Node, percent int) error {
 // replaces any rate set before; 0 removes it. What the node receives is
 // not limited: a slow follower is its leader's narrow link. The bucket
 // holds 10 ms of traffic (at least 10 full frames) and a packet waits
-// at most 100 ms for tokens before it is dropped, so TCP sees a narrow
-// link, not a lossy one.
+// at most 100 ms for tokens before it is dropped: a sender faster than
+// the rate meets both, the wait and then drops (the bucket's counters,
+// which the step that ends the limit reads, say how many), and TCP's
+// congestion control slows it to the rate.
 func Rate(ctx context.Context, n Node, bitsPerSec int64) error {
 	if bitsPerSec < 0 {
 		return fmt.Errorf("rate %s %d bit/s: want 0 (no limit) or more", n.Name, bitsPerSec)
