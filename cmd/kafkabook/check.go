@@ -124,8 +124,8 @@ func (f *runbookFlags) loadAll(path string, stderr io.Writer) ([]*runbook.Doc, e
 // apply: the node faults (cluster.Faults) its cluster file has no command
 // for (or none for the repair a run needs afterwards), the network and
 // power faults only kafkabook's own clusters can inject, and what its
-// backend lacks (cluster.Lacks); a reassignment goes through Kafka's admin
-// API and needs nothing of the file.
+// backend lacks (cluster.Lacks); a reassignment and an election go through
+// Kafka's admin API and need nothing of the file.
 func externalFaultMissing(cf *external.File) func(string) string {
 	return func(fault string) string {
 		if msg := backends.Lacks(external.Name, fault); msg != "" {
@@ -136,7 +136,7 @@ func externalFaultMissing(cf *external.File) func(string) string {
 			return cf.ReleaseMissing() // the file's release command
 		case string(runbook.OpRoll):
 			fault = string(cluster.Restart) // a roll is restarts with waits
-		case string(runbook.OpReassign), string(runbook.OpWaitReassigned):
+		case string(runbook.OpReassign), string(runbook.OpWaitReassigned), string(runbook.OpElect):
 			return "" // Kafka's admin API: any cluster takes it
 		}
 		if _, node := cluster.FaultOf(cluster.Op(fault)); !node {
