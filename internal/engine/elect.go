@@ -25,14 +25,11 @@ var _ = handles(elect, runbook.OpElect)
 // any other error fails it.
 func elect(ctx context.Context, n *nemesis, s runbook.Step, e runbook.Elect, log *stepLog) error {
 	topic := n.realName(e.Topic)
-	before, err := partitionsOf(ctx, n.admin, topic, e.Partition)
+	before, err := partitionsOf(ctx, n.env, topic, e.Partition)
 	if err != nil {
 		return err
 	}
-	var parts []int32
-	if e.Partition >= 0 {
-		parts = []int32{int32(e.Partition)}
-	}
+	parts := slices.Sorted(maps.Keys(before))
 	at := time.Now().UTC()
 	answers, err := n.admin.ElectLeaders(ctx, topic, parts, e.Unclean)
 	if err != nil {
@@ -56,7 +53,7 @@ func elect(ctx context.Context, n *nemesis, s runbook.Step, e runbook.Elect, log
 	// metadata follows within moments.
 	var changed []string
 	_ = poll.Until(ctx, 100*time.Millisecond, 5*time.Second, log.progress, func(ctx context.Context) (bool, string, error) {
-		after, err := partitionsOf(ctx, n.admin, topic, e.Partition)
+		after, err := partitionsOf(ctx, n.env, topic, e.Partition)
 		if err != nil {
 			return false, err.Error(), nil
 		}
@@ -82,9 +79,10 @@ func elect(ctx context.Context, n *nemesis, s runbook.Step, e runbook.Elect, log
 	return nil
 }
 
-// partitionsOf are the topic's partitions (one, or all for partition -1) by id.
-func partitionsOf(ctx context.Context, admin *kafka.Client, topic string, partition int) (map[int32]kafka.Partition, error) {
-	parts, err := admin.Partitions(ctx, topic)
+// partitionsOf are the topic's partitions (one, or all for partition -1)
+// by id, from fresh metadata of the nodes that can answer now.
+func partitionsOf(ctx context.Context, e *env, topic string, partition int) (map[int32]kafka.Partition, error) {
+	parts, err := e.partitions(ctx, topic)
 	if err != nil {
 		return nil, err
 	}

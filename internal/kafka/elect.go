@@ -18,8 +18,8 @@ func (c *Client) ElectPreferredLeaders(ctx context.Context) error {
 	return err
 }
 
-// ElectLeaders asks the controller for an election of topic's partitions
-// (every one of them when partitions is empty): of the preferred replica,
+// ElectLeaders asks the controller for an election of topic's partitions:
+// of the preferred replica,
 // or, with unclean, of a live replica of a partition that has no leader
 // and no in-sync replica left, as kafka-leader-election.sh
 // --election-type UNCLEAN does. It returns each partition's answer: ""
@@ -32,15 +32,6 @@ func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []in
 		how = kadm.ElectLiveReplica
 	}
 	set := kadm.TopicsSet{}
-	if len(partitions) == 0 {
-		parts, err := c.Partitions(ctx, topic)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range parts {
-			partitions = append(partitions, p.ID)
-		}
-	}
 	set.Add(topic, partitions...)
 	rs, err := kadm.NewClient(c.cl).ElectLeaders(ctx, how, set)
 	if err != nil {
