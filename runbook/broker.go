@@ -1,7 +1,5 @@
 package runbook
 
-import "fmt"
-
 // broker add and broker remove: the cluster grown by a broker, and an
 // added broker taken out again.
 
@@ -64,7 +62,7 @@ var brokerRemoveDirective = &Directive{
 // checkBrokerAdd: the node is the next id, and the cluster stays within
 // the local backend's size.
 func checkBrokerAdd(c *checker, st *Step, _ string, _ Pos) {
-	next := fmt.Sprintf("k%d", c.nodeCount()+1)
+	next := NodeName(c.nodeCount() + 1)
 	switch a := st.arg(0); {
 	case a.Text != next:
 		c.errorf(a.Pos, "broker add %s: the next node is %s (node ids follow the cluster's)", a.Text, next)

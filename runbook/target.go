@@ -21,6 +21,11 @@ type Target struct {
 	Controller bool
 }
 
+// NodeName is the name a runbook gives the node with broker id id: k1,
+// k2, ... Every backend names its nodes so, and the steps' targets,
+// the evidence and the report use the same words.
+func NodeName[I ~int | ~int32](id I) string { return "k" + strconv.Itoa(int(id)) }
+
 // ID returns the broker id of a plain node target (k2 → 2), or 0.
 func (t Target) ID() int {
 	if t.Node == "" {

@@ -34,7 +34,7 @@ func (w *workload) coordinatorNode(ctx context.Context, c runbook.Coordinator) (
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("k%d", id), nil
+	return runbook.NodeName(id), nil
 }
 
 // txnIDOf is the transactional id coordinator(txn:NAME) means: the

@@ -103,5 +103,5 @@ func nodeName(id int32) string {
 	if id < 0 {
 		return "none"
 	}
-	return fmt.Sprintf("k%d", id)
+	return runbook.NodeName(id)
 }

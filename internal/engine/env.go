@@ -89,7 +89,7 @@ func (e *env) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("controller(): %w", err)
 		}
-		return []string{fmt.Sprintf("k%d", id)}, nil
+		return []string{runbook.NodeName(id)}, nil
 	}
 	topic := t.Leader + t.Followers
 	parts, err := e.partitions(ctx, e.realName(topic))
@@ -101,12 +101,12 @@ func (e *env) nodes(ctx context.Context, t runbook.Target) ([]string, error) {
 		if p.Leader < 0 {
 			return nil, fmt.Errorf("%s: partition 0 of %s has no leader", t, topic)
 		}
-		return []string{fmt.Sprintf("k%d", p.Leader)}, nil
+		return []string{runbook.NodeName(p.Leader)}, nil
 	}
 	var out []string
 	for _, id := range p.Replicas {
 		if id != p.Leader {
-			out = append(out, fmt.Sprintf("k%d", id))
+			out = append(out, runbook.NodeName(id))
 		}
 	}
 	return out, nil

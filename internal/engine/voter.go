@@ -173,7 +173,7 @@ func (n *nemesis) waitQuorum(ctx context.Context, log *stepLog, done func(kafka.
 func voterNames(q kafka.Quorum) string {
 	var out []string
 	for _, id := range q.VoterIDs() {
-		out = append(out, fmt.Sprintf("k%d", id))
+		out = append(out, runbook.NodeName(id))
 	}
 	return strings.Join(out, ",")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/docker/go-connections/nat"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // A broker added to a Docker cluster is a container made as the first
@@ -57,7 +58,7 @@ func (b *Backend) addNode(ctx context.Context, version string, controller bool, 
 	}
 	last, _ := strconv.Atoi(cs[len(cs)-1].Labels[labelNodeID])
 	id := last + 1
-	name := fmt.Sprintf("k%d", id)
+	name := runbook.NodeName(id)
 	ip, err := nextIP(cs)
 	if err != nil {
 		return cluster.Node{}, err

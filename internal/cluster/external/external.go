@@ -29,6 +29,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/atomicfile"
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // Name is this backend's name in provenance and status.
@@ -162,12 +163,12 @@ func (b *Backend) statusFrom(states map[string]cluster.State) cluster.Status {
 	}
 	s := cluster.Status{Name: f.Name, Backend: Name, Kafka: kafka}
 	for id := 1; id <= len(f.Nodes); id++ {
-		n, _ := f.Node(fmt.Sprintf("k%d", id))
+		n, _ := f.Node(runbook.NodeName(id))
 		state, ok := states[n.Name]
 		if !ok {
 			state = cluster.Unknown
 		}
-		s.Nodes = append(s.Nodes, cluster.Node{Name: fmt.Sprintf("k%d", n.ID), ID: n.ID, Address: n.Address, State: state})
+		s.Nodes = append(s.Nodes, cluster.Node{Name: runbook.NodeName(n.ID), ID: n.ID, Address: n.Address, State: state})
 	}
 	return s
 }

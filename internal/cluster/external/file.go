@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/runbook"
 	"gopkg.in/yaml.v3"
 )
 
@@ -134,7 +135,7 @@ func (f *File) check() error {
 			return fmt.Errorf("node %s: id %d: a runbook refers to node id N as kN, so ids start at 1", n.Name, n.ID)
 		case !strings.Contains(n.Address, ":"):
 			return fmt.Errorf("node %s: address %q: want HOST:PORT of its client listener", n.Name, n.Address)
-		case kNameRE.MatchString(n.Name) && n.Name != fmt.Sprintf("k%d", n.ID):
+		case kNameRE.MatchString(n.Name) && n.Name != runbook.NodeName(n.ID):
 			return fmt.Errorf("node %s has id %d: a runbook's %s is the node of id %s, so name it k%d or something else", n.Name, n.ID, n.Name, n.Name[1:], n.ID)
 		case names[n.Name]:
 			return fmt.Errorf("node %s is listed twice", n.Name)
@@ -257,7 +258,7 @@ func (f *File) ReleaseMissing() string {
 func (f *File) NodeNames() map[string]string {
 	m := map[string]string{}
 	for _, n := range f.Nodes {
-		if k := fmt.Sprintf("k%d", n.ID); n.Name != k {
+		if k := runbook.NodeName(n.ID); n.Name != k {
 			m[n.Name] = k
 		}
 	}
@@ -267,7 +268,7 @@ func (f *File) NodeNames() map[string]string {
 // Node finds a node by its name in the file or as k<ID>.
 func (f *File) Node(ref string) (Node, bool) {
 	for _, n := range f.Nodes {
-		if n.Name == ref || fmt.Sprintf("k%d", n.ID) == ref {
+		if n.Name == ref || runbook.NodeName(n.ID) == ref {
 			return n, true
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/poll"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // Brokers added to a Kubernetes cluster are a node pool of their own, as
@@ -101,7 +102,7 @@ func (b *Backend) addNode(ctx context.Context, version, pool string, progress cl
 	if err != nil {
 		return cluster.Node{}, err
 	}
-	n := cluster.Node{Name: fmt.Sprintf("k%d", id), ID: id, Address: b.address(*p), State: cluster.Running, Added: true}
+	n := cluster.Node{Name: runbook.NodeName(id), ID: id, Address: b.address(*p), State: cluster.Running, Added: true}
 	if version != clusterKafka {
 		n.Kafka = version
 	}

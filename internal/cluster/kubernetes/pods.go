@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kafkabook/kafkabook/runbook"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -34,7 +35,7 @@ func (b *Backend) nodes(ctx context.Context, a *api) ([]node, error) {
 		if err != nil || id < 0 {
 			return nil, fmt.Errorf("pod %s of cluster %s: its name does not end in a node id (<cluster>-<pool>-<id>)", p.Name, b.name)
 		}
-		out = append(out, node{Name: fmt.Sprintf("k%d", id), ID: id, Pod: p})
+		out = append(out, node{Name: runbook.NodeName(id), ID: id, Pod: p})
 	}
 	slices.SortFunc(out, func(x, y node) int { return x.ID - y.ID })
 	for i := 1; i < len(out); i++ {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // maxNodes is the most nodes a local cluster has.
@@ -189,7 +190,7 @@ func (b *Backend) guess() state {
 	d := derivedNames(b.name)
 	st := state{Name: b.name, Network: Network{Bridge: d.Bridge}}
 	for i, ns := range d.Namespaces {
-		st.Nodes = append(st.Nodes, nodeState{Name: fmt.Sprintf("k%d", i+1), ID: i + 1, NS: ns, Dir: filepath.Join(b.dir, fmt.Sprintf("k%d", i+1))})
+		st.Nodes = append(st.Nodes, nodeState{Name: runbook.NodeName(i + 1), ID: i + 1, NS: ns, Dir: filepath.Join(b.dir, runbook.NodeName(i+1))})
 	}
 	return st
 }

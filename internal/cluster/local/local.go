@@ -19,6 +19,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/netfault"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/runbook"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -208,7 +209,7 @@ func (b *Backend) plan(cfg cluster.Config, dist kafkadist.Dist) (state, error) {
 		Dynamic:   cfg.Quorum == cluster.QuorumDynamic,
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
-		name := fmt.Sprintf("k%d", i)
+		name := runbook.NodeName(i)
 		n := nodeState{Name: name, ID: i, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name)}
 		if st.Dynamic {
 			n.DirectoryID = cluster.RandomUUID()

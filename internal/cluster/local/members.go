@@ -7,6 +7,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/runbook"
 )
 
 // AddBroker starts a new broker-only node, the next id, in a namespace of
@@ -50,7 +51,7 @@ func (b *Backend) addNode(ctx context.Context, op, version string, controller bo
 		if id > maxNodes {
 			return fmt.Errorf("%s: a local cluster has at most %d nodes", op, maxNodes)
 		}
-		name := fmt.Sprintf("k%d", id)
+		name := runbook.NodeName(id)
 		n := nodeState{Name: name, ID: id, NS: "kb-" + b.name + "-" + name, Dir: filepath.Join(b.dir, name), Added: true, Controller: controller}
 		if dist.Version != "" && dist.Version != st.Kafka {
 			n.Kafka, n.Libs = dist.Version, dist.Libs
