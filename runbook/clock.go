@@ -29,7 +29,7 @@ var clockDirective = &Directive{
 	check: checkClock,
 	Name:  "clock",
 	Summary: "Step the nodes' wall clocks by +DUR or -DUR from where each is (0 or --reset: right again; the heal between runs too), as when a machine's clock is stepped: " +
-		"the broker's System.currentTimeMillis moves, its monotonic clock does not, so what Kafka dates by the wall clock (time-based retention, LogAppendTime and the times it compares record timestamps with) moves with it and the timeouts it measures on the monotonic clock (sessions, requests, replica lag, transactions) do not. " +
+		"the broker's System.currentTimeMillis moves, its monotonic clock (System.nanoTime) does not, so what Kafka times by the wall clock (its Time.milliseconds) moves with it and what it times by the monotonic clock does not; examples/clock-jump.md and examples/clock-timers.md show which of Kafka's timers read which. " +
 		"The step reads each node's offset back through Kafka (the timestamp the broker puts on a LogAppendTime record) and says it. " +
 		"Needs the local backend, root and libfaketime (Debian's faketime package), preloaded into each broker; no drift: libfaketime's rate also scales the JVM's own waits.",
 	Args: []ArgSpec{{Name: "NODE... +DUR|-DUR", Kind: KindClock, Many: true}},

@@ -21,8 +21,11 @@ import (
 // transaction past its timeout; and what retention by time does: the
 // segments it deletes, the log start offset that moves (a clock stepped
 // forward deletes acknowledged records so), and the segments it cannot
-// delete for records stamped in its future (a clock stepped back).
-var notable = regexp.MustCompile(`rollback of ongoing transaction .* due to timeout|Shrinking ISR|Expanding ISR|ISR updated|[Ff]encing broker|been unfenced|Truncating|[Tt]runcated|Elected|becoming leader|leader epoch|Controller \d+ became|Completed transition to Leader|Becoming the active controller|Stepping down|Setting new leader for topicId|Transitioning from|Kafka version: |[Cc]ontrolled shutdown|Latest set of voters|not in the committed voter set|Replaying ProducerIdsRecord|Error while (appending records|writing to)|Corruption found in segment|Found invalid messages|CorruptRecordException|Recovering unflushed segment|Stopping serving (logs|replicas) in dir|log dirs? .*(have|has) failed|completed the ongoing partition reassignment|due to (local )?log retention time \d+ms breach|Incremented log start offset to \d+ due to SegmentDeletion|contains future timestamp|\] (ERROR|FATAL) \[`)
+// delete for records stamped in its future (a clock stepped back); a
+// quorum leader that resigns because too few voters fetched in time, and
+// a group member removed when its session expired: the timers a clock
+// jump may or may not reach (examples/clock-timers.md).
+var notable = regexp.MustCompile(`rollback of ongoing transaction .* due to timeout|Shrinking ISR|Expanding ISR|ISR updated|[Ff]encing broker|been unfenced|Truncating|[Tt]runcated|Elected|becoming leader|leader epoch|Controller \d+ became|Completed transition to Leader|Did not receive fetch request from the majority|fenced from the group because|removed after session timeout|Becoming the active controller|Stepping down|Setting new leader for topicId|Transitioning from|Kafka version: |[Cc]ontrolled shutdown|Latest set of voters|not in the committed voter set|Replaying ProducerIdsRecord|Error while (appending records|writing to)|Corruption found in segment|Found invalid messages|CorruptRecordException|Recovering unflushed segment|Stopping serving (logs|replicas) in dir|log dirs? .*(have|has) failed|completed the ongoing partition reassignment|due to (local )?log retention time \d+ms breach|Incremented log start offset to \d+ due to SegmentDeletion|contains future timestamp|\] (ERROR|FATAL) \[`)
 
 // logTime reads the UTC timestamp kafkabook's log4j2 layout puts first:
 // [2026-11-29T21:40:57.945Z].
