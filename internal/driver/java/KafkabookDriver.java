@@ -347,8 +347,19 @@ public final class KafkabookDriver {
             this.t0 = t0;
         }
 
+        // completed: a record has one outcome, the first the client
+        // reports. A transactional producer whose epoch the coordinator
+        // bumped (it rolled the transaction back) was seen completing a
+        // record a second time; that one goes to stderr, not the ledger.
+        final java.util.concurrent.atomic.AtomicBoolean completed = new java.util.concurrent.atomic.AtomicBoolean();
+
         @Override
         public void onCompletion(RecordMetadata md, Exception e) {
+            if (!completed.compareAndSet(false, true)) {
+                System.err.println("kafkabook: the client completed message " + n + " a second time"
+                        + (e == null ? " (acknowledged)" : ": " + e));
+                return;
+            }
             out.line(line(md, e, System.nanoTime() - t0));
         }
 

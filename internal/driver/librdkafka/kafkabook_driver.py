@@ -454,13 +454,22 @@ def produce_txn(p, spec, t0, ids):
             break
         errs.clear()
         here = 0
-        for i in range(lo, min(lo + per, msgs.count)):
-            lag = send(p, msgs, i, t0, errs)
-            if lag is None:
-                break
-            sent += 1
-            here += 1
-            max_lag = max(max_lag, lag)
+        try:
+            for i in range(lo, min(lo + per, msgs.count)):
+                lag = send(p, msgs, i, t0, errs)
+                if lag is None:
+                    break
+                sent += 1
+                here += 1
+                max_lag = max(max_lag, lag)
+        except KafkaException as e:
+            # A fatal error, raised from poll: the producer was fenced (its
+            # epoch bumped when the coordinator rolled the transaction back)
+            # and can do nothing more; whether the transaction's records
+            # were written is for the read to say.
+            txn_end(k, msgs.first + lo, here, "unknown", False, -1, -1, describe(e), start, t0)
+            OUT.flush()
+            break
         on_purpose = abort_every > 0 and k % abort_every == 0
         err_text, pid, epoch = "", -1, -1
         try:
@@ -896,13 +905,20 @@ def main():
     t0 = time.monotonic_ns()
     threading.Thread(target=watch_stdin, daemon=True).start()
     sent, max_lag = produce_txn(p, spec, t0, ids) if spec.get("transactional_id") else produce(p, spec, t0)
-    while len(p) > 0 and not STOP.is_set():
-        p.poll(0.05)
+    fatal = False  # poll raised the producer's fatal error: it delivers no more
+    while len(p) > 0 and not STOP.is_set() and not fatal:
+        try:
+            p.poll(0.05)
+        except KafkaException:
+            fatal = True
         OUT.line_flush_due()
-    if STOP.is_set():
-        p.purge()  # pending records fail: reported as unknown
-        p.poll(0)
-        p.flush(1)
+    if STOP.is_set() or fatal:
+        try:
+            p.purge()  # pending records fail: reported as unknown
+            p.poll(0)
+            p.flush(1)
+        except KafkaException:
+            pass  # the fatal error again: what is left has no outcome, so unknown
     OUT.line('{"name":"shutdown_complete","sent":%d,"max_lag_ns":%d,"end_ns":%d}' % (
         sent, max_lag, time.monotonic_ns() - t0))
     OUT.flush()
