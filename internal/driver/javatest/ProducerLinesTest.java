@@ -96,6 +96,25 @@ final class ProducerLinesTest {
         Check.eq("null", m.get("message"));
     }
 
+    // A record has one outcome: a second completion from the client (seen
+    // after a transaction coordinator bumped the epoch) writes no line.
+    static void testOneOutcome() {
+        KafkabookDriver.Out out = KafkabookDriver.out;
+        synchronized (out) {
+            out.buf.setLength(0);
+        }
+        KafkabookDriver.Report r = new KafkabookDriver.Report("t", 77, null, 0, 0);
+        r.onCompletion(md(0, 5), null);
+        r.onCompletion(null, new TimeoutException("again"));
+        String got;
+        synchronized (out) {
+            got = out.buf.toString();
+            out.buf.setLength(0);
+        }
+        Check.eq(1, got.split("\n", -1).length - 1);
+        Check.that(got.startsWith("{\"name\":\"producer_send_success\",\"n\":77,"), got);
+    }
+
     static void testClassify() {
         Check.eq("\"failed\"", KafkabookDriver.classify(new RecordTooLargeException("too large")));
         Check.eq("\"failed\"", KafkabookDriver.classify(new NotEnoughReplicasException("x")));

@@ -209,6 +209,25 @@ class TxnTest(DriverTest):
         got = [(e["txn"], e["count"], e["outcome"], e["on_purpose"], e["error"]) for e in self.ends()]
         self.assertEqual(got, [(1, 3, "aborted", False, "the run ended first")])
 
+    def test_a_fatal_error_from_poll_ends_the_transaction_unknown(self):
+        # librdkafka raises its fatal error (_FENCED, once the coordinator
+        # rolled the transaction back and bumped the epoch) from poll: the
+        # transaction in hand ends unknown and nothing more is sent.
+        def on_poll(p):
+            if len(p.produced) == 3:
+                raise KafkaException(KafkaError(KafkaError._FENCED, "fenced"))
+
+        ids = driver.TxnIds()
+        p = Producer(self.clock, on_poll=on_poll)
+        sent, _ = driver.produce_txn(p, {"topic": "t", "transactional_id": "tx", "count": 10, "txn_size": 4}, self.clock(), ids)
+        driver.OUT.flush()
+        self.assertEqual(sent, 2)
+        self.assertEqual(len(p.produced), 3)
+        got = [(e["txn"], e["count"], e["outcome"], e["error"]) for e in self.ends()]
+        self.assertEqual(got, [(1, 2, "unknown", "_FENCED: fenced")])
+        calls = [c[0] for c in p.calls if c[0].endswith("_transaction")]
+        self.assertEqual(calls, ["begin_transaction"])
+
 
 class TxnIdsTest(DriverTest):
     def test_on_stats(self):
