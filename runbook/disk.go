@@ -1,18 +1,22 @@
 package runbook
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // disk: a node's disk full, failed or slow, under its log directory.
 
 const OpDisk Op = "disk"
 
 // Disk gives the nodes' disks a fault, or heals them:
-// disk NODE... --full | --fail | --slow DUR | --heal.
+// disk NODE... --full | --fail | --slow DUR | --size SIZE | --heal.
 type Disk struct {
 	Targets []Target
 	Full    bool
 	Fail    bool
 	Slow    time.Duration
+	Size    int64 // bytes
 	// Heal: none of the above, the disk works again.
 }
 
@@ -23,7 +27,7 @@ var diskDirective = &Directive{
 	build: buildDisk,
 	check: checkDisk,
 	Name:  "disk",
-	Summary: "Make the nodes' disks full (writes fail with ENOSPC), failed (every operation on the log directory fails with EIO) or slow (each write and fsync waits DUR), " +
+	Summary: "Make the nodes' disks full (writes fail with ENOSPC), failed (every operation on the log directory fails with EIO), slow (each write and fsync waits DUR) or of a size (writes that would take the log directory past SIZE fail with ENOSPC, so the broker fills it itself), " +
 		"until disk NODE... --heal or the heal between runs. The fault is the layer's under each node's log directory, so the broker meets it in its own system calls; " +
 		"the step that heals says how many operations the fault refused or delayed. Needs the local backend with FUSE and root, as powerloss does.",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
@@ -31,10 +35,13 @@ var diskDirective = &Directive{
 		{Name: "full", Kind: KindBool, Help: "Writes, and allocations that grow a file, fail with ENOSPC; reads, fsyncs of what was written, creations and removals still work."},
 		{Name: "fail", Kind: KindBool, Help: "Every operation on the log directory fails with EIO, as on a disk that died; what the kernel answers from its page cache still reads."},
 		{Name: "slow", Kind: KindDuration, Meta: "DUR", Help: "Each write and each fsync waits this long first."},
+		{Name: "size", Kind: KindText, Meta: "SIZE", Help: "The log directory holds at most SIZE (`64MB`, `64MiB`, `1GB`): a write or allocation that would take its files past it fails with ENOSPC; space a removal or truncation frees takes writes again. " +
+			"A file takes its written prefix in 4 KiB blocks, so the sparse index files Kafka lengthens without writing take what was written to them. The step says how much the files took when the limit was set."},
 		{Name: "heal", Kind: KindBool, Help: "The disk works again."},
 	},
 	Example: `disk k3 --slow 20ms
-disk k3 --heal`,
+disk k3 --heal
+disk k1 --size 64MB`,
 	Lands: []FaultKind{
 		{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy", Repair: "disk --heal",
 			Observed: "the power-loss layer's count of the broker's operations the fault refused or delayed, read when the fault ends or the run does; a fault that met none says so",
@@ -47,25 +54,54 @@ disk k3 --heal`,
 }
 
 func buildDisk(st *Step) Action {
-	return Disk{Targets: st.targets(), Full: st.flagBool("full"), Fail: st.flagBool("fail"), Slow: st.flagDuration("slow")}
+	size, _ := parseSize(st.flagStr("size"))
+	return Disk{Targets: st.targets(), Full: st.flagBool("full"), Fail: st.flagBool("fail"), Slow: st.flagDuration("slow"), Size: size}
 }
 
-// checkDisk wants exactly one of the four flags, and a machine and
+// checkDisk wants exactly one of the five flags, and a machine and
 // backend that can serve the layer.
 func checkDisk(c *checker, st *Step, _ string, _ Pos) {
 	var given []string
-	for _, f := range []string{"full", "fail", "slow", "heal"} {
+	for _, f := range []string{"full", "fail", "slow", "size", "heal"} {
 		if st.given(f) {
 			given = append(given, "--"+f)
 		}
 	}
 	switch {
 	case len(given) == 0:
-		c.errorf(st.lineEnd(), "disk needs one of --full, --fail, --slow DUR or --heal")
+		c.errorf(st.lineEnd(), "disk needs one of --full, --fail, --slow DUR, --size SIZE or --heal")
 	case len(given) > 1:
-		c.errorf(st.flagPos(given[1][2:]), "disk takes one of --full, --fail, --slow and --heal, not %s and %s", given[0], given[1])
+		c.errorf(st.flagPos(given[1][2:]), "disk takes one of --full, --fail, --slow, --size and --heal, not %s and %s", given[0], given[1])
 	case st.flagDuration("slow") > time.Minute:
 		c.errorf(st.flagPos("slow"), "bad --slow %s: at most 1m; a slower disk leaves the run to the broker's timeouts", st.flagStr("slow"))
+	case st.given("size"):
+		if _, msg := parseSize(st.flagStr("size")); msg != "" {
+			c.errorf(st.flagPos("size"), "bad --size %q: %s", st.flagStr("size"), msg)
+		}
 	}
 	c.needLayer(st, "disk")
+}
+
+// parseSize reads a size in bytes with a unit: 64MB, 512KB, 1GB (1000s)
+// or 64MiB, 512KiB, 1GiB (1024s).
+func parseSize(s string) (bytes int64, msg string) {
+	const want = "want a whole number of bytes with a unit, like 64MB, 64MiB, 512KB or 1GB"
+	prefixes := map[byte]int64{'K': 1_000, 'k': 1_000, 'M': 1_000_000, 'G': 1_000_000_000}
+	num, ok := strings.CutSuffix(s, "iB")
+	if ok {
+		prefixes = map[byte]int64{'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+		if k := len(num); k == 0 || prefixes[num[k-1]] == 0 {
+			return 0, want
+		}
+	} else if num, ok = strings.CutSuffix(s, "B"); !ok {
+		return 0, want
+	}
+	bytes, ok = scaled(num, prefixes, 1<<40)
+	switch {
+	case !ok:
+		return 0, want + ", up to 1TiB"
+	case bytes < 1<<20:
+		return 0, "at least 1MiB; a disk with no room at all is --full"
+	}
+	return bytes, ""
 }

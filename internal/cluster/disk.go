@@ -26,10 +26,11 @@ type DiskFault struct {
 	Full bool          `json:"full,omitempty"` // writes fail with ENOSPC
 	Fail bool          `json:"fail,omitempty"` // every operation fails with EIO
 	Slow time.Duration `json:"slow,omitempty"` // each write and fsync waits this long
+	Size int64         `json:"size,omitempty"` // the directory holds at most this many bytes
 }
 
 // String is the fault as a fault event's argument says it: "full",
-// "failed", "slow 50ms", or "healthy".
+// "failed", "slow 50ms", "size 64.0 MiB", or "healthy".
 func (f DiskFault) String() string {
 	switch {
 	case f.Fail:
@@ -38,18 +39,35 @@ func (f DiskFault) String() string {
 		return "full"
 	case f.Slow > 0:
 		return "slow " + f.Slow.String()
+	case f.Size > 0:
+		return "size " + BytesText(f.Size)
 	}
 	return "healthy"
 }
 
+// BytesText is a byte count for people: 812 B, 14.2 KiB, 3.1 MiB.
+func BytesText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
 // DiskState is one node's disk fault and what it did: the operations it
 // refused (ENOSPC, EIO) and those it delayed since it was put in force.
-// A fault that did neither changed nothing the broker did.
+// A fault that did neither changed nothing the broker did. Used is the
+// space the log directory's files take, as the layer counts it, with or
+// without a fault: what a size limit is measured against.
 type DiskState struct {
 	Node    string    `json:"node"`
 	Fault   DiskFault `json:"fault"`
 	Refused int64     `json:"refused"`
 	Delayed int64     `json:"delayed"`
+	Used    int64     `json:"used"`
 }
 
 // InForce says a fault is in force on the node's disk.

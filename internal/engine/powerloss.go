@@ -38,7 +38,7 @@ func powerloss(ctx context.Context, n *nemesis, s runbook.Step, p runbook.Powerl
 	n.left(nodes, cluster.Killed, s)
 	var lost []string
 	for _, d := range dropped {
-		lost = append(lost, fmt.Sprintf("%s %s in %d file(s) and %d metadata change(s)", d.Node, bytesText(d.Bytes), d.Files, d.Metadata))
+		lost = append(lost, fmt.Sprintf("%s %s in %d file(s) and %d metadata change(s)", d.Node, cluster.BytesText(d.Bytes), d.Files, d.Metadata))
 	}
 	log.line("powerloss %s: not fsynced, so gone: %s", strings.Join(nodes, " "), strings.Join(lost, "; "))
 	if f.Unproven {
@@ -71,19 +71,7 @@ func (n *nemesis) powerLanded(ctx context.Context, nodes []string, dropped []clu
 			unproven = true
 			continue
 		}
-		said = append(said, fmt.Sprintf("%s's layer discarded %s in %d file(s) and %d metadata change(s) not fsynced", d.Node, bytesText(d.Bytes), d.Files, d.Metadata))
+		said = append(said, fmt.Sprintf("%s's layer discarded %s in %d file(s) and %d metadata change(s) not fsynced", d.Node, cluster.BytesText(d.Bytes), d.Files, d.Metadata))
 	}
 	return strings.Join(said, "; "), unproven
-}
-
-// bytesText is a byte count for people: 812 B, 14.2 KiB, 3.1 MiB.
-func bytesText(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
 }

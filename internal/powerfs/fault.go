@@ -32,6 +32,12 @@ type Fault struct {
 	Fail bool `json:"fail,omitempty"`
 	// Slow: each write and each fsync waits this long before it is done.
 	Slow time.Duration `json:"slow,omitempty"`
+	// Size: the directory holds at most this many bytes, counted as
+	// space.go counts them; a write or allocation that would take more
+	// fails with ENOSPC, as on a file system of that size that fills. A
+	// directory that holds more already is full at once; space that
+	// files free (a truncation, a removal) takes writes again.
+	Size int64 `json:"size,omitempty"`
 }
 
 // String says the fault in the words of the layer's log.
@@ -43,6 +49,8 @@ func (f Fault) String() string {
 		return "full (writes: ENOSPC)"
 	case f.Slow > 0:
 		return fmt.Sprintf("slow (each write and fsync waits %v)", f.Slow)
+	case f.Size > 0:
+		return fmt.Sprintf("%d bytes in size (writes past it: ENOSPC)", f.Size)
 	}
 	return "healthy"
 }
@@ -53,13 +61,18 @@ func (f Fault) String() string {
 type Hits struct {
 	Refused int64 `json:"refused"` // operations answered ENOSPC or EIO
 	Delayed int64 `json:"delayed"` // writes and fsyncs that waited
+	// Used is the space the directory's files take now (space.go), with
+	// or without a fault: what a size limit is measured against.
+	Used int64 `json:"used"`
 }
 
-// faultState is the fault in force and its hits. The fault is read once
-// an operation: one atomic load on the hot path.
+// faultState is the fault in force, its hits and the space the files
+// take. The fault is read once an operation: one atomic load on the hot
+// path.
 type faultState struct {
 	fault            atomic.Pointer[Fault]
 	refused, delayed atomic.Int64
+	used             atomic.Int64 // bytes, as space.go counts them
 }
 
 // SetFault puts f in force from now on and starts its counts afresh.
@@ -75,7 +88,7 @@ func (fs *FS) FaultNow() (Fault, Hits) {
 	if p := fs.faults.fault.Load(); p != nil {
 		f = *p
 	}
-	return f, Hits{Refused: fs.faults.refused.Load(), Delayed: fs.faults.delayed.Load()}
+	return f, Hits{Refused: fs.faults.refused.Load(), Delayed: fs.faults.delayed.Load(), Used: fs.faults.used.Load()}
 }
 
 // failed answers EIO when the disk failed; every operation asks it first.

@@ -16,22 +16,7 @@ import (
 // waits, and that healing gives back a disk that works, with what was
 // written before the fault intact.
 func TestFaults(t *testing.T) {
-	cmd, _, mnt, stats, logFile := startProcess(t)
-	pid := cmd.Process.Pid
-	put := func(f Fault) {
-		t.Helper()
-		if err := PutFault(pid, stats, f, 5*time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hits := func() Hits {
-		t.Helper()
-		_, h, err := AskFault(pid, stats, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	mnt, logFile, put, hits := faultLayer(t)
 	seg := filepath.Join(mnt, "00000000000000000000.log")
 	f, err := os.OpenFile(seg, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
@@ -105,4 +90,111 @@ func TestFaults(t *testing.T) {
 			t.Errorf("the layer's log lacks %q:\n%s", want, logData)
 		}
 	}
+}
+
+// TestSize limits a directory's size and checks it with plain system
+// calls on the mount: statfs says the size and what is left, a write that
+// fits is taken, the one past the size gets ENOSPC and one that fits in
+// part writes that part, a sparse file
+// (as Kafka's index files are) takes no space, a removed file gives its
+// space back, and healing lifts the limit.
+func TestSize(t *testing.T) {
+	mnt, _, put, hits := faultLayer(t)
+	// 100 KiB written before the limit: 25 blocks.
+	if err := os.WriteFile(filepath.Join(mnt, "old.log"), make([]byte, 100<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An index file lengthened to 10 MiB with 5 bytes written: one block.
+	idx, err := os.Create(filepath.Join(mnt, "old.index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Truncate(10 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := idx.WriteAt([]byte("entry"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if h := hits(); h.Used != 104<<10 {
+		t.Errorf("the files take %d bytes, want 104 KiB (100 KiB and one block of the sparse index)", h.Used)
+	}
+
+	const size = 256 << 10
+	put(Fault{Size: size})
+	var sfs syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &sfs); err != nil {
+		t.Fatal(err)
+	}
+	if total, free := int64(sfs.Blocks)*sfs.Frsize, int64(sfs.Bavail)*sfs.Frsize; total != size || free != size-104<<10 {
+		t.Errorf("statfs: %d bytes, %d free; want %d and %d", total, free, size, size-104<<10)
+	}
+	seg, err := os.OpenFile(filepath.Join(mnt, "new.log"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	// 152 KiB are left: 38 appends of 4 KiB fit, the 39th does not.
+	block := make([]byte, 4<<10)
+	for i := range 38 {
+		if _, err := seg.Write(block); err != nil {
+			t.Fatalf("append %d of 38 that fit: %v", i+1, err)
+		}
+	}
+	if _, err := seg.Write(block); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("an append past the size: %v, want ENOSPC", err)
+	}
+	if _, err := seg.WriteAt([]byte("overwrite"), 0); err != nil {
+		t.Errorf("an overwrite of written blocks on a full directory: %v", err)
+	}
+	if h := hits(); h.Refused != 1 || h.Used != size {
+		t.Errorf("%+v, want 1 refused and %d bytes used", h, size)
+	}
+
+	// Space given back takes writes again.
+	if err := os.Remove(filepath.Join(mnt, "old.log")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seg.Write(block); err != nil {
+		t.Errorf("an append after 100 KiB were removed: %v", err)
+	}
+	if h := hits(); h.Used != size-96<<10 {
+		t.Errorf("after the removal and one append the files take %d bytes, want %d", h.Used, size-96<<10)
+	}
+	// A write larger than what is left writes what fits (a short write;
+	// Go's Write then writes again and gets ENOSPC).
+	if n, err := seg.Write(make([]byte, 1<<20)); n != 96<<10 || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("a 1 MiB append with 96 KiB left wrote %d bytes (%v), want 96 KiB and ENOSPC", n, err)
+	}
+	if fi, err := seg.Stat(); err != nil || fi.Size() != (38+1)*4<<10+96<<10 {
+		t.Errorf("the segment is %d bytes long (%v), want its appends and what fitted of the last", fi.Size(), err)
+	}
+
+	put(Fault{})
+	if _, err := seg.Write(make([]byte, 1<<20)); err != nil {
+		t.Errorf("a 1 MiB append once healed: %v", err)
+	}
+}
+
+// faultLayer starts a layer in a process of its own and returns its
+// mount, its log, and how to put a fault in force and read its hits, as
+// kafkabook does (PutFault, AskFault).
+func faultLayer(t *testing.T) (mnt, logFile string, put func(Fault), hits func() Hits) {
+	cmd, _, mnt, stats, logFile := startProcess(t)
+	pid := cmd.Process.Pid
+	put = func(f Fault) {
+		t.Helper()
+		if err := PutFault(pid, stats, f, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits = func() Hits {
+		t.Helper()
+		_, h, err := AskFault(pid, stats, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	return mnt, logFile, put, hits
 }

@@ -33,6 +33,10 @@ type fileData struct {
 	mtime   time.Time
 	opens   int  // open handles
 	gone    bool // its removal is durable: nothing will be flushed to it again
+	// written is the file's written prefix (space.go): what it takes on
+	// disk, in the directory's count kept in space.
+	written int64
+	space   *faultState
 }
 
 // read copies the current content at off into dest and returns how many
@@ -93,24 +97,30 @@ func (f *fileData) chunk(idx int64, full bool) ([]byte, error) {
 	return c, nil
 }
 
-// write puts data at off, in memory.
-func (f *fileData) write(data []byte, off int64) error {
+// write puts data at off, in memory, as much of it as fits in a
+// size-limited directory (space.go), and returns how much that was.
+func (f *fileData) write(data []byte, off int64) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	n, err := f.fits(off, len(data))
+	if err != nil {
+		return 0, err
+	}
+	data = data[:n]
 	f.pending += int64(len(data))
 	for len(data) > 0 {
 		idx, in := off/chunkSize, off%chunkSize
 		step := int(min(int64(len(data)), chunkSize-in))
 		c, err := f.chunk(idx, step == chunkSize)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		copy(c[in:], data[:step])
 		data, off = data[step:], off+int64(step)
 		f.size = max(f.size, off)
 	}
 	f.mtime = time.Now()
-	return nil
+	return n, nil
 }
 
 // truncate sets the current size: chunks past it go, the tail of the
@@ -130,6 +140,10 @@ func (f *fileData) truncate(size int64) {
 			}
 		}
 		f.base = min(f.base, size)
+	}
+	if size < f.written {
+		f.space.give(f.written, size)
+		f.written = size
 	}
 	f.size = size
 	f.mtime = time.Now()
@@ -166,10 +180,13 @@ func (f *fileData) flush() error {
 	return nil
 }
 
-// drop forgets the unsynced content of a file no one can reach any more.
+// drop forgets the unsynced content of a file no one can reach any more,
+// and gives back the space it took.
 func (f *fileData) drop() {
 	f.chunks = nil
 	f.pending = 0
+	f.space.give(f.written, 0)
+	f.written = 0
 }
 
 // forget marks the file as removed from the durable directory and closes

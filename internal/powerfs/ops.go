@@ -366,11 +366,15 @@ func (fs *FS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (u
 	}
 	var n uint32
 	for _, d := range data {
-		if err := f.write(d, off); err != nil {
-			return n, errno(err)
+		wrote, err := f.write(d, off)
+		n += uint32(wrote)
+		switch {
+		case err != nil && n == 0:
+			return 0, errno(err)
+		case err != nil || wrote < len(d):
+			return n, fuse.OK // a short write: what fitted
 		}
-		off += int64(len(d))
-		n += uint32(len(d))
+		off += int64(wrote)
 	}
 	return n, fuse.OK
 }
@@ -379,7 +383,16 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.Statu
 	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
 	switch in.Mode {
 	case keepSize:
-		return fs.full()
+		if st := fs.full(); !st.Ok() {
+			return st
+		}
+		f, st := fs.file(in.NodeId)
+		if !st.Ok() {
+			return st
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return errno(f.allocate(int64(in.Offset + in.Length)))
 	case 0:
 	default:
 		return fuse.Status(syscall.EOPNOTSUPP)
@@ -396,7 +409,11 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.Statu
 	end := int64(in.Offset + in.Length)
 	n.f.mu.Lock()
 	grow := end > n.f.size
+	err := n.f.allocate(end)
 	n.f.mu.Unlock()
+	if err != nil {
+		return errno(err)
+	}
 	if grow {
 		n.f.truncate(end)
 		fs.journal = append(fs.journal, op{kind: opTruncate, node: n, size: end})
@@ -516,6 +533,14 @@ func (fs *FS) StatFs(cancel <-chan struct{}, h *fuse.InHeader, out *fuse.StatfsO
 		return errno(err)
 	}
 	out.Blocks, out.Bfree, out.Bavail = s.Blocks, s.Bfree, s.Bavail
+	// A size-limited directory (Fault.Size) says its size and what is
+	// left of it, as df shows a file system of that size.
+	if p := fs.faults.fault.Load(); p != nil && p.Size > 0 && s.Frsize > 0 {
+		free := max(0, p.Size-fs.faults.used.Load())
+		out.Blocks = uint64(p.Size / s.Frsize)
+		out.Bfree = uint64(free / s.Frsize)
+		out.Bavail = out.Bfree
+	}
 	out.Files, out.Ffree = s.Files, s.Ffree
 	out.Bsize, out.Frsize = uint32(s.Bsize), uint32(s.Frsize)
 	out.NameLen = uint32(s.Namelen)

@@ -195,6 +195,12 @@ func (fs *FS) load(n *node, dir string) error {
 			c := fs.newNode(false, st.Mode&07777, st.Uid, st.Gid)
 			c.f.backing = f
 			c.f.size, c.f.base = st.Size, st.Size
+			// The blocks the durable file takes, as its written prefix
+			// (space.go): a sparse index file takes what was written.
+			if err := c.f.allocate(min(st.Size, st.Blocks*512)); err != nil {
+				f.Close()
+				return err
+			}
 			c.f.mtime = time.Unix(st.Mtim.Unix())
 			link(n, e.Name(), c)
 		default:
@@ -211,7 +217,7 @@ func (fs *FS) newNode(dir bool, mode, uid, gid uint32) *node {
 		n.children = map[string]*node{}
 		n.mtime = n.ctime
 	} else {
-		n.f = &fileData{mtime: n.ctime}
+		n.f = &fileData{mtime: n.ctime, space: &fs.faults}
 	}
 	fs.nodes[n.ino] = n
 	return n

@@ -155,7 +155,8 @@ func serve(backing, mountpoint, stats string) int {
 					continue
 				}
 				fs.SetFault(f)
-				logger.Printf("disk fault: the disk is %s", f)
+				_, hits := fs.FaultNow()
+				logger.Printf("disk fault: the disk is %s; its files take %d bytes", f, hits.Used)
 			}
 			if s == syscall.SIGUSR1 || s == syscall.SIGUSR2 {
 				if err := writeStats(stats, fs); err != nil {

@@ -59,9 +59,40 @@ func TestDisk(t *testing.T) {
 		t.Fatalf("before the fault: %d of 100 acked (%v)", acked, err)
 	}
 
+	// Size: the mount says the size the fault gives it, and a write of
+	// more than is left is cut short, then refused with ENOSPC. The
+	// probe goes at once: the broker's own appends need the room.
+	states, err := disks.DiskStates(ctx)
+	if err != nil || len(states) != 1 || states[0].Used == 0 {
+		t.Fatalf("DiskStates: %+v (%v), want k1's files taking space", states, err)
+	}
+	limit := states[0].Used + 1<<20
+	put(cluster.DiskFault{Size: limit})
+	var sfs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(probe), &sfs); err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.Create(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, werr := p.Write(make([]byte, 4<<20))
+	p.Close()
+	os.Remove(probe)
+	if total := int64(sfs.Blocks) * sfs.Frsize; total != limit/sfs.Frsize*sfs.Frsize {
+		t.Errorf("statfs on a %d-byte disk says %d bytes", limit, total)
+	}
+	if n == 0 || n > 1<<20 || !errors.Is(werr, syscall.ENOSPC) {
+		t.Errorf("a 4 MiB write with 1 MiB left wrote %d bytes (%v), want at most 1 MiB, then ENOSPC", n, werr)
+	} else {
+		t.Logf("a 4 MiB write on a disk %s in size, %s taken, wrote %s, then %v", cluster.BytesText(limit), cluster.BytesText(states[0].Used), cluster.BytesText(int64(n)), werr)
+	}
+
 	// Slow: a write through the mount waits.
 	const slow = 150 * time.Millisecond
-	put(cluster.DiskFault{Slow: slow})
+	if was := put(cluster.DiskFault{Slow: slow}); len(was) != 1 || was[0].Fault.Size != limit || was[0].Refused == 0 {
+		t.Errorf("the size-limited disk's state when replaced: %+v, want its size and the probe's write refused", was)
+	}
 	start := time.Now()
 	if err := os.WriteFile(probe, []byte("slow"), 0o644); err != nil {
 		t.Fatal(err)
@@ -100,7 +131,7 @@ func TestDisk(t *testing.T) {
 	testcluster.WaitLog(t, b, "k1", "Error while appending records to", 30*time.Second)
 	waitExited(t, b, "k1")
 
-	states, err := disks.DiskStates(ctx)
+	states, err = disks.DiskStates(ctx)
 	if err != nil || len(states) != 1 || !states[0].Fault.Full || states[0].Refused < 2 {
 		t.Fatalf("DiskStates: %+v (%v), want k1 full with the probe's and the broker's writes refused", states, err)
 	}
