@@ -10,13 +10,14 @@ import (
 const OpDisk Op = "disk"
 
 // Disk gives the nodes' disks a fault, or heals them:
-// disk NODE... --full | --fail | --slow DUR | --size SIZE | --heal.
+// disk NODE... --full | --fail | --slow DUR | --size SIZE | --free SIZE | --heal.
 type Disk struct {
 	Targets []Target
 	Full    bool
 	Fail    bool
 	Slow    time.Duration
 	Size    int64 // bytes
+	Free    int64 // bytes
 	// Heal: none of the above, the disk works again.
 }
 
@@ -27,7 +28,7 @@ var diskDirective = &Directive{
 	build: buildDisk,
 	check: checkDisk,
 	Name:  "disk",
-	Summary: "Make the nodes' disks full (writes fail with ENOSPC), failed (every operation on the log directory fails with EIO), slow (each write and fsync waits DUR) or of a size (writes that would take the log directory past SIZE fail with ENOSPC, so the broker fills it itself), " +
+	Summary: "Make the nodes' disks full (writes fail with ENOSPC), failed (every operation on the log directory fails with EIO), slow (each write and fsync waits DUR) or of a size (SIZE, or SIZE more than the log directory holds now: the broker fills it itself, its last write cut short and the next failing with ENOSPC), " +
 		"until disk NODE... --heal or the heal between runs. The fault is the layer's under each node's log directory, so the broker meets it in its own system calls; " +
 		"the step that heals says how many operations the fault refused or delayed. Needs the local backend with FUSE and root, as powerloss does.",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindTarget, Many: true}},
@@ -35,13 +36,15 @@ var diskDirective = &Directive{
 		{Name: "full", Kind: KindBool, Help: "Writes, and allocations that grow a file, fail with ENOSPC; reads, fsyncs of what was written, creations and removals still work."},
 		{Name: "fail", Kind: KindBool, Help: "Every operation on the log directory fails with EIO, as on a disk that died; what the kernel answers from its page cache still reads."},
 		{Name: "slow", Kind: KindDuration, Meta: "DUR", Help: "Each write and each fsync waits this long first."},
-		{Name: "size", Kind: KindText, Meta: "SIZE", Help: "The log directory holds at most SIZE (`64MB`, `64MiB`, `1GB`): a write or allocation that would take its files past it fails with ENOSPC; space a removal or truncation frees takes writes again. " +
+		{Name: "size", Kind: KindText, Meta: "SIZE", Help: "The log directory holds at most SIZE (`64MB`, `64MiB`, `1GB`): of a write that would take its files past it, what fits is written (a short write) and the next write fails with ENOSPC, as do allocations; space a removal or truncation frees takes writes again. " +
 			"A file takes its written prefix in 4 KiB blocks, so the sparse index files Kafka lengthens without writing take what was written to them. The step says how much the files took when the limit was set."},
+		{Name: "free", Kind: KindText, Meta: "SIZE", Help: "As --size, the size being what the log directory's files take when the step runs plus SIZE: the broker fills it after writing SIZE more, however much earlier experiments and runs left there."},
 		{Name: "heal", Kind: KindBool, Help: "The disk works again."},
 	},
 	Example: `disk k3 --slow 20ms
 disk k3 --heal
-disk k1 --size 64MB`,
+disk k1 --size 64MB
+disk k1 --free 4MiB`,
 	Lands: []FaultKind{
 		{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy", Repair: "disk --heal",
 			Observed: "the power-loss layer's count of the broker's operations the fault refused or delayed, read when the fault ends or the run does; a fault that met none says so",
@@ -55,28 +58,30 @@ disk k1 --size 64MB`,
 
 func buildDisk(st *Step) Action {
 	size, _ := parseSize(st.flagStr("size"))
-	return Disk{Targets: st.targets(), Full: st.flagBool("full"), Fail: st.flagBool("fail"), Slow: st.flagDuration("slow"), Size: size}
+	free, _ := parseSize(st.flagStr("free"))
+	return Disk{Targets: st.targets(), Full: st.flagBool("full"), Fail: st.flagBool("fail"), Slow: st.flagDuration("slow"), Size: size, Free: free}
 }
 
-// checkDisk wants exactly one of the five flags, and a machine and
+// checkDisk wants exactly one of the six flags, and a machine and
 // backend that can serve the layer.
 func checkDisk(c *checker, st *Step, _ string, _ Pos) {
 	var given []string
-	for _, f := range []string{"full", "fail", "slow", "size", "heal"} {
+	for _, f := range []string{"full", "fail", "slow", "size", "free", "heal"} {
 		if st.given(f) {
 			given = append(given, "--"+f)
 		}
 	}
 	switch {
 	case len(given) == 0:
-		c.errorf(st.lineEnd(), "disk needs one of --full, --fail, --slow DUR, --size SIZE or --heal")
+		c.errorf(st.lineEnd(), "disk needs one of --full, --fail, --slow DUR, --size SIZE, --free SIZE or --heal")
 	case len(given) > 1:
-		c.errorf(st.flagPos(given[1][2:]), "disk takes one of --full, --fail, --slow, --size and --heal, not %s and %s", given[0], given[1])
+		c.errorf(st.flagPos(given[1][2:]), "disk takes one of --full, --fail, --slow, --size, --free and --heal, not %s and %s", given[0], given[1])
 	case st.flagDuration("slow") > time.Minute:
 		c.errorf(st.flagPos("slow"), "bad --slow %s: at most 1m; a slower disk leaves the run to the broker's timeouts", st.flagStr("slow"))
-	case st.given("size"):
-		if _, msg := parseSize(st.flagStr("size")); msg != "" {
-			c.errorf(st.flagPos("size"), "bad --size %q: %s", st.flagStr("size"), msg)
+	case st.given("size") || st.given("free"):
+		f := given[0][2:]
+		if _, msg := parseSize(st.flagStr(f)); msg != "" {
+			c.errorf(st.flagPos(f), "bad --%s %q: %s", f, st.flagStr(f), msg)
 		}
 	}
 	c.needLayer(st, "disk")

@@ -3,6 +3,9 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,6 +31,83 @@ type Clocks interface {
 type ClockState struct {
 	Node   string        `json:"node"`
 	Offset time.Duration `json:"offset"`
+}
+
+// FaketimeVersion is the libfaketime release FaketimeEnv's settings are
+// proven on: Debian 12's, which the local backend needs on the host and
+// the docker backend's image holds.
+const FaketimeVersion = "0.9.10"
+
+// FaketimeEnv is what a broker's environment adds to run with libfaketime
+// (the library at lib) preloaded, its wall clock offset by what the file
+// at clockFile says ("+3600.000"; none, or an empty file, is no offset).
+// The settings, each found by running a JVM under libfaketime 0.9.10:
+//
+//   - FAKETIME_DONT_FAKE_MONOTONIC=1: only the wall clock moves.
+//     Without it CLOCK_MONOTONIC takes the offset too, so System.nanoTime
+//     jumps with the wall clock (backwards too) and every timeout Kafka
+//     measures on it fires at once: not what a stepped clock does.
+//   - FAKETIME_FORCE_MONOTONIC_FIX=0: with the monotonic clock left
+//     real, 0.9.10's pthread_cond_timedwait still subtracts the faked
+//     time from a CLOCK_MONOTONIC deadline (fixed upstream after 0.9.10,
+//     in no release Debian ships), so every timed wait of the JVM
+//     (LockSupport.parkNanos, Object.wait) returns at once and its
+//     threads spin. With the fix off, the wrapper hands the deadline to
+//     glibc as it came, which is right when monotonic time is not faked;
+//     a REALTIME deadline is still converted from the faked clock.
+//   - FAKETIME_CACHE_DURATION=1: the file is read again at most once a
+//     second (the offset lands within two); with FAKETIME_NO_CACHE=1 a
+//     System.currentTimeMillis costs ~4.5 µs instead of ~65 ns. So the
+//     file must change by a rename: a reader that met it empty would run
+//     on the right clock for a second.
+//   - NO_FAKE_STAT=1: file times are the kernel's. Kafka dates segments
+//     by their records' timestamps, not by the files'.
+//
+// A rate (libfaketime's "x1.001", a drifting clock) is not offered: it
+// also scales the process's relative sleeps and the deadlines of its
+// condition variables, and a JVM under "+0 x1.5" hung in its first
+// Thread.sleep.
+func FaketimeEnv(lib, clockFile string) []string {
+	return []string{
+		"LD_PRELOAD=" + lib,
+		"FAKETIME_TIMESTAMP_FILE=" + clockFile,
+		"FAKETIME_CACHE_DURATION=1",
+		"FAKETIME_DONT_FAKE_MONOTONIC=1",
+		"FAKETIME_FORCE_MONOTONIC_FIX=0",
+		"NO_FAKE_STAT=1",
+	}
+}
+
+// ClockText is an offset as FaketimeEnv's file says it: "+3600.000".
+func ClockText(d time.Duration) string { return fmt.Sprintf("%+.3f\n", d.Seconds()) }
+
+// ParseClock reads an offset as ClockText writes it; empty is none.
+func ParseClock(text string) (time.Duration, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return 0, nil
+	}
+	sec, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return 0, fmt.Errorf("clock offset %q: want seconds like +3600.000", text)
+	}
+	return time.Duration(math.Round(sec*1000)) * time.Millisecond, nil
+}
+
+// maxClockOffset bounds a node's offset: ten years either way.
+const maxClockOffset = 10 * 365 * 24 * time.Hour
+
+// NextOffset is node's offset after a clock step from was: moved by jump,
+// or, with reset, none.
+func NextOffset(node string, was, jump time.Duration, reset bool) (time.Duration, error) {
+	if reset {
+		return 0, nil
+	}
+	off := was + jump
+	if off > maxClockOffset || off < -maxClockOffset {
+		return 0, fmt.Errorf("clock %s: %s would set its clock %s from the host's, past the limit of %s", node, OffsetText(jump), OffsetText(off), maxClockOffset)
+	}
+	return off, nil
 }
 
 // OffsetText is an offset with its sign, as a jump is written: +1h0m0s,

@@ -27,10 +27,11 @@ type DiskFault struct {
 	Fail bool          `json:"fail,omitempty"` // every operation fails with EIO
 	Slow time.Duration `json:"slow,omitempty"` // each write and fsync waits this long
 	Size int64         `json:"size,omitempty"` // the directory holds at most this many bytes
+	Free int64         `json:"free,omitempty"` // Size is what the directory's files take when set, plus this
 }
 
 // String is the fault as a fault event's argument says it: "full",
-// "failed", "slow 50ms", "size 64.0 MiB", or "healthy".
+// "failed", "slow 50ms", "size 64.0 MiB", "free 4.0 MiB", or "healthy".
 func (f DiskFault) String() string {
 	switch {
 	case f.Fail:
@@ -39,6 +40,8 @@ func (f DiskFault) String() string {
 		return "full"
 	case f.Slow > 0:
 		return "slow " + f.Slow.String()
+	case f.Free > 0:
+		return "free " + BytesText(f.Free)
 	case f.Size > 0:
 		return "size " + BytesText(f.Size)
 	}
@@ -68,6 +71,7 @@ type DiskState struct {
 	Refused int64     `json:"refused"`
 	Delayed int64     `json:"delayed"`
 	Used    int64     `json:"used"`
+	Limit   int64     `json:"limit,omitempty"` // the size in force (Size, or what Free made of it)
 }
 
 // InForce says a fault is in force on the node's disk.

@@ -14,7 +14,7 @@ import (
 
 var _ = handles(disk, runbook.OpDisk)
 
-// disk: disk NODE... --full|--fail|--slow DUR|--size SIZE|--heal — the layer under
+// disk: disk NODE... --full|--fail|--slow DUR|--size SIZE|--free SIZE|--heal — the layer under
 // each node's log directory answers as such a disk would. The fault event
 // carries the nodes and the fault ("k2", "full"; "healthy" when healed),
 // so the report shades the window. A fault proves itself only by what it
@@ -30,7 +30,7 @@ func disk(ctx context.Context, n *nemesis, s runbook.Step, d runbook.Disk, log *
 	if err != nil {
 		return err
 	}
-	f := cluster.DiskFault{Full: d.Full, Fail: d.Fail, Slow: d.Slow, Size: d.Size}
+	f := cluster.DiskFault{Full: d.Full, Fail: d.Fail, Slow: d.Slow, Size: d.Size, Free: d.Free}
 	at := time.Now().UTC()
 	was, err := disks.Disk(ctx, nodes, f)
 	if err != nil {
@@ -61,9 +61,9 @@ func diskNow(ctx context.Context, disks cluster.Disks, nodes []string, f cluster
 			said, landed = append(said, node+"'s layer did not answer"), false
 			continue
 		}
-		if f.Size > 0 {
+		if f.Size > 0 || f.Free > 0 {
 			// What the limit is measured against: how near full it starts.
-			said = append(said, fmt.Sprintf("%s's layer now answers as a disk of %s, %s of it taken", node, cluster.BytesText(states[i].Fault.Size), cluster.BytesText(states[i].Used)))
+			said = append(said, fmt.Sprintf("%s's layer now answers as a disk of %s, %s of it taken", node, cluster.BytesText(states[i].Limit), cluster.BytesText(states[i].Used)))
 		} else {
 			said = append(said, fmt.Sprintf("%s's layer now answers as a %s disk", node, states[i].Fault))
 		}

@@ -38,6 +38,10 @@ type Fault struct {
 	// directory that holds more already is full at once; space that
 	// files free (a truncation, a removal) takes writes again.
 	Size int64 `json:"size,omitempty"`
+	// Free: the directory's size is what its files take when the fault
+	// is set plus this much (Hits.Limit says it), so that the broker
+	// fills it after writing Free more, however much it held before.
+	Free int64 `json:"free,omitempty"`
 }
 
 // String says the fault in the words of the layer's log.
@@ -51,6 +55,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("slow (each write and fsync waits %v)", f.Slow)
 	case f.Size > 0:
 		return fmt.Sprintf("%d bytes in size (writes past it: ENOSPC)", f.Size)
+	case f.Free > 0:
+		return fmt.Sprintf("%d bytes more than its files take (writes past it: ENOSPC)", f.Free)
 	}
 	return "healthy"
 }
@@ -64,6 +70,9 @@ type Hits struct {
 	// Used is the space the directory's files take now (space.go), with
 	// or without a fault: what a size limit is measured against.
 	Used int64 `json:"used"`
+	// Limit is the size in force (Fault.Size, or what Fault.Free made
+	// of it), 0 for none.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // faultState is the fault in force, its hits and the space the files
@@ -73,10 +82,16 @@ type faultState struct {
 	fault            atomic.Pointer[Fault]
 	refused, delayed atomic.Int64
 	used             atomic.Int64 // bytes, as space.go counts them
+	limit            atomic.Int64 // the size in force, 0 for none
 }
 
 // SetFault puts f in force from now on and starts its counts afresh.
 func (fs *FS) SetFault(f Fault) {
+	limit := f.Size
+	if f.Free > 0 {
+		limit = fs.faults.used.Load() + f.Free
+	}
+	fs.faults.limit.Store(limit)
 	fs.faults.refused.Store(0)
 	fs.faults.delayed.Store(0)
 	fs.faults.fault.Store(&f)
@@ -88,7 +103,7 @@ func (fs *FS) FaultNow() (Fault, Hits) {
 	if p := fs.faults.fault.Load(); p != nil {
 		f = *p
 	}
-	return f, Hits{Refused: fs.faults.refused.Load(), Delayed: fs.faults.delayed.Load(), Used: fs.faults.used.Load()}
+	return f, Hits{Refused: fs.faults.refused.Load(), Delayed: fs.faults.delayed.Load(), Used: fs.faults.used.Load(), Limit: fs.faults.limit.Load()}
 }
 
 // failed answers EIO when the disk failed; every operation asks it first.

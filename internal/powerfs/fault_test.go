@@ -97,7 +97,8 @@ func TestFaults(t *testing.T) {
 // fits is taken, the one past the size gets ENOSPC and one that fits in
 // part writes that part, a sparse file
 // (as Kafka's index files are) takes no space, a removed file gives its
-// space back, and healing lifts the limit.
+// space back, healing lifts the limit, and Free sizes the directory at
+// what it holds plus that much.
 func TestSize(t *testing.T) {
 	mnt, _, put, hits := faultLayer(t)
 	// 100 KiB written before the limit: 25 blocks.
@@ -173,6 +174,19 @@ func TestSize(t *testing.T) {
 	put(Fault{})
 	if _, err := seg.Write(make([]byte, 1<<20)); err != nil {
 		t.Errorf("a 1 MiB append once healed: %v", err)
+	}
+
+	// Free: the size is what the files take when it is set, plus Free.
+	used := hits().Used
+	put(Fault{Free: 64 << 10})
+	if err := syscall.Statfs(mnt, &sfs); err != nil {
+		t.Fatal(err)
+	}
+	if total := int64(sfs.Blocks) * sfs.Frsize; total != used+64<<10 {
+		t.Errorf("statfs with 64 KiB free over %d bytes taken: %d bytes", used, total)
+	}
+	if n, err := seg.Write(make([]byte, 128<<10)); n != 64<<10 || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("a 128 KiB append with 64 KiB free wrote %d bytes (%v), want 64 KiB and ENOSPC", n, err)
 	}
 }
 

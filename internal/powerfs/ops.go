@@ -533,11 +533,11 @@ func (fs *FS) StatFs(cancel <-chan struct{}, h *fuse.InHeader, out *fuse.StatfsO
 		return errno(err)
 	}
 	out.Blocks, out.Bfree, out.Bavail = s.Blocks, s.Bfree, s.Bavail
-	// A size-limited directory (Fault.Size) says its size and what is
+	// A size-limited directory (Fault.Size, Fault.Free) says its size and what is
 	// left of it, as df shows a file system of that size.
-	if p := fs.faults.fault.Load(); p != nil && p.Size > 0 && s.Frsize > 0 {
-		free := max(0, p.Size-fs.faults.used.Load())
-		out.Blocks = uint64(p.Size / s.Frsize)
+	if limit := fs.faults.limit.Load(); limit > 0 && s.Frsize > 0 {
+		free := max(0, limit-fs.faults.used.Load())
+		out.Blocks = uint64(limit / s.Frsize)
 		out.Bfree = uint64(free / s.Frsize)
 		out.Bavail = out.Bfree
 	}

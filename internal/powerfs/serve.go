@@ -156,7 +156,7 @@ func serve(backing, mountpoint, stats string) int {
 				}
 				fs.SetFault(f)
 				_, hits := fs.FaultNow()
-				logger.Printf("disk fault: the disk is %s; its files take %d bytes", f, hits.Used)
+				logger.Printf("disk fault: the disk is %s; its files take %d bytes, its size is %d (0: none)", f, hits.Used, hits.Limit)
 			}
 			if s == syscall.SIGUSR1 || s == syscall.SIGUSR2 {
 				if err := writeStats(stats, fs); err != nil {

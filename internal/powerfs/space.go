@@ -29,8 +29,8 @@ func blocks(n int64) int64 { return (n + blockSize - 1) / blockSize * blockSize 
 func (s *faultState) grant(was, end int64) int64 {
 	for {
 		used, to := s.used.Load(), end
-		if p := s.fault.Load(); p != nil && p.Size > 0 {
-			to = max(was, min(end, blocks(was)+max(0, p.Size-used)/blockSize*blockSize))
+		if limit := s.limit.Load(); limit > 0 {
+			to = max(was, min(end, blocks(was)+max(0, limit-used)/blockSize*blockSize))
 		}
 		grow := blocks(to) - blocks(was)
 		if grow <= 0 || s.used.CompareAndSwap(used, used+grow) {

@@ -22,7 +22,7 @@ import (
 
 // baseRecipe changes whenever the base root file system is made
 // differently; it names the cached tarball and the base image.
-const baseRecipe = "bookworm-jre17-r4"
+const baseRecipe = "bookworm-jre17-r5"
 
 // baseImage is the imported Debian base.
 const baseImage = "kafkabook/base:" + baseRecipe
@@ -44,7 +44,7 @@ func ensureBase(ctx context.Context, cli *client.Client, progress cluster.Progre
 	defer f.Close()
 	progress("importing %s into Docker as %s", tarball, baseImage)
 	rc, err := cli.ImageImport(ctx, image.ImportSource{Source: bufio.NewReaderSize(f, 1<<20), SourceName: "-"}, baseImage, image.ImportOptions{
-		Message: "Debian bookworm (minbase) with openjdk-17-jre-headless, iptables, iproute2, procps and python3, made by kafkabook with debootstrap",
+		Message: "Debian bookworm (minbase) with openjdk-17-jre-headless, iptables, iproute2, procps, python3 and libfaketime, made by kafkabook with debootstrap",
 		Changes: []string{
 			"ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			"ENV LANG=C.UTF-8",
@@ -74,8 +74,9 @@ func BaseTarball() (string, error) {
 // when there is none: Debian bookworm, minbase, with
 // openjdk-17-jre-headless, iptables, iproute2 and procps (the Kubernetes
 // backend's faults container runs iptables and tc in its pod and signals
-// the broker with them) and python3 (the librdkafka driver runs under it in the clients'
-// pod), trimmed of documentation, locales and package
+// the broker with them), python3 (the librdkafka driver runs under it in the clients'
+// pod) and libfaketime (a cluster with cluster.Config.Clock preloads it,
+// linked at FaketimeLib), trimmed of documentation, locales and package
 // lists, with the user appuser (uid 1000) that owns Kafka's config and
 // data directories, as in apache/kafka.
 func baseTarball(ctx context.Context, progress cluster.Progress) (string, error) {
@@ -107,7 +108,7 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 	mirror := debianMirror()
 	progress("making a Debian bookworm root file system with Java 17 by debootstrap from %s (once; cached in %s)", mirror, out)
 	start := time.Now()
-	if err := runLogged(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless,iptables,iproute2,procps,python3", "bookworm", root, mirror); err != nil {
+	if err := runLogged(ctx, "debootstrap", "--variant=minbase", "--include=openjdk-17-jre-headless,iptables,iproute2,procps,python3,libfaketime", "bookworm", root, mirror); err != nil {
 		return "", err
 	}
 	for _, pattern := range []string{"var/cache/apt/archives/*.deb", "var/lib/apt/lists/*", "usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale/*", "var/log/*"} {
@@ -115,6 +116,14 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 		for _, m := range matches {
 			os.RemoveAll(m)
 		}
+	}
+	libs, _ := filepath.Glob(filepath.Join(root, "usr/lib/*/faketime/libfaketime.so.1"))
+	if len(libs) != 1 {
+		return "", fmt.Errorf("the Debian base has %d libfaketime.so.1 under usr/lib/*/faketime, want one", len(libs))
+	}
+	rel, _ := filepath.Rel(root, libs[0])
+	if err := os.Symlink("/"+rel, filepath.Join(root, FaketimeLib)); err != nil {
+		return "", err
 	}
 	if err := runLogged(ctx, "chroot", root, "useradd", "--uid", "1000", "--gid", "0", "--no-create-home", "--home-dir", "/opt/kafka", "--shell", "/bin/bash", "appuser"); err != nil {
 		return "", err

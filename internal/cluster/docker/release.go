@@ -161,6 +161,16 @@ func (b *Backend) recreate(ctx context.Context, cli *client.Client, c container.
 	if err := copyBetween(ctx, cli, c.ID, resp.ID, targets); err != nil {
 		return "", err
 	}
+	if hasClock(cfg.Env) {
+		// The node keeps its clock's offset, as a machine does.
+		off, err := readClock(ctx, cli, c.ID)
+		if err == nil && off != 0 {
+			err = writeClock(ctx, cli, resp.ID, false, off)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s's clock: %w", c.Labels[labelNode], err)
+		}
+	}
 	if err := b.keepLog(ctx, cli, c.ID, c.Labels[labelNode]); err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/kafkabook/kafkabook/internal/cluster"
 )
@@ -34,25 +35,35 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 	cmd := cluster.ImageToolArgv(class, args, bootstrap)
 	ctx, cancel := context.WithTimeout(ctx, cluster.ToolTimeout)
 	defer cancel()
-	ex, err := cli.ContainerExecCreate(ctx, c.ID, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	out, code, err := execIn(ctx, cli, c.ID, "", cmd)
 	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", node, class, err)
+		return out, fmt.Errorf("%s on %s: %w", class, node, err)
+	}
+	if code != 0 {
+		return out, fmt.Errorf("%s on %s exited with %d:\n%s", class, node, code, cluster.TailLines(out, 20))
+	}
+	return out, nil
+}
+
+// execIn runs cmd in container id as user ("" the image's) and returns
+// what it wrote to stdout and stderr, and its exit code.
+func execIn(ctx context.Context, cli *client.Client, id, user string, cmd []string) (string, int, error) {
+	ex, err := cli.ContainerExecCreate(ctx, id, container.ExecOptions{User: user, Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		return "", 0, err
 	}
 	att, err := cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", node, class, err)
+		return "", 0, err
 	}
 	defer att.Close()
 	var out bytes.Buffer
 	if _, err := stdcopy.StdCopy(&out, &out, att.Reader); err != nil {
-		return out.String(), fmt.Errorf("%s on %s: %w", class, node, err)
+		return out.String(), 0, err
 	}
 	res, err := cli.ContainerExecInspect(ctx, ex.ID)
 	if err != nil {
-		return out.String(), err
+		return out.String(), 0, err
 	}
-	if res.ExitCode != 0 {
-		return out.String(), fmt.Errorf("%s on %s exited with %d:\n%s", class, node, res.ExitCode, cluster.TailLines(out.String(), 20))
-	}
-	return out.String(), nil
+	return out.String(), res.ExitCode, nil
 }

@@ -42,8 +42,9 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		return cluster.Status{}, err
 	}
 	want := p.Nodes[0].Service.Image
-	if cfg.Quorum == cluster.QuorumDynamic {
-		// Only kafkabook/kafka's entrypoint formats the initial voters.
+	if cfg.Quorum == cluster.QuorumDynamic || cfg.Clock {
+		// Only kafkabook/kafka's entrypoint formats the initial voters,
+		// and only its base holds libfaketime.
 		want = ImageName(cfg.Kafka)
 	}
 	image, err := b.image(ctx, cli, want, cfg.Kafka, progress)
@@ -57,6 +58,12 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		if err := p.applyQuorum(); err != nil {
 			return cluster.Status{}, err
 		}
+	}
+	if cfg.Clock {
+		if image != ImageName(cfg.Kafka) {
+			return cluster.Status{}, fmt.Errorf("a clock step needs the image `kafkabook image build --kafka %s` makes (%s), whose base holds libfaketime; %s does not", cfg.Kafka, ImageName(cfg.Kafka), image)
+		}
+		p.applyClock()
 	}
 	progress("starting %d Kafka %s nodes from %s on network %s (%s.0/24)", len(p.Nodes), cfg.Kafka, image, p.Networks[p.Nodes[0].Network].Name, p.Environment["KAFKA_NET"])
 	status, err := b.create(ctx, cli, p, cfg, image, progress)

@@ -17,34 +17,11 @@ import (
 // libfaketime preloaded into its JVM (LD_PRELOAD), reading the node's
 // offset from a file of its own (clockFile), so that kafkabook can step
 // the broker's wall clock while it runs; nothing else on the machine, nor
-// the kernel's clock, moves. The settings, each found by running a JVM
-// under libfaketime 0.9.10 (Debian 12's):
-//
-//   - FAKETIME_DONT_FAKE_MONOTONIC=1: only the wall clock moves.
-//     Without it CLOCK_MONOTONIC takes the offset too, so System.nanoTime
-//     jumps with the wall clock (backwards too) and every timeout Kafka
-//     measures on it fires at once: not what a stepped clock does.
-//   - FAKETIME_FORCE_MONOTONIC_FIX=0: with the monotonic clock left
-//     real, 0.9.10's pthread_cond_timedwait still subtracts the faked
-//     time from a CLOCK_MONOTONIC deadline (fixed upstream after 0.9.10,
-//     in no release Debian ships), so every timed wait of the JVM
-//     (LockSupport.parkNanos, Object.wait) returns at once and its
-//     threads spin. With the fix off, the wrapper hands the deadline to
-//     glibc as it came, which is right when monotonic time is not faked;
-//     a REALTIME deadline is still converted from the faked clock.
-//   - FAKETIME_CACHE_DURATION=1: the file is read again at most once a
-//     second (the offset lands within two); with FAKETIME_NO_CACHE=1 a
-//     System.currentTimeMillis costs ~4.5 µs instead of ~65 ns.
-//   - NO_FAKE_STAT=1: file times are the kernel's. Kafka dates segments
-//     by their records' timestamps, not by the files'.
-//
-// A rate (libfaketime's "x1.001", a drifting clock) is not offered: it
-// also scales the process's relative sleeps and the deadlines of its
-// condition variables, and a JVM under "+0 x1.5" hung in its first
-// Thread.sleep.
+// the kernel's clock, moves. The settings are cluster.FaketimeEnv's.
 
-// faketimeVersion is the libfaketime release these settings are proven on.
-const faketimeVersion = "0.9.10"
+// faketimeVersion is the libfaketime release cluster.FaketimeEnv's
+// settings are proven on.
+const faketimeVersion = cluster.FaketimeVersion
 
 // faketimeDirs are where distributions install the library.
 var faketimeDirs = []string{"/usr/lib/*/faketime", "/usr/lib/faketime", "/usr/lib64/faketime", "/usr/local/lib/faketime"}
@@ -105,7 +82,7 @@ func (n nodeState) clockFile() string { return filepath.Join(n.Dir, "clock") }
 // it; a broker started later starts on it, as on a machine whose clock is
 // off.
 func (n nodeState) writeClock() error {
-	return atomicfile.WriteFile(n.clockFile(), fmt.Appendf(nil, "%+.3f\n", n.Clock.Seconds()), 0o644)
+	return atomicfile.WriteFile(n.clockFile(), []byte(cluster.ClockText(n.Clock)), 0o644)
 }
 
 // clockEnv is the environment of node n's broker in a cluster with
@@ -118,20 +95,10 @@ func (n nodeState) clockEnv() ([]string, error) {
 	if err := n.writeClock(); err != nil {
 		return nil, err
 	}
-	return append(os.Environ(),
-		"LD_PRELOAD="+lib,
-		"FAKETIME_TIMESTAMP_FILE="+n.clockFile(),
-		"FAKETIME_CACHE_DURATION=1",
-		"FAKETIME_DONT_FAKE_MONOTONIC=1",
-		"FAKETIME_FORCE_MONOTONIC_FIX=0",
-		"NO_FAKE_STAT=1",
-	), nil
+	return append(os.Environ(), cluster.FaketimeEnv(lib, n.clockFile())...), nil
 }
 
 var _ cluster.Clocks = (*Backend)(nil)
-
-// maxClockOffset bounds a node's offset: ten years either way.
-const maxClockOffset = 10 * 365 * 24 * time.Hour
 
 // Clock moves the named nodes' wall clocks by jump, or puts them right.
 // A node that is down gets the offset too, and starts on it.
@@ -143,12 +110,9 @@ func (b *Backend) Clock(ctx context.Context, names []string, jump time.Duration,
 		}
 		for _, i := range idx {
 			n := &st.Nodes[i]
-			off := n.Clock + jump
-			if reset {
-				off = 0
-			}
-			if off > maxClockOffset || off < -maxClockOffset {
-				return fmt.Errorf("clock %s: %s would set its clock %s from the host's, past the limit of %s", n.Name, cluster.OffsetText(jump), cluster.OffsetText(off), maxClockOffset)
+			off, err := cluster.NextOffset(n.Name, n.Clock, jump, reset)
+			if err != nil {
+				return err
 			}
 			n.Clock = off
 			if err := n.writeClock(); err != nil {

@@ -54,24 +54,6 @@ func startClock(t *testing.T, nodes int, broker map[string]string, clock bool) (
 	return b, st, time.Since(start)
 }
 
-// readClock reads k1's offset back through Kafka until it is within 2s
-// of want (libfaketime reads the offset's file again at most once a
-// second), and fails the test when it never is.
-func readClock(t *testing.T, bootstrap kafka.Brokers, want time.Duration) time.Duration {
-	t.Helper()
-	var got, within time.Duration
-	var err error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		got, within, err = kafka.ClockOffset(context.Background(), bootstrap, "clock")
-		if err == nil && (got-want).Abs() < 2*time.Second {
-			t.Logf("set %s, read back %s (±%s) through a LogAppendTime record", cluster.OffsetText(want), cluster.OffsetText(got.Round(time.Millisecond)), within.Round(time.Millisecond))
-			return got
-		}
-	}
-	t.Fatalf("set %s, read back %s (%v)", cluster.OffsetText(want), cluster.OffsetText(got), err)
-	return 0
-}
-
 // TestClock steps the wall clock of a one-node cluster's broker and reads
 // it back apart from what kafkabook wrote: the timestamp the broker puts
 // on a record of a LogAppendTime topic, against this host's clock. Then
@@ -109,7 +91,7 @@ func TestClock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	readClock(t, bootstrap, 0)
+	testcluster.ReadClock(t, bootstrap, 0)
 
 	// Retention: acknowledged records, kept while the clock is right.
 	if err := admin.CreateTopic(ctx, kafka.TopicSpec{Name: "r", Assignment: [][]int32{{1}}, Configs: map[string]string{"retention.ms": "120000"}}); err != nil {
@@ -129,7 +111,7 @@ func TestClock(t *testing.T) {
 		t.Fatalf("log start offset %d before the jump: retention deleted records while the clock was right", start)
 	}
 	jump(time.Hour, false)
-	readClock(t, bootstrap, time.Hour)
+	testcluster.ReadClock(t, bootstrap, time.Hour)
 	line := testcluster.WaitLog(t, b, "k1", "due to log retention time 120000ms breach", 30*time.Second)
 	t.Logf("k1: %s", line)
 	var start int64
@@ -146,11 +128,11 @@ func TestClock(t *testing.T) {
 	t.Logf("after k1's clock jumped +1h: log start offset %d, end offset %d: %d of 100 acknowledged records left", start, end[0], end[0]-start)
 
 	jump(-30*time.Minute, false)
-	readClock(t, bootstrap, 30*time.Minute)
+	testcluster.ReadClock(t, bootstrap, 30*time.Minute)
 	jump(0, true)
-	readClock(t, bootstrap, 0)
+	testcluster.ReadClock(t, bootstrap, 0)
 	jump(time.Hour, false)
-	readClock(t, bootstrap, time.Hour)
+	testcluster.ReadClock(t, bootstrap, time.Hour)
 
 	// The heal between runs puts the clock right.
 	var said []string
@@ -162,7 +144,7 @@ func TestClock(t *testing.T) {
 	if got := strings.Join(said, ", "); got != "clock --reset k1 (+1h0m0s)" {
 		t.Errorf("BringBack said %q", got)
 	}
-	readClock(t, bootstrap, 0)
+	testcluster.ReadClock(t, bootstrap, 0)
 }
 
 // logStart is the log start offset of topic's partition 0.

@@ -60,7 +60,7 @@ func (b *Backend) DiskStates(ctx context.Context) ([]cluster.DiskState, error) {
 }
 
 func diskState(node string, f powerfs.Fault, h powerfs.Hits) cluster.DiskState {
-	return cluster.DiskState{Node: node, Fault: cluster.DiskFault(f), Refused: h.Refused, Delayed: h.Delayed, Used: h.Used}
+	return cluster.DiskState{Node: node, Fault: cluster.DiskFault(f), Refused: h.Refused, Delayed: h.Delayed, Used: h.Used, Limit: h.Limit}
 }
 
 // withLayers calls do for each named node, under the cluster's lock, with
