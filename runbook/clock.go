@@ -31,7 +31,7 @@ var clockDirective = &Directive{
 	Summary: "Step the nodes' wall clocks by +DUR or -DUR from where each is (0 or --reset: right again; the heal between runs too), as when a machine's clock is stepped: " +
 		"the broker's System.currentTimeMillis moves, its monotonic clock (System.nanoTime) does not, so what Kafka times by the wall clock (its Time.milliseconds) moves with it and what it times by the monotonic clock does not; examples/clock-jump.md and examples/clock-timers.md show which of Kafka's timers read which. " +
 		"The step reads each node's offset back through Kafka (the timestamp the broker puts on a LogAppendTime record) and says it. " +
-		"Needs libfaketime preloaded into each broker: on the local backend root and Debian's faketime package, on the docker backend the image `kafkabook image build` makes (its base holds it); no drift: libfaketime's rate also scales the JVM's own waits.",
+		"Needs libfaketime preloaded into each broker: on the local backend root and Debian's faketime package, on the docker and kubernetes backends the image `kafkabook image build` makes (its base holds it); no drift: libfaketime's rate also scales the JVM's own waits.",
 	Args: []ArgSpec{{Name: "NODE... +DUR|-DUR", Kind: KindClock, Many: true}},
 	Flags: []FlagSpec{
 		{Name: "reset", Kind: KindBool, Help: "The nodes' clocks right again, as 0 does."},
@@ -41,11 +41,11 @@ clock k3 --reset`,
 	Lands: []FaultKind{
 		{Op: "clock", Opens: "clock stepped", Phrase: "clock jump of ", Off: "reset", Repair: "clock --reset",
 			Observed: "the time the node's broker stamps on a record it appends to a LogAppendTime topic it leads, against this host's clock",
-			Cannot:   map[string]string{"kubernetes": "does not start its brokers with libfaketime preloaded", "external": "applies only the node faults of its cluster file"}},
+			Cannot:   map[string]string{"external": "applies only the node faults of its cluster file"}},
 	},
 	Hurts: true,
 	Clock: true,
-	Alone: "it needs a cluster of its own whose brokers run with libfaketime; the local backend's TestClock and the docker backend's TestFaults run it",
+	Alone: "it needs a cluster of its own whose brokers run with libfaketime; the local backend's TestClock and the docker and kubernetes backends' TestFaults run it",
 }
 
 // jumpArg says whether a clock argument is the jump, not a node: a sign
@@ -124,11 +124,11 @@ func checkClock(c *checker, st *Step, _ string, _ Pos) {
 
 // needClock refuses a clock step that the machine (as the caller's
 // Capabilities say) cannot serve: libfaketime preloaded into a broker's
-// JVM, which the local backend takes from the host (the docker backend
-// from its image). A backend that cannot preload it is refused by the
+// JVM, which the local backend takes from the host (the docker and
+// kubernetes backends from their image). A backend that cannot preload it is refused by the
 // fault table (checkFault).
 func (c *checker) needClock(st *Step) {
-	if Cannot(c.d.Meta.Backend, "clock") != "" || c.caps.ClockMissing == "" || c.d.Meta.Backend == "docker" {
+	if Cannot(c.d.Meta.Backend, "clock") != "" || c.caps.ClockMissing == "" || c.d.Meta.Backend == "docker" || c.d.Meta.Backend == "kubernetes" {
 		return
 	}
 	msg := "clock needs libfaketime preloaded into each broker, and this machine lacks " + c.caps.ClockMissing +

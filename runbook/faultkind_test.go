@@ -17,7 +17,8 @@ func TestCannot(t *testing.T) {
 		{"external", "link", ""}, // every link step names its flag too: link --rate
 		{"external", "link --rate", "link --rate needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},
 		{"external", "partition", "partition needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},
-		{"kubernetes", "clock", "clock needs the local or docker backend (backend: kubernetes does not start its brokers with libfaketime preloaded)"},
+		{"external", "clock", "clock needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},
+		{"kubernetes", "clock", ""},
 		{"local", "clock", ""},
 		{"docker", "clock", ""},
 		{"", "corrupt", ""},

@@ -38,6 +38,11 @@ type ClockState struct {
 // the docker backend's image holds.
 const FaketimeVersion = "0.9.10"
 
+// ImageFaketimeLib is where kafkabook's image (`kafkabook image build`,
+// which the docker and kubernetes backends run) links libfaketime.so.1,
+// whatever the architecture's library directory.
+const ImageFaketimeLib = "/usr/local/lib/libfaketime.so.1"
+
 // FaketimeEnv is what a broker's environment adds to run with libfaketime
 // (the library at lib) preloaded, its wall clock offset by what the file
 // at clockFile says ("+3600.000"; none, or an empty file, is no offset).

@@ -203,8 +203,7 @@ func (p *Producer) Run(ctx context.Context, onResult func(Result)) (Stats, error
 			}
 			seen[int(ev.N)-p.spec.From] = true
 			if p.spec.TransactionalID != "" {
-				res := p.result(ctx, start, &ev)
-				txns.pending[res.Num] = res // its fate is its transaction's
+				txns.take(p.result(ctx, start, &ev)) // its fate is its transaction's
 				break
 			}
 			onResult(p.result(ctx, start, &ev))

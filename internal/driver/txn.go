@@ -16,6 +16,18 @@ import (
 type txnRecords struct {
 	pending map[int]Result // by message number
 	last    int            // the number of the last transaction that ended
+	settled int            // the highest message number an ended transaction held
+}
+
+// take holds a record's send outcome until its transaction ends. One that
+// comes after (a late delivery report: librdkafka serves them after its
+// fatal error) is dropped: the transaction gave the record its fate and
+// reported it, and the record is in no other transaction.
+func (t *txnRecords) take(r Result) {
+	if r.Num <= t.settled {
+		return
+	}
+	t.pending[r.Num] = r
 }
 
 // txnResult is the transaction a transaction_end line reports, its times
@@ -45,6 +57,7 @@ func (t *txnRecords) settle(x kafka.TxnResult, onResult func(Result), onTxn func
 		}
 		delete(t.pending, n)
 		recs = append(recs, r)
+		t.settled = max(t.settled, n)
 	}
 	kafka.SettleTxn(x, recs)
 	for _, r := range recs {

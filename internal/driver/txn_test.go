@@ -11,7 +11,8 @@ import (
 
 // TestTxnRecords: a transactional driver's send outcomes wait for their
 // transaction's end and take its fate, and a transaction the driver never
-// ended leaves its records unknown, with a transaction of its own.
+// ended leaves its records unknown, with a transaction of its own, and a
+// report that comes after its transaction ended changes nothing.
 func TestTxnRecords(t *testing.T) {
 	start := time.Unix(100, 0)
 	p := &Producer{}
@@ -25,6 +26,9 @@ func TestTxnRecords(t *testing.T) {
 	onTxn := func(x kafka.TxnResult) { txns = append(txns, x) }
 	tr.settle(p.txnResult(start, &wire.Event{Txn: 1, First: 1, Count: 2, Outcome: "committed", ProducerID: 7, Epoch: 0, EndNS: 5e6}), onResult, onTxn)
 	tr.settle(p.txnResult(start, &wire.Event{Txn: 2, First: 3, Count: 2, Outcome: "aborted", OnPurpose: true, ProducerID: 7, Epoch: 1, EndNS: 9e6}), onResult, onTxn)
+	// A report that comes after its transaction ended is no record of
+	// another transaction.
+	tr.take(Result{Num: 4, Status: results.StatusFailed, Partition: -1, Offset: -1, Intended: start})
 	tr.open(start.Add(time.Second), onResult, onTxn)
 	want := []results.Status{results.StatusOK, results.StatusOK, results.StatusFailed, results.StatusFailed, results.StatusUnknown, results.StatusUnknown}
 	if len(got) != len(want) {

@@ -24,7 +24,7 @@ var _ = handles(clock, runbook.OpClock)
 func clock(ctx context.Context, n *nemesis, s runbook.Step, c runbook.Clock, log *stepLog) error {
 	clocks, ok := n.opts.Backend.(cluster.Clocks)
 	if !ok {
-		return fmt.Errorf("this cluster backend cannot step a node's clock: clock needs the local or docker backend, whose brokers run with libfaketime preloaded")
+		return fmt.Errorf("this cluster backend cannot step a node's clock: clock needs the local, docker or kubernetes backend, whose brokers run with libfaketime preloaded")
 	}
 	nodes, err := n.targets(ctx, c.Targets)
 	if err != nil {

@@ -143,10 +143,10 @@ func produce(ctx context.Context, w *workload, s runbook.Step, p runbook.Produce
 // produceNotes are the lines that say a producer did not do all it was
 // asked: it stopped, the run ended first, or it could not keep its rate.
 func produceNotes(log *stepLog, stats kafka.ProduceStats, count int, rate float64) {
-	if stats.Stopped != "" {
-		log.line("the producer stopped: %s", stats.Stopped)
-	}
-	if stats.Sent < count {
+	switch {
+	case stats.Stopped != "":
+		log.line("the producer stopped after sending %d of %d: %s", stats.Sent, count, stats.Stopped)
+	case stats.Sent < count:
 		log.line("stopped after sending %d of %d: the run ended first", stats.Sent, count)
 	}
 	if stats.Behind {

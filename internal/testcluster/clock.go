@@ -29,3 +29,38 @@ func ReadClock(t testing.TB, bootstrap kafka.Brokers, want time.Duration) time.D
 	t.Fatalf("set %s, read back %s (%v)", cluster.OffsetText(want), cluster.OffsetText(got), err)
 	return 0
 }
+
+// Clock steps k1's wall clock and reads it back apart from what the
+// backend wrote (ReadClock): the other nodes keep the host's clock, as
+// ClockStates says, and a reset puts k1 right. It is every backend's
+// check of clock; topic "clock" is created on k1.
+func Clock(t testing.TB, b cluster.Clocks, bootstrap kafka.Brokers) {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := kafka.Dial(bootstrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if err := admin.EnsureTopic(ctx, kafka.ClockTopic("clock", 1)); err != nil {
+		t.Fatal(err)
+	}
+	ReadClock(t, bootstrap, 0)
+	if set, err := b.Clock(ctx, []string{"k1"}, time.Hour, false); err != nil || len(set) != 1 || set[0].Offset != time.Hour {
+		t.Fatalf("clock k1 +1h: %+v (%v)", set, err)
+	}
+	ReadClock(t, bootstrap, time.Hour)
+	states, err := b.ClockStates(ctx)
+	if err != nil || len(states) != 3 {
+		t.Fatalf("ClockStates: %+v (%v), want three nodes", states, err)
+	}
+	for _, s := range states {
+		if want := map[bool]time.Duration{true: time.Hour}[s.Node == "k1"]; s.Offset != want {
+			t.Errorf("%s's offset is %s, want %s", s.Node, cluster.OffsetText(s.Offset), cluster.OffsetText(want))
+		}
+	}
+	if _, err := b.Clock(ctx, []string{"k1"}, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	ReadClock(t, bootstrap, 0)
+}

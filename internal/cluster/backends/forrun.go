@@ -149,7 +149,7 @@ func (req *RunRequest) start(ctx context.Context, kind string, progress cluster.
 		return nil, usagef("%s uses powerloss, which needs the local backend: the %s backend cannot drop a node's unsynced writes", req.Runbook, NameOf(b))
 	}
 	if _, ok := b.(cluster.Clocks); req.Clock && !ok {
-		return nil, usagef("%s uses clock, which needs the local or docker backend: the %s backend does not start its brokers with libfaketime preloaded", req.Runbook, NameOf(b))
+		return nil, usagef("%s uses clock, which needs the local, docker or kubernetes backend: the %s backend does not start its brokers with libfaketime preloaded", req.Runbook, NameOf(b))
 	}
 	if _, ok := b.(cluster.Controllers); req.Quorum == cluster.QuorumDynamic && !ok {
 		return nil, usagef("%s asks for a dynamic controller quorum, which the local, docker and kubernetes backends format: the %s backend cannot", req.Runbook, NameOf(b))

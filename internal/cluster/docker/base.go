@@ -76,7 +76,7 @@ func BaseTarball() (string, error) {
 // backend's faults container runs iptables and tc in its pod and signals
 // the broker with them), python3 (the librdkafka driver runs under it in the clients'
 // pod) and libfaketime (a cluster with cluster.Config.Clock preloads it,
-// linked at FaketimeLib), trimmed of documentation, locales and package
+// linked at cluster.ImageFaketimeLib), trimmed of documentation, locales and package
 // lists, with the user appuser (uid 1000) that owns Kafka's config and
 // data directories, as in apache/kafka.
 func baseTarball(ctx context.Context, progress cluster.Progress) (string, error) {
@@ -122,7 +122,7 @@ func baseTarball(ctx context.Context, progress cluster.Progress) (string, error)
 		return "", fmt.Errorf("the Debian base has %d libfaketime.so.1 under usr/lib/*/faketime, want one", len(libs))
 	}
 	rel, _ := filepath.Rel(root, libs[0])
-	if err := os.Symlink("/"+rel, filepath.Join(root, FaketimeLib)); err != nil {
+	if err := os.Symlink("/"+rel, filepath.Join(root, cluster.ImageFaketimeLib)); err != nil {
 		return "", err
 	}
 	if err := runLogged(ctx, "chroot", root, "useradd", "--uid", "1000", "--gid", "0", "--no-create-home", "--home-dir", "/opt/kafka", "--shell", "/bin/bash", "appuser"); err != nil {

@@ -17,16 +17,13 @@ import (
 )
 
 // A cluster started with cluster.Config.Clock runs kafkabook's image
-// (whose Debian base holds libfaketime, linked at FaketimeLib) with
+// (whose Debian base holds libfaketime, linked at
+// cluster.ImageFaketimeLib) with
 // cluster.FaketimeEnv in every node's environment, reading the node's
 // offset from clockFile inside its container. The file is the offset's
 // only record: a node's container keeps it across stops and starts, and
 // kafkabook reads it back from there, so a stopped node gets an offset
 // too and starts on it, as on a machine whose clock is off.
-
-// FaketimeLib is where the image links libfaketime.so.1, whatever the
-// architecture's library directory.
-const FaketimeLib = "/usr/local/lib/libfaketime.so.1"
 
 // clockFile is where a node's broker reads its offset. No file is no
 // offset: a new container runs on the host's clock.
@@ -36,7 +33,7 @@ var _ cluster.Clocks = (*Backend)(nil)
 
 // clockEnv is the environment a node's container adds in a cluster with
 // Clock.
-func clockEnv() []string { return cluster.FaketimeEnv(FaketimeLib, clockFile) }
+func clockEnv() []string { return cluster.FaketimeEnv(cluster.ImageFaketimeLib, clockFile) }
 
 // applyClock puts clockEnv into every node's environment.
 func (p *project) applyClock() {

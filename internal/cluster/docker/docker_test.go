@@ -43,7 +43,7 @@ func TestFaults(t *testing.T) {
 	defer cli.Close()
 	testCorrupt(t, b, cli, st.Name) // while the walk leaves k2 stopped
 	testNetFaults(t, b, cli, st.Name)
-	testClock(t, b, st)
+	testcluster.Clock(t, b, kafka.Plain(st.Bootstrap()...))
 	foreign := "kbforeign-" + st.Name
 	mk := func(labels map[string]string, name string) string {
 		c, err := cli.ContainerCreate(ctx, &container.Config{Image: docker.ImageName(testcluster.Version()), Entrypoint: []string{"sleep", "600"}, Labels: labels}, nil, nil, nil, name)
@@ -331,39 +331,4 @@ func testCorrupt(t *testing.T, b *docker.Backend, cli *client.Client, name strin
 	if err != nil || done.CutTo != done.Size-10 || fi.Size() != done.CutTo {
 		t.Errorf("k2's %s on the Docker host (%s): %v %v; Corrupt said %d bytes cut to %d", done.Segment, source, fi, err, done.Size, done.CutTo)
 	}
-}
-
-// testClock steps k1's wall clock inside its container and reads it back
-// apart from what kafkabook wrote: the time k1's broker stamps on a
-// record of a LogAppendTime topic it alone holds. The other nodes keep
-// the host's clock; a reset puts k1 right.
-func testClock(t *testing.T, b *docker.Backend, st cluster.Status) {
-	ctx := context.Background()
-	bootstrap := kafka.Plain(st.Bootstrap()...)
-	admin, err := kafka.Dial(bootstrap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if err := admin.EnsureTopic(ctx, kafka.ClockTopic("clock", 1)); err != nil {
-		t.Fatal(err)
-	}
-	testcluster.ReadClock(t, bootstrap, 0)
-	if set, err := b.Clock(ctx, []string{"k1"}, time.Hour, false); err != nil || len(set) != 1 || set[0].Offset != time.Hour {
-		t.Fatalf("clock k1 +1h: %+v (%v)", set, err)
-	}
-	testcluster.ReadClock(t, bootstrap, time.Hour)
-	states, err := b.ClockStates(ctx)
-	if err != nil || len(states) != 3 {
-		t.Fatalf("ClockStates: %+v (%v), want three nodes", states, err)
-	}
-	for _, s := range states {
-		if want := map[bool]time.Duration{true: time.Hour}[s.Node == "k1"]; s.Offset != want {
-			t.Errorf("%s's offset is %s, want %s", s.Node, cluster.OffsetText(s.Offset), cluster.OffsetText(want))
-		}
-	}
-	if _, err := b.Clock(ctx, []string{"k1"}, 0, true); err != nil {
-		t.Fatal(err)
-	}
-	testcluster.ReadClock(t, bootstrap, 0)
 }

@@ -11,17 +11,19 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/cluster/kubernetes"
+	"github.com/kafkabook/kafkabook/internal/kafka"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
 
 // TestFaults runs the fault table the other backends pass against a
 // cluster from kubernetes.yaml; then a kill whose restart Kafka logs as
 // recovery after an unclean shutdown (and a stop whose restart it does
-// not), partitions and loss between the pods, and down, after which
+// not), partitions and loss between the pods, a clock step read back
+// through Kafka (its brokers run under libfaketime), and down, after which
 // nothing with the cluster's labels is left.
 func TestFaults(t *testing.T) {
 	start := time.Now()
-	b, st := testcluster.StartKubernetes(t, map[string]string{"replica.lag.time.max.ms": "3000"})
+	b, st := testcluster.StartKubernetesWith(t, cluster.Config{Kafka: testcluster.Version(), Nodes: 3, Broker: map[string]string{"replica.lag.time.max.ms": "3000"}, Clock: true})
 	t.Logf("up after %.1fs", time.Since(start).Seconds())
 	if st.Backend != kubernetes.Name || len(st.Nodes) != 3 || st.Broker["replica.lag.time.max.ms"] != "3000" {
 		t.Fatalf("status %+v", st)
@@ -48,6 +50,11 @@ func TestFaults(t *testing.T) {
 	testcluster.WantState(t, b, map[string]cluster.State{"k3": cluster.Running})
 
 	testNetFaults(t, b, st)
+	access, err := b.Access(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testcluster.Clock(t, b, kafka.Brokers{Seeds: st.Bootstrap(), Access: access})
 
 	ctx := context.Background()
 	if err := b.Down(ctx, t.Logf); err != nil {

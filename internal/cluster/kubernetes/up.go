@@ -68,6 +68,11 @@ func (b *Backend) Up(ctx context.Context, cfg cluster.Config, progress cluster.P
 		return cluster.Status{}, err
 	}
 	m.applyBroker(cfg.Broker)
+	if cfg.Clock {
+		if err := m.applyClock(); err != nil {
+			return cluster.Status{}, err
+		}
+	}
 	if cfg.Quorum == cluster.QuorumDynamic {
 		if err := m.applyQuorum(); err != nil {
 			return cluster.Status{}, err
