@@ -52,8 +52,8 @@ func TestCheckDisk(t *testing.T) {
 	src := "---\nbackend: BACKEND\n---\n```kafka\ntopic create t --replicas 1:2:3\ndisk k2 --full\ndisk k2 --heal\n```\n"
 	for backend, want := range map[string]string{
 		"local":      "",
-		"docker":     "d.md:6:1: disk needs the local backend (backend: docker cannot fail a container's disk)",
-		"kubernetes": "d.md:6:1: disk needs the local backend (backend: kubernetes cannot fail a pod's disk)",
+		"docker":     "d.md:6:1: disk needs the local backend (backend: docker keeps a node's data in a Docker volume, not on kafkabook's layer (a FUSE mount of this machine))",
+		"kubernetes": "d.md:6:1: disk needs the local backend (backend: kubernetes keeps a node's data on a PersistentVolumeClaim, not on kafkabook's layer (a FUSE mount of this machine))",
 	} {
 		doc, err := LoadFor("d.md", []byte(strings.Replace(src, "BACKEND", backend, 1)), Overrides{}, Capabilities{})
 		switch {

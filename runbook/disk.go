@@ -48,7 +48,7 @@ disk k1 --free 4MiB`,
 	Lands: []FaultKind{
 		{Op: "disk", Opens: "disk fault", Away: true, Phrase: "disk fault of ", Off: "healthy", Repair: "disk --heal",
 			Observed: "the power-loss layer's count of the broker's operations the fault refused or delayed, read when the fault ends or the run does; a fault that met none says so",
-			Cannot:   map[string]string{"docker": "cannot fail a container's disk", "kubernetes": "cannot fail a pod's disk", "external": "applies only the node faults of its cluster file"}},
+			Cannot:   map[string]string{"docker": "keeps a node's data in a Docker volume, not on kafkabook's layer (a FUSE mount of this machine)", "kubernetes": "keeps a node's data on a PersistentVolumeClaim, not on kafkabook's layer (a FUSE mount of this machine)", "external": "applies only the node faults of its cluster file"}},
 		{Op: "disk in force", Phrase: "disk faults at the run's end"},
 	},
 	Hurts: true,

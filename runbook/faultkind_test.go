@@ -12,7 +12,8 @@ import (
 // a backend chosen later ("") is refused nothing here.
 func TestCannot(t *testing.T) {
 	for _, c := range []struct{ backend, need, want string }{
-		{"docker", "link --delay", "link --delay needs the local backend (backend: docker cannot run kafkabook's delayer in a container's network namespace yet)"},
+		{"docker", "link --delay", ""},
+		{"kubernetes", "link --delay", "link --delay needs the local or docker backend (backend: kubernetes cannot run kafkabook's delayer in a pod's network namespace yet)"},
 		{"docker", "link", ""},
 		{"external", "link", ""}, // every link step names its flag too: link --rate
 		{"external", "link --rate", "link --rate needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},

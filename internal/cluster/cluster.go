@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"slices"
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/poll"
@@ -207,6 +209,17 @@ type LinkDelay struct {
 	To            []string // only what the node sends to these nodes; none: everything it sends
 }
 
+// Check refuses a delay no backend can put on node's link.
+func (d LinkDelay) Check(node string) error {
+	if d.Delay < 0 || d.Jitter < 0 {
+		return fmt.Errorf("link %s --delay %v --jitter %v: want durations of 0 or more", node, d.Delay, d.Jitter)
+	}
+	if slices.Contains(d.To, node) {
+		return fmt.Errorf("link %s --to %s: a node's traffic to itself is not delayed", node, node)
+	}
+	return nil
+}
+
 // Cut says which traffic a partition stops.
 type Cut struct {
 	// OneWay stops only the traffic from the first group to the second.
@@ -217,4 +230,26 @@ type Cut struct {
 	// a leader whose followers are cut off can still shrink its ISR
 	// through the controller, which a full partition prevents.
 	KeepQuorum bool
+}
+
+// TimeHandshakes times n TCP handshakes with addr from the network
+// namespace the calling thread is in, sorted: what a Delayer's
+// Handshakes measures.
+func TimeHandshakes(ctx context.Context, addr string, n int) ([]time.Duration, error) {
+	var out []time.Duration
+	var d net.Dialer
+	for range n {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		start := time.Now()
+		c, err := d.DialContext(ctx, "tcp", addr)
+		took := time.Since(start)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		c.Close()
+		out = append(out, took)
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -26,7 +26,7 @@ const handshakes, jitterHandshakes = 5, 11
 func (n *nemesis) delay(ctx context.Context, s runbook.Step, l runbook.Link, nodes []string, log *stepLog) error {
 	d, ok := n.opts.Backend.(cluster.Delayer)
 	if !ok {
-		return fmt.Errorf("this cluster backend cannot delay a link: link --delay needs the local backend, which runs kafkabook's delayer in each node's network namespace")
+		return fmt.Errorf("this cluster backend cannot delay a link: link --delay needs the local or docker backend, which run kafkabook's delayer in each node's network namespace")
 	}
 	from := ""
 	if len(l.To) > 0 {

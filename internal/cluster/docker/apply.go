@@ -56,6 +56,11 @@ func (b *Backend) apply(ctx context.Context, cli *client.Client, op cluster.Op, 
 		if !running {
 			return nil
 		}
+		// Its network namespace goes with it, and the rule that queues
+		// to its delayer: the delayer goes first.
+		if err := b.stopDelayers(ctx, c.Labels[labelNode]); err != nil {
+			return err
+		}
 		return b.end(ctx, cli, op, c, paused, progress)
 	case cluster.Start:
 		if running {

@@ -44,6 +44,7 @@ func TestFaults(t *testing.T) {
 	testCorrupt(t, b, cli, st.Name) // while the walk leaves k2 stopped
 	testNetFaults(t, b, cli, st.Name)
 	testcluster.Clock(t, b, kafka.Plain(st.Bootstrap()...))
+	testDelay(t, b)
 	foreign := "kbforeign-" + st.Name
 	mk := func(labels map[string]string, name string) string {
 		c, err := cli.ContainerCreate(ctx, &container.Config{Image: docker.ImageName(testcluster.Version()), Entrypoint: []string{"sleep", "600"}, Labels: labels}, nil, nil, nil, name)
@@ -330,5 +331,60 @@ func testCorrupt(t *testing.T, b *docker.Backend, cli *client.Client, name strin
 	fi, err := os.Stat(filepath.Join(source, done.Segment))
 	if err != nil || done.CutTo != done.Size-10 || fi.Size() != done.CutTo {
 		t.Errorf("k2's %s on the Docker host (%s): %v %v; Corrupt said %d bytes cut to %d", done.Segment, source, fi, err, done.Size, done.CutTo)
+	}
+}
+
+// testDelay: link --delay in containers, measured over the link by TCP
+// handshakes with k1's broker listener (k1's SYN-ACK is what the delay
+// holds), not read back from the delayer: with --to k2, what k1 sends
+// k2 is 100 ms late and what it sends this machine is not; a heal ends it
+// and stops the delayer, which the cluster's leftovers list until then.
+func testDelay(t *testing.T, b *docker.Backend) {
+	ctx := context.Background()
+	median := func(from string) time.Duration {
+		t.Helper()
+		d, err := b.Handshakes(ctx, from, "k1", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d[len(d)/2]
+	}
+	delayers := func() int {
+		t.Helper()
+		left, err := b.Leftovers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range left {
+			if strings.HasPrefix(l, "link delayer") {
+				n++
+			}
+		}
+		return n
+	}
+	if k2, host := median("k2"), median(""); k2 > 20*time.Millisecond || host > 20*time.Millisecond {
+		t.Fatalf("before any delay: k2→k1 %v, host→k1 %v", k2, host)
+	}
+	const delay = 100 * time.Millisecond
+	if err := b.Delay(ctx, "k1", cluster.LinkDelay{Delay: delay, To: []string{"k2"}}); err != nil {
+		t.Fatal(err)
+	}
+	k2, host := median("k2"), median("")
+	t.Logf("k1 --to k2 --delay %v: k2→k1 handshake %v, host→k1 %v", delay, k2.Round(time.Millisecond), host.Round(time.Millisecond))
+	if k2 < delay || k2 > delay+50*time.Millisecond || host > 20*time.Millisecond {
+		t.Errorf("with k1's link to k2 %v late: k2→k1 %v (want %v to %v), host→k1 %v (want under 20ms)", delay, k2, delay, delay+50*time.Millisecond, host)
+	}
+	if n := delayers(); n != 1 {
+		t.Errorf("%d delayers run for the cluster, want 1", n)
+	}
+	if err := b.HealNetwork(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if k2 := median("k2"); k2 > 20*time.Millisecond {
+		t.Errorf("after heal: k2→k1 %v", k2)
+	}
+	if n := delayers(); n != 0 {
+		t.Errorf("after heal %d delayers run for the cluster", n)
 	}
 }

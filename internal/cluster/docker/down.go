@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -22,6 +24,12 @@ func (b *Backend) Down(ctx context.Context, progress cluster.Progress) error {
 		return err
 	}
 	var errs []error
+	if err := b.stopDelayers(ctx, ""); err != nil {
+		errs = append(errs, err)
+	}
+	if err := os.RemoveAll(filepath.Dir(b.delayerLog(""))); err != nil {
+		errs = append(errs, err)
+	}
 	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: b.filter()})
 	if err != nil {
 		return err
@@ -97,6 +105,12 @@ func (b *Backend) Leftovers(ctx context.Context) ([]string, error) {
 	}
 	for _, v := range vols.Volumes {
 		out = append(out, fmt.Sprintf("volume %s: remove with `docker volume rm %s`", v.Name, v.Name))
+	}
+	for _, pid := range b.delayers("") {
+		out = append(out, fmt.Sprintf("link delayer (pid %d): stop with `kill %d`", pid, pid))
+	}
+	if _, err := os.Stat(filepath.Dir(b.delayerLog(""))); err == nil {
+		out = append(out, fmt.Sprintf("the delayers' logs in %s: remove with `rm -r %s`", filepath.Dir(b.delayerLog("")), filepath.Dir(b.delayerLog(""))))
 	}
 	return out, nil
 }

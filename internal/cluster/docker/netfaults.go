@@ -27,14 +27,18 @@ var (
 	_ cluster.NetStates = (*Backend)(nil)
 )
 
-// HealNetwork removes every partition, loss and rate limit of every
-// running node.
+// HealNetwork removes every partition, loss, rate limit and delay of
+// every running node: the rules first, then the delayers, which send on
+// what they hold.
 // Without root kafkabook can have made no rules: there is nothing to heal.
 func (b *Backend) HealNetwork(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	return b.Faults.HealNetwork(ctx)
+	if err := b.Faults.HealNetwork(ctx); err != nil {
+		return err
+	}
+	return b.stopDelayers(ctx, "")
 }
 
 // NetStates reads the loss and rate limit in force on the named nodes

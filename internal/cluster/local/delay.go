@@ -14,6 +14,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/netdelay"
+	"github.com/kafkabook/kafkabook/internal/nsexec"
 )
 
 // A delayed link (link --delay) is a rule in the node's namespace that
@@ -38,11 +39,8 @@ func (b *Backend) Delay(ctx context.Context, node string, d cluster.LinkDelay) e
 	if m := netdelay.Missing(); m != "" {
 		return fmt.Errorf("link --delay needs %s", m)
 	}
-	if d.Delay < 0 || d.Jitter < 0 {
-		return fmt.Errorf("link %s --delay %v --jitter %v: want durations of 0 or more", node, d.Delay, d.Jitter)
-	}
-	if slices.Contains(d.To, node) {
-		return fmt.Errorf("link %s --to %s: a node's traffic to itself is not delayed", node, node)
+	if err := d.Check(node); err != nil {
+		return err
 	}
 	return b.changing("link --delay", []string{node}, func(st *state, idx []int) error {
 		n := &st.Nodes[idx[0]]
@@ -80,7 +78,7 @@ func (st state) startDelayer(n nodeState, d cluster.LinkDelay) (*sideProc, error
 		return nil, err
 	}
 	err = netdelay.Launch(cmd, filepath.Join(n.Dir, delayerLog), func(c *exec.Cmd) error {
-		return startProcess(n.NS, c, st.private())
+		return nsexec.Start(n.NS, c, st.private())
 	}, 10*time.Second)
 	if cmd.Process != nil {
 		go cmd.Wait() // reap it when it ends while this process lives
@@ -158,26 +156,14 @@ func (b *Backend) Handshakes(ctx context.Context, from, node string, n int) ([]t
 	}
 	addr := net.JoinHostPort(st.Network.nodeIP(st.Nodes[idx[0]].ID).String(), fmt.Sprint(brokerPort))
 	var out []time.Duration
-	time1 := func() error {
-		var d net.Dialer
-		for range n {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			start := time.Now()
-			c, err := d.DialContext(ctx, "tcp", addr)
-			took := time.Since(start)
-			cancel()
-			if err != nil {
-				return err
-			}
-			c.Close()
-			out = append(out, took)
-		}
-		return nil
+	time1 := func() (err error) {
+		out, err = cluster.TimeHandshakes(ctx, addr, n)
+		return err
 	}
 	if ns == "" {
 		err = time1()
 	} else {
-		err = inNS(ns, time1)
+		err = nsexec.Do(ns, time1)
 	}
 	if err != nil {
 		where := "this machine"
@@ -186,7 +172,6 @@ func (b *Backend) Handshakes(ctx context.Context, from, node string, n int) ([]t
 		}
 		return nil, fmt.Errorf("time a handshake with %s's broker listener (%s) from %s: %w", node, addr, where, err)
 	}
-	slices.Sort(out)
 	return out, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/nsexec"
 )
 
 // Ports every node listens on, inside its own namespace.
@@ -165,7 +166,7 @@ func (st state) prepare(ctx context.Context, n nodeState, extra ...string) error
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// A format never outlives the process that asked for it.
-	err := startProcess("", cmd, true)
+	err := nsexec.Start("", cmd, true)
 	if err == nil {
 		err = cmd.Wait()
 	}
@@ -227,7 +228,7 @@ func (st state) launch(n nodeState) (nodeState, error) {
 			return n, err
 		}
 	}
-	if err := startProcess(n.NS, cmd, st.private()); err != nil {
+	if err := nsexec.Start(n.NS, cmd, st.private()); err != nil {
 		return n, fmt.Errorf("%s: start java: %w", n.Name, err)
 	}
 	// Reap it if it dies while this process lives, so it does not linger

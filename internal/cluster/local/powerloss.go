@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/nsexec"
 	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/procstat"
 )
@@ -90,7 +91,7 @@ func (st state) mountLayer(n nodeState) (nodeState, error) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = powerfs.Launch(cmd, filepath.Join(n.Dir, layerLog), func(c *exec.Cmd) error {
-		return startProcess("", c, st.private())
+		return nsexec.Start("", c, st.private())
 	}, 30*time.Second)
 	if cmd.Process != nil {
 		go cmd.Wait() // reap it when it dies while this process lives

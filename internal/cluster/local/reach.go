@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/vishvananda/netns"
+	"github.com/kafkabook/kafkabook/internal/nsexec"
 )
 
 // reachTimeout bounds the reachability check; a dropped SYN takes all of it.
@@ -66,7 +65,7 @@ func (st state) listenAll() ([]net.Listener, error) {
 		for _, port := range []int{controllerPort, brokerPort} {
 			addr := fmt.Sprintf("%s:%d", st.Network.nodeIP(n.ID), port)
 			var l net.Listener
-			err := inNS(n.NS, func() (err error) {
+			err := nsexec.Do(n.NS, func() (err error) {
 				l, err = net.Listen("tcp4", addr)
 				return err
 			})
@@ -140,41 +139,5 @@ func dialFrom(ctx context.Context, ns, addr string) error {
 	if ns == "" {
 		return dial()
 	}
-	return inNS(ns, dial)
-}
-
-// inNS runs f on a thread switched into network namespace name, so that the
-// sockets f opens live there. The thread returns to the host's namespace
-// afterwards, or ends with its goroutine when it cannot.
-func inNS(name string, f func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		host, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- err
-			return
-		}
-		defer host.Close()
-		h, err := netns.GetFromName(name)
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("network namespace %s: %w", name, err)
-			return
-		}
-		defer h.Close()
-		if err := netns.Set(h); err != nil {
-			errc <- fmt.Errorf("enter network namespace %s: %w", name, err)
-			return // the thread stays locked and ends with this goroutine
-		}
-		ferr := f()
-		if err := netns.Set(host); err != nil {
-			errc <- fmt.Errorf("return from network namespace %s: %w", name, err)
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
+	return nsexec.Do(ns, dial)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/kafkadist"
+	"github.com/kafkabook/kafkabook/internal/nsexec"
 )
 
 // Release makes node run Kafka version from its next start: the release is
@@ -86,7 +87,7 @@ func (b *Backend) Tool(ctx context.Context, node, class string, args []string) (
 	cmd := exec.CommandContext(ctx, "java", full...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := startProcess(n.NS, cmd, true); err != nil {
+	if err := nsexec.Start(n.NS, cmd, true); err != nil {
 		return "", fmt.Errorf("%s: start %s: %w", node, class, err)
 	}
 	if err := cmd.Wait(); err != nil {

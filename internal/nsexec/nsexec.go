@@ -1,17 +1,23 @@
-package local
+// Package nsexec starts processes and runs code inside a Linux network
+// namespace: the local backend's nodes' (named, under /run/netns) and a
+// container's (a path, /proc/PID/ns/net). A thread switches namespace for
+// the start or the call only.
+package nsexec
 
 import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/vishvananda/netns"
 )
 
-// Every process of a cluster (storage format, JVMs) is started from one
-// goroutine locked to its OS thread for the life of the process.
+// Every process a backend starts in a network namespace (or, when it
+// must die with kafkabook, on the host) is started from one goroutine
+// locked to its OS thread for the life of the process.
 //
 // Why: the JVMs of a private cluster get a parent-death signal
 // (SysProcAttr.Pdeathsig), so the kernel kills them when kafkabook dies in
@@ -38,10 +44,11 @@ var (
 	launches     chan launch
 )
 
-// startProcess starts cmd from the launcher thread, inside network
-// namespace ns when it is not empty. When dieWithUs is set the process is
+// Start starts cmd from the launcher thread, inside network namespace ns
+// (a name under /run/netns, or a path such as /proc/PID/ns/net) when it
+// is not empty. When dieWithUs is set the process is
 // killed as soon as this process dies.
-func startProcess(ns string, cmd *exec.Cmd, dieWithUs bool) error {
+func Start(ns string, cmd *exec.Cmd, dieWithUs bool) error {
 	launcherOnce.Do(func() {
 		launches = make(chan launch)
 		go launcher(launches)
@@ -85,7 +92,7 @@ func launcher(reqs <-chan launch) {
 // startInNS starts l.cmd inside l.ns; back is false when the thread may
 // not have returned to the host namespace.
 func startInNS(host netns.NsHandle, l launch) (back bool, err error) {
-	h, err := netns.GetFromName(l.ns)
+	h, err := handle(l.ns)
 	if err != nil {
 		return true, fmt.Errorf("network namespace %s: %w", l.ns, err)
 	}
@@ -98,4 +105,50 @@ func startInNS(host netns.NsHandle, l launch) (back bool, err error) {
 		return false, fmt.Errorf("return from network namespace %s: %w", l.ns, err)
 	}
 	return true, startErr
+}
+
+// Do runs f on a thread switched into network namespace name (as Start
+// names it), so that the
+// sockets f opens live there. The thread returns to the host's namespace
+// afterwards, or ends with its goroutine when it cannot.
+func Do(name string, f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		host, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer host.Close()
+		h, err := handle(name)
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("network namespace %s: %w", name, err)
+			return
+		}
+		defer h.Close()
+		if err := netns.Set(h); err != nil {
+			errc <- fmt.Errorf("enter network namespace %s: %w", name, err)
+			return // the thread stays locked and ends with this goroutine
+		}
+		ferr := f()
+		if err := netns.Set(host); err != nil {
+			errc <- fmt.Errorf("return from network namespace %s: %w", name, err)
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+// handle opens network namespace ns: a path when it starts with "/",
+// else a name under /run/netns.
+func handle(ns string) (netns.NsHandle, error) {
+	if strings.HasPrefix(ns, "/") {
+		return netns.GetFromPath(ns)
+	}
+	return netns.GetFromName(ns)
 }
