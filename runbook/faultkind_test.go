@@ -13,7 +13,8 @@ import (
 func TestCannot(t *testing.T) {
 	for _, c := range []struct{ backend, need, want string }{
 		{"docker", "link --delay", ""},
-		{"kubernetes", "link --delay", "link --delay needs the local or docker backend (backend: kubernetes cannot run kafkabook's delayer in a pod's network namespace yet)"},
+		{"kubernetes", "link --delay", ""},
+		{"external", "link --delay", "link --delay needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},
 		{"docker", "link", ""},
 		{"external", "link", ""}, // every link step names its flag too: link --rate
 		{"external", "link --rate", "link --rate needs the local, docker or kubernetes backend (backend: external applies only the node faults of its cluster file)"},

@@ -68,8 +68,8 @@ link k2 --delay 50ms --jitter 10ms`,
 		// delay is link --delay: its argument is the delay as written
 		// ("100ms", "50ms --jitter 10ms --to k2,k3"), "0" when removed.
 		{Op: "delay", Opens: "slow link", EndedBy: []string{"heal"}, Phrase: "delay on the link of ", Off: "0", Repair: "heal", Flag: "delay",
-			Observed: "TCP handshakes from this machine with the node's broker port, timed before and after (median, min and max); a delay they do not show makes it unproven",
-			Cannot:   map[string]string{"kubernetes": "cannot run kafkabook's delayer in a pod's network namespace yet", "external": "applies only the node faults of its cluster file"}},
+			Observed: "TCP handshakes with the node's broker port from where the clients run (this machine, or the clients' pod), or from the first node of --to, timed before and after (median, min and max); a delay they do not show makes it unproven",
+			Cannot:   map[string]string{"external": "applies only the node faults of its cluster file"}},
 	},
 	Hurts: true,
 }

@@ -13,8 +13,6 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/kafkabook/kafkabook/internal/netdelay"
-	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
@@ -45,19 +43,10 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	// A client process kafkabook started from its own binary, or a relay
-	// in a Kubernetes pod (see package subcommand).
+	// A client process kafkabook started from its own binary, a relay in
+	// a Kubernetes pod, a node's power-loss layer or link delayer (see
+	// package subcommand).
 	subcommand.Run(os.Args)
-	// A node's power-loss layer: a process of its own, so that a power
-	// loss kills it with what it held in memory (see package powerfs).
-	if powerfs.Serving() {
-		os.Exit(powerfs.Serve())
-	}
-	// A node's link delayer: a process in the node's network namespace
-	// (see package netdelay).
-	if netdelay.Serving() {
-		os.Exit(netdelay.Serve())
-	}
 	// The ledger of a large run is most of the heap and holds no pointers:
 	// collecting at 50% growth instead of 100% keeps the peak near the live
 	// data (a million messages) at little cost, unless GOGC says otherwise.

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kafkabook/kafkabook/internal/netdelay"
-	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -26,13 +24,7 @@ var update = flag.Bool("update", false, "rewrite the files that cmp compares wit
 // TestMain makes this test binary double as kafkabook: the scripts' `exec
 // kafkabook` runs main in a process of its own.
 func TestMain(m *testing.M) {
-	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
-	if powerfs.Serving() {  // and the power-loss layers of its clusters
-		os.Exit(powerfs.Serve())
-	}
-	if netdelay.Serving() { // and their links' delayers
-		os.Exit(netdelay.Serve())
-	}
+	subcommand.Run(os.Args) // the processes kafkabook starts from os.Executable
 	testscript.Main(m, map[string]func(){"kafkabook": main})
 }
 

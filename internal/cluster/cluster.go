@@ -198,8 +198,9 @@ type Delayer interface {
 	// HealNetwork removes every delay.
 	Delay(ctx context.Context, node string, d LinkDelay) error
 	// Handshakes times n TCP handshakes with node's broker listener,
-	// from this machine (from "") or from node from's network, sorted:
-	// the round trip a delay adds to, measured over the link itself.
+	// from where the clients run (from "": this machine, or the clients'
+	// pod) or from node from's network, sorted: the round trip a delay
+	// adds to, measured over the link itself.
 	Handshakes(ctx context.Context, from, node string, n int) ([]time.Duration, error)
 }
 

@@ -18,7 +18,7 @@ const handshakes, jitterHandshakes = 5, 11
 
 // delay puts link --delay in force on each node, then measures it over
 // the link: TCP handshakes with each node's broker listener, whose
-// SYN-ACK the node sends, from this machine (or, with --to, from the
+// SYN-ACK the node sends, from where the clients run (or, with --to, from the
 // first node of --to's network, the one side that sees it), before and
 // after. The fault event's Observed and the step's line say what was
 // measured, so that the evidence shows the delay landed and how large
@@ -26,7 +26,7 @@ const handshakes, jitterHandshakes = 5, 11
 func (n *nemesis) delay(ctx context.Context, s runbook.Step, l runbook.Link, nodes []string, log *stepLog) error {
 	d, ok := n.opts.Backend.(cluster.Delayer)
 	if !ok {
-		return fmt.Errorf("this cluster backend cannot delay a link: link --delay needs the local or docker backend, which run kafkabook's delayer in each node's network namespace")
+		return fmt.Errorf("this cluster backend cannot delay a link: link --delay needs the local, docker or kubernetes backend, which run kafkabook's delayer in each node's network namespace")
 	}
 	from := ""
 	if len(l.To) > 0 {
@@ -62,10 +62,12 @@ func (n *nemesis) delay(ctx context.Context, s runbook.Step, l runbook.Link, nod
 }
 
 // measured says what handshakes with node's broker showed, before and
-// after the step: "handshakes with k2's broker from this machine: min
-// 100.4 ms, median 100.9 ms, max 101.2 ms (5; before: median 0.1 ms)".
+// after the step: "handshakes with k2's broker from where the clients
+// run: min 100.4 ms, median 100.9 ms, max 101.2 ms (5; before: median
+// 0.1 ms)". Where the clients run is this machine, or the clients' pod on
+// Kubernetes (cluster.Delayer's Handshakes from "").
 func measured(node, from string, before, after []time.Duration, err error) string {
-	where := "this machine"
+	where := "where the clients run"
 	if from != "" {
 		where = from
 	}

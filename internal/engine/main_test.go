@@ -4,8 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kafkabook/kafkabook/internal/netdelay"
-	"github.com/kafkabook/kafkabook/internal/powerfs"
 	"github.com/kafkabook/kafkabook/internal/subcommand"
 	"github.com/kafkabook/kafkabook/internal/testcluster"
 )
@@ -16,13 +14,6 @@ import (
 // os.Executable. testcluster.Main takes
 // down the clusters the tests shared.
 func TestMain(m *testing.M) {
-	subcommand.Run(os.Args) // the client processes kafkabook starts from os.Executable
-	// the layers of a cluster on the power-loss layer (TestInForceAtEnd)
-	if powerfs.Serving() {
-		os.Exit(powerfs.Serve())
-	}
-	if netdelay.Serving() { // the link delayers of its clusters
-		os.Exit(netdelay.Serve())
-	}
+	subcommand.Run(os.Args) // the processes kafkabook starts from os.Executable: clients, layers, delayers
 	os.Exit(testcluster.Main(m))
 }

@@ -63,10 +63,20 @@ func Command(num uint16, delay, jitter time.Duration) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, Arg0, strconv.Itoa(int(num)), delay.String(), jitter.String())
-	cmd.Env = append(os.Environ(), serveEnv+"=serve")
+	cmd := exec.Command(exe, Args(num, delay, jitter)...)
+	cmd.Env = append(os.Environ(), ServeEnv)
 	return cmd, nil
 }
+
+// Args are the delayer's arguments after the binary's path, and ServeEnv
+// the variable its environment adds: what Command runs, for a backend
+// that starts the delayer elsewhere (in a pod).
+func Args(num uint16, delay, jitter time.Duration) []string {
+	return []string{Arg0, strconv.Itoa(int(num)), delay.String(), jitter.String()}
+}
+
+// ServeEnv is the environment entry that makes the binary a delayer.
+const ServeEnv = serveEnv + "=serve"
 
 // Is reports whether a process's arguments (from /proc/PID/cmdline,
 // split at NULs) are a delayer's.

@@ -333,25 +333,12 @@ func testCorrupt(t *testing.T, b *docker.Backend, cli *client.Client, name strin
 		t.Errorf("k2's %s on the Docker host (%s): %v %v; Corrupt said %d bytes cut to %d", done.Segment, source, fi, err, done.Size, done.CutTo)
 	}
 }
-
-// testDelay: link --delay in containers, measured over the link by TCP
-// handshakes with k1's broker listener (k1's SYN-ACK is what the delay
-// holds), not read back from the delayer: with --to k2, what k1 sends
-// k2 is 100 ms late and what it sends this machine is not; a heal ends it
-// and stops the delayer, which the cluster's leftovers list until then.
+// testDelay: link --delay in containers (testcluster.Delay), and the
+// delayer the cluster's leftovers list until the heal stops it.
 func testDelay(t *testing.T, b *docker.Backend) {
-	ctx := context.Background()
-	median := func(from string) time.Duration {
-		t.Helper()
-		d, err := b.Handshakes(ctx, from, "k1", 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d[len(d)/2]
-	}
 	delayers := func() int {
 		t.Helper()
-		left, err := b.Leftovers(ctx)
+		left, err := b.Leftovers(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,28 +350,9 @@ func testDelay(t *testing.T, b *docker.Backend) {
 		}
 		return n
 	}
-	if k2, host := median("k2"), median(""); k2 > 20*time.Millisecond || host > 20*time.Millisecond {
-		t.Fatalf("before any delay: k2→k1 %v, host→k1 %v", k2, host)
-	}
-	const delay = 100 * time.Millisecond
-	if err := b.Delay(ctx, "k1", cluster.LinkDelay{Delay: delay, To: []string{"k2"}}); err != nil {
-		t.Fatal(err)
-	}
-	k2, host := median("k2"), median("")
-	t.Logf("k1 --to k2 --delay %v: k2→k1 handshake %v, host→k1 %v", delay, k2.Round(time.Millisecond), host.Round(time.Millisecond))
-	if k2 < delay || k2 > delay+50*time.Millisecond || host > 20*time.Millisecond {
-		t.Errorf("with k1's link to k2 %v late: k2→k1 %v (want %v to %v), host→k1 %v (want under 20ms)", delay, k2, delay, delay+50*time.Millisecond, host)
-	}
-	if n := delayers(); n != 1 {
-		t.Errorf("%d delayers run for the cluster, want 1", n)
-	}
-	if err := b.HealNetwork(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if k2 := median("k2"); k2 > 20*time.Millisecond {
-		t.Errorf("after heal: k2→k1 %v", k2)
-	}
-	if n := delayers(); n != 0 {
-		t.Errorf("after heal %d delayers run for the cluster", n)
-	}
+	testcluster.Delay(t, b, func(delayed bool) {
+		if n, want := delayers(), map[bool]int{true: 1}[delayed]; n != want {
+			t.Errorf("%d delayers run for the cluster (delayed: %v), want %d", n, delayed, want)
+		}
+	})
 }

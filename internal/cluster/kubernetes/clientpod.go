@@ -44,7 +44,7 @@ func newClients(a *api, pod string) (*clients, error) {
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return nil, fmt.Errorf("kubernetes: finding this kafkabook binary to copy into the client pod: %w", err)
 	}
-	return &clients{api: a, pod: pod, container: "clients", exe: exe, copied: map[string]string{}}, nil
+	return &clients{api: a, pod: pod, container: containerClients, exe: exe, copied: map[string]string{}}, nil
 }
 
 // prepare waits for the client pod to run and copies this kafkabook
@@ -122,7 +122,7 @@ func (c *clients) createClientPod(ctx context.Context, cluster, image string) er
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &zero,
 			Containers: []corev1.Container{{
-				Name: "clients", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+				Name: containerClients, Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
 				Command: []string{"sleep", "infinity"},
 				// Root, as in kubernetes.yaml: files go to the paths they
 				// have on this machine, wherever those are.

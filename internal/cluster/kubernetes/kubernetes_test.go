@@ -19,7 +19,8 @@ import (
 // cluster from kubernetes.yaml; then a kill whose restart Kafka logs as
 // recovery after an unclean shutdown (and a stop whose restart it does
 // not), partitions and loss between the pods, a clock step read back
-// through Kafka (its brokers run under libfaketime), and down, after which
+// through Kafka (its brokers run under libfaketime), a slow link measured
+// over the link, and down, after which
 // nothing with the cluster's labels is left.
 func TestFaults(t *testing.T) {
 	start := time.Now()
@@ -55,6 +56,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	testcluster.Clock(t, b, kafka.Brokers{Seeds: st.Bootstrap(), Access: access})
+	testcluster.Delay(t, b, nil)
 
 	ctx := context.Background()
 	if err := b.Down(ctx, t.Logf); err != nil {

@@ -142,10 +142,11 @@ func (m *manifest) check(p params) error {
 	return nil
 }
 
-// Container names in a broker pod.
+// Container names in a broker pod, and the clients' pod's one.
 const (
-	containerKafka  = "kafka"
-	containerFaults = "faults"
+	containerKafka   = "kafka"
+	containerFaults  = "faults"
+	containerClients = "clients"
 )
 
 func container(spec *corev1.PodSpec, name string) *corev1.Container {
