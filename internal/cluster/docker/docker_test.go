@@ -333,6 +333,7 @@ func testCorrupt(t *testing.T, b *docker.Backend, cli *client.Client, name strin
 		t.Errorf("k2's %s on the Docker host (%s): %v %v; Corrupt said %d bytes cut to %d", done.Segment, source, fi, err, done.Size, done.CutTo)
 	}
 }
+
 // testDelay: link --delay in containers (testcluster.Delay), and the
 // delayer the cluster's leftovers list until the heal stops it.
 func testDelay(t *testing.T, b *docker.Backend) {
