@@ -24,7 +24,7 @@ var corruptDirective = &Directive{
 	Summary: "Damage the newest segment of the topic's partition in a stopped node's log directory, as a disk or a write cut short would: " +
 		"invert N bytes at random offsets of its last 4 KiB (--bytes), or cut BYTES off its end (--truncate). " +
 		"The node must be down (stop or kill it first); the step says which file and which offsets. " +
-		"Whether the broker finds it depends on how it went down: Kafka recovers the segments after its recovery point on a start after an unclean shutdown, not after a clean one. Needs the local backend, or the docker backend with its daemon on this machine.",
+		"Whether the broker finds it depends on how it went down: Kafka recovers the segments after its recovery point on a start after an unclean shutdown, not after a clean one. Needs the local backend, the docker backend with its daemon on this machine, or the kubernetes backend (from inside the node's pod, whose faults container mounts its volume).",
 	Args: []ArgSpec{{Name: "NODE", Kind: KindNode}, {Name: "TOPIC", Kind: KindTopic}},
 	Flags: []FlagSpec{
 		{Name: "partition", Kind: KindInt, Meta: "P", Default: "0", Help: "The partition."},
@@ -38,7 +38,7 @@ wait healthy --timeout 2m`,
 	Lands: []FaultKind{
 		{Op: "corrupt", Phrase: "corruption of the newest segment on ",
 			Observed: "the segment file damaged, its size, and the offsets of the bytes inverted or the size it was cut to",
-			Cannot:   map[string]string{"kubernetes": "cannot write into a pod's log directory", "external": "applies only the node faults of its cluster file"}},
+			Cannot:   map[string]string{"external": "applies only the node faults of its cluster file"}},
 	},
 	Hurts: true,
 }

@@ -59,6 +59,13 @@ func (c Corrupted) String() string {
 // after an unclean shutdown reads again.
 const tailBytes = 4096
 
+// CorruptSubcommand is the kafkabook binary's hidden role that runs
+// CorruptLogDir where it runs (package subcommand), for a backend that
+// reaches a node's log directory only from inside the node's pod:
+// `kafkabook corrupt-logdir LOGDIR NODE CORRUPTION-JSON` prints Corrupted
+// as JSON.
+const CorruptSubcommand = "corrupt-logdir"
+
 // CorruptLogDir does c in the log directory logDir on this machine, for a
 // backend whose node's log directory is one.
 func CorruptLogDir(logDir, node string, c Corruption) (Corrupted, error) {
