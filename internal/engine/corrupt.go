@@ -21,7 +21,7 @@ var _ = handles(corrupt, runbook.OpCorrupt)
 func corrupt(ctx context.Context, n *nemesis, s runbook.Step, c runbook.Corrupt, log *stepLog) error {
 	cr, ok := n.opts.Backend.(cluster.Corrupter)
 	if !ok {
-		return fmt.Errorf("this cluster backend does not reach a node's log directory: corrupt needs the local or docker backend")
+		return fmt.Errorf("this cluster backend does not reach a node's log directory: corrupt needs the local, docker or kubernetes backend")
 	}
 	nodes, err := n.nodes(ctx, c.Node)
 	if err != nil {
