@@ -95,10 +95,9 @@ func TestFaults(t *testing.T) {
 // TestSize limits a directory's size and checks it with plain system
 // calls on the mount: statfs says the size and what is left, a write that
 // fits is taken, the one past the size gets ENOSPC and one that fits in
-// part writes that part, a sparse file
-// (as Kafka's index files are) takes no space, a removed file gives its
-// space back, healing lifts the limit, and Free sizes the directory at
-// what it holds plus that much.
+// part writes that part, a sparse file (as Kafka's index files are) takes
+// no space, a removed file gives its space back, healing lifts the limit,
+// and Free sizes the directory at what it holds plus that much.
 func TestSize(t *testing.T) {
 	mnt, _, put, hits := faultLayer(t)
 	// 100 KiB written before the limit: 25 blocks.
