@@ -99,6 +99,12 @@ func ParseClock(text string) (time.Duration, error) {
 	return time.Duration(math.Round(sec*1000)) * time.Millisecond, nil
 }
 
+// NoClock is the error of a clock step on cluster name, whose brokers run
+// without libfaketime.
+func NoClock(name string) error {
+	return fmt.Errorf("cluster %q runs its brokers without libfaketime, which clock needs; a run whose runbook uses clock starts a cluster with it", name)
+}
+
 // maxClockOffset bounds a node's offset: ten years either way.
 const maxClockOffset = 10 * 365 * 24 * time.Hour
 

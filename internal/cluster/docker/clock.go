@@ -17,9 +17,8 @@ import (
 )
 
 // A cluster started with cluster.Config.Clock runs kafkabook's image
-// (whose Debian base holds libfaketime, linked at
-// cluster.ImageFaketimeLib) with
-// cluster.FaketimeEnv in every node's environment, reading the node's
+// (whose Debian base holds libfaketime, linked at cluster.ImageFaketimeLib)
+// with cluster.FaketimeEnv in every node's environment, reading the node's
 // offset from clockFile inside its container. The file is the offset's
 // only record: a node's container keeps it across stops and starts, and
 // kafkabook reads it back from there, so a stopped node gets an offset
@@ -65,7 +64,7 @@ func (b *Backend) Clock(ctx context.Context, names []string, jump time.Duration,
 			return out, err
 		}
 		if in.Config == nil || !hasClock(in.Config.Env) {
-			return out, fmt.Errorf("cluster %q runs its brokers without libfaketime, which clock needs; a run whose runbook uses clock starts a cluster with it", b.name)
+			return out, cluster.NoClock(b.name)
 		}
 		was, err := readClock(ctx, cli, c.ID)
 		if err != nil {

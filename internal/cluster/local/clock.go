@@ -106,7 +106,7 @@ func (b *Backend) Clock(ctx context.Context, names []string, jump time.Duration,
 	var out []cluster.ClockState
 	err := b.changing("clock", names, func(st *state, idx []int) error {
 		if !st.Clock {
-			return fmt.Errorf("cluster %q runs its brokers without libfaketime, which clock needs; a run whose runbook uses clock starts a cluster with it", b.name)
+			return cluster.NoClock(b.name)
 		}
 		for _, i := range idx {
 			n := &st.Nodes[i]
