@@ -15,10 +15,11 @@ type Delayed interface {
 }
 
 // Delay checks link --delay over the link itself, by TCP handshakes with
-// k1's broker listener (k1's SYN-ACK is what the delay holds), not by
-// what the delayer says: with --to k2, what k1 sends k2 is 100 ms late
+// k2's broker listener (k2's SYN-ACK is what the delay holds), not by
+// what the delayer says: with --to k3, what k2 sends k3 is 100 ms late
 // and what it sends the clients' side ("", the backend's vantage point)
-// is not; a heal ends it. check, when not nil, is called while the delay
+// is not; a heal ends it. (k2: the node a backend's corrupt test used,
+// whose pod has kafkabook's binary already on Kubernetes.) check, when not nil, is called while the delay
 // is in force (true) and after the heal (false). It is every backend's
 // check of the delay; the local backend's full-tier TestDelay goes
 // further (jitter, every link).
@@ -27,23 +28,23 @@ func Delay(t testing.TB, b Delayed, check func(delayed bool)) {
 	ctx := context.Background()
 	median := func(from string) time.Duration {
 		t.Helper()
-		d, err := b.Handshakes(ctx, from, "k1", 5)
+		d, err := b.Handshakes(ctx, from, "k2", 5)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d[len(d)/2]
 	}
-	if k2, clients := median("k2"), median(""); k2 > 20*time.Millisecond || clients > 20*time.Millisecond {
-		t.Fatalf("before any delay: k2→k1 %v, clients→k1 %v", k2, clients)
+	if k3, clients := median("k3"), median(""); k3 > 20*time.Millisecond || clients > 20*time.Millisecond {
+		t.Fatalf("before any delay: k3→k2 %v, clients→k2 %v", k3, clients)
 	}
 	const delay = 100 * time.Millisecond
-	if err := b.Delay(ctx, "k1", cluster.LinkDelay{Delay: delay, To: []string{"k2"}}); err != nil {
+	if err := b.Delay(ctx, "k2", cluster.LinkDelay{Delay: delay, To: []string{"k3"}}); err != nil {
 		t.Fatal(err)
 	}
-	k2, clients := median("k2"), median("")
-	t.Logf("k1 --to k2 --delay %v: k2→k1 handshake %v, clients→k1 %v", delay, k2.Round(time.Millisecond), clients.Round(time.Millisecond))
-	if k2 < delay || k2 > delay+50*time.Millisecond || clients > 20*time.Millisecond {
-		t.Errorf("with k1's link to k2 %v late: k2→k1 %v (want %v to %v), clients→k1 %v (want under 20ms)", delay, k2, delay, delay+50*time.Millisecond, clients)
+	k3, clients := median("k3"), median("")
+	t.Logf("k2 --to k3 --delay %v: k3→k2 handshake %v, clients→k2 %v", delay, k3.Round(time.Millisecond), clients.Round(time.Millisecond))
+	if k3 < delay || k3 > delay+50*time.Millisecond || clients > 20*time.Millisecond {
+		t.Errorf("with k2's link to k3 %v late: k3→k2 %v (want %v to %v), clients→k2 %v (want under 20ms)", delay, k3, delay, delay+50*time.Millisecond, clients)
 	}
 	if check != nil {
 		check(true)
@@ -51,8 +52,8 @@ func Delay(t testing.TB, b Delayed, check func(delayed bool)) {
 	if err := b.HealNetwork(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if k2 := median("k2"); k2 > 20*time.Millisecond {
-		t.Errorf("after heal: k2→k1 %v", k2)
+	if k3 := median("k3"); k3 > 20*time.Millisecond {
+		t.Errorf("after heal: k3→k2 %v", k3)
 	}
 	if check != nil {
 		check(false)
