@@ -42,8 +42,16 @@ func Clock(t testing.TB, b cluster.Clocks, bootstrap kafka.Brokers) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if err := admin.EnsureTopic(ctx, kafka.ClockTopic("clock", 1)); err != nil {
-		t.Fatal(err)
+	// k1 may be fenced for a while after the fault before (an isolation
+	// the controller noticed): the topic waits for it to be back.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
+		err := admin.EnsureTopic(ctx, kafka.ClockTopic("clock", 1))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the clock topic on k1: %v", err)
+		}
 	}
 	ReadClock(t, bootstrap, 0)
 	if set, err := b.Clock(ctx, []string{"k1"}, time.Hour, false); err != nil || len(set) != 1 || set[0].Offset != time.Hour {
