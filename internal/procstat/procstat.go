@@ -6,10 +6,12 @@
 package procstat
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Stat is one reading of /proc/PID/stat.
@@ -90,3 +92,35 @@ func (p Proc) Alive() bool {
 
 // IsSelf reports whether the process is this one.
 func (p Proc) IsSelf() bool { return p.PID == os.Getpid() && p.Alive() }
+
+// Running reports whether pid is a live process (not a zombie).
+func Running(pid int) bool {
+	st, err := Read(pid)
+	return err == nil && !st.Dead()
+}
+
+// WaitGone waits up to timeout until none of pids runs, looking every
+// 50 ms.
+func WaitGone(ctx context.Context, pids []int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var left []string
+		for _, pid := range pids {
+			if Running(pid) {
+				left = append(left, strconv.Itoa(pid))
+			}
+		}
+		switch {
+		case len(left) == 0:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case time.Now().After(deadline):
+			return fmt.Errorf("timed out after %s: pids %s still running", timeout, strings.Join(left, ", "))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

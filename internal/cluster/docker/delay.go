@@ -19,7 +19,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/netdelay"
 	"github.com/kafkabook/kafkabook/internal/nsexec"
-	"github.com/kafkabook/kafkabook/internal/poll"
 	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
@@ -152,29 +151,16 @@ func (b *Backend) stopDelayers(ctx context.Context, node string) error {
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGTERM)
 	}
-	if gone(ctx, pids, 5*time.Second) == nil {
+	if procstat.WaitGone(ctx, pids, 5*time.Second) == nil {
 		return nil
 	}
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-	if err := gone(ctx, pids, 5*time.Second); err != nil {
+	if err := procstat.WaitGone(ctx, pids, 5*time.Second); err != nil {
 		return fmt.Errorf("the link delayers of %s: %w", cmp.Or(node, "cluster "+b.name), err)
 	}
 	return nil
-}
-
-// gone waits until none of pids runs.
-func gone(ctx context.Context, pids []int, timeout time.Duration) error {
-	return poll.Until(ctx, 50*time.Millisecond, timeout, nil, func(context.Context) (bool, string, error) {
-		var left []string
-		for _, pid := range pids {
-			if st, err := procstat.Read(pid); err == nil && !st.Dead() {
-				left = append(left, strconv.Itoa(pid))
-			}
-		}
-		return len(left) == 0, "pids " + strings.Join(left, ", ") + " still running", nil
-	})
 }
 
 // Handshakes times n TCP handshakes with node's inter-broker listener,

@@ -17,11 +17,7 @@ func (b *Backend) Apply(ctx context.Context, op cluster.Op, names []string, prog
 	if !slices.Contains(cluster.Ops, op) {
 		return fmt.Errorf("unknown operation %q", op)
 	}
-	a, err := b.client(ctx)
-	if err != nil {
-		return err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return err
 	}

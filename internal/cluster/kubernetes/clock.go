@@ -45,11 +45,7 @@ func hasClock(n node) bool {
 
 // Clock moves the named nodes' wall clocks by jump, or puts them right.
 func (b *Backend) Clock(ctx context.Context, names []string, jump time.Duration, reset bool) ([]cluster.ClockState, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +78,7 @@ func (b *Backend) Clock(ctx context.Context, names []string, jump time.Duration,
 
 // ClockStates is every node's offset; none for a cluster without Clock.
 func (b *Backend) ClockStates(ctx context.Context) ([]cluster.ClockState, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,21 @@ func (c *clients) copyIn(ctx context.Context, paths ...string) error {
 	return nil
 }
 
+// copyExe copies this kafkabook binary into node n's faults container, at
+// the path it has here, for a role it runs there (a link delayer, a
+// corruption) and returns that path.
+func copyExe(ctx context.Context, a *api, n node) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	into := &clients{api: a, pod: n.Pod.Name, container: containerFaults, exe: exe, copied: map[string]string{}}
+	if err := into.copyIn(ctx, exe); err != nil {
+		return "", fmt.Errorf("%s: %w", n.Name, err)
+	}
+	return exe, nil
+}
+
 // contentKey names the content under path: a hash of every entry's path,
 // mode, size, modification time and link target.
 func contentKey(path string) (string, error) {

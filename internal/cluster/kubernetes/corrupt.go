@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -49,13 +48,9 @@ func (b *Backend) Corrupt(ctx context.Context, node string, c cluster.Corruption
 	if !strings.HasPrefix(logDir, dataMount+"/") || strings.Contains(logDir, ",") {
 		return cluster.Corrupted{}, fmt.Errorf("%s's KAFKA_LOG_DIRS is %q: corrupt needs one log directory on the node's volume (%s)", node, logDir, dataMount)
 	}
-	exe, err := os.Executable()
+	exe, err := copyExe(ctx, a, n)
 	if err != nil {
 		return cluster.Corrupted{}, err
-	}
-	into := &clients{api: a, pod: n.Pod.Name, container: containerFaults, exe: exe, copied: map[string]string{}}
-	if err := into.copyIn(ctx, exe); err != nil {
-		return cluster.Corrupted{}, fmt.Errorf("%s: %w", node, err)
 	}
 	arg, _ := json.Marshal(c) // strings and numbers always encode
 	out, err := a.run(ctx, n.Pod.Name, containerFaults, exe, cluster.CorruptSubcommand, logDir, node, string(arg))

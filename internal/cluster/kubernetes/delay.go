@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,11 +66,7 @@ func (b *Backend) HealNetwork(ctx context.Context) error {
 	if err := b.Faults.HealNetwork(ctx); err != nil {
 		return err
 	}
-	a, err := b.client(ctx)
-	if err != nil {
-		return err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return err
 	}
@@ -88,13 +83,9 @@ func (b *Backend) HealNetwork(ctx context.Context) error {
 // startDelayer copies this binary into node n's faults container, starts
 // the delayer there and returns once it has bound its queue.
 func startDelayer(ctx context.Context, a *api, n node, d cluster.LinkDelay) error {
-	exe, err := os.Executable()
+	exe, err := copyExe(ctx, a, n)
 	if err != nil {
 		return err
-	}
-	into := &clients{api: a, pod: n.Pod.Name, container: containerFaults, exe: exe, copied: map[string]string{}}
-	if err := into.copyIn(ctx, exe); err != nil {
-		return fmt.Errorf("%s: %w", n.Name, err)
 	}
 	// $1 the binary, $2.. its arguments: given to the shell as arguments,
 	// never as code. fd 3 is the ready line (readyline's protocol).
@@ -105,19 +96,20 @@ echo $! >` + delayerPID
 	if _, err := a.run(ctx, n.Pod.Name, containerFaults, argv...); err != nil {
 		return fmt.Errorf("%s: starting its link delayer: %w", n.Name, err)
 	}
-	var line string
+	// The ready line, then "gone" once the delayer's process has ended.
+	probe := `cat ` + delayerReady + ` 2>/dev/null; pid=$(cat ` + delayerPID + `); grep -q '^State:[[:space:]]*[^Z]' /proc/$pid/status 2>/dev/null || echo gone`
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		out, err := a.run(ctx, n.Pod.Name, containerFaults, "sh", "-c", `cat `+delayerReady+` 2>/dev/null; pid=$(cat `+delayerPID+`); grep -q '^State:[[:space:]]*[^Z]' /proc/$pid/status 2>/dev/null || echo gone`)
+		out, err := a.run(ctx, n.Pod.Name, containerFaults, "sh", "-c", probe)
 		if err != nil {
 			return fmt.Errorf("%s: reading its link delayer's ready line: %w", n.Name, err)
 		}
-		line = strings.TrimSpace(out)
-		switch {
-		case line == "ok" || strings.HasPrefix(line, "ok\n"):
+		line, gone := strings.CutSuffix(strings.TrimSpace(out), "gone")
+		switch line = strings.TrimSpace(line); {
+		case line == "ok":
 			return nil
-		case line != "" && line != "gone" && !strings.HasSuffix(line, "gone"):
+		case line != "":
 			return fmt.Errorf("%s: the link delayer did not bind its queue: %s (log: %s in pod %s)", n.Name, line, delayerLog, n.Pod.Name)
-		case strings.HasSuffix(line, "gone"):
+		case gone:
 			return fmt.Errorf("%s: the link delayer exited before it bound its queue (log: %s in pod %s)", n.Name, delayerLog, n.Pod.Name)
 		}
 	}

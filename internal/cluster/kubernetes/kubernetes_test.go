@@ -226,22 +226,12 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// testCorrupt cuts the tail of k2's segment of the fault walk's topic
-// (testcluster.Faults leaves k2 stopped) and reads the file's size back
-// in k2's kafka container, apart from what Corrupt says: it is what
-// Corrupt says it cut it to. A running node is refused.
+// testCorrupt cuts the tail of k2's segment (testcluster.Corrupt) and
+// reads the file's size back in k2's kafka container.
 func testCorrupt(t *testing.T, b *kubernetes.Backend, name string) {
-	ctx := context.Background()
-	if _, err := b.Corrupt(ctx, "k1", cluster.Corruption{Dir: "faults-0", Truncate: 10}); err == nil || !strings.Contains(err.Error(), "is running") {
-		t.Errorf("corrupt of running k1: %v, want a refusal", err)
-	}
-	done, err := b.Corrupt(ctx, "k2", cluster.Corruption{Dir: "faults-0", Truncate: 10})
-	if err != nil {
-		t.Fatalf("corrupt k2: %v", err)
-	}
-	t.Logf("corrupt k2: %s", done)
-	out, err := b.Exec(ctx, name+"-combined-2", "kafka", "stat", "-c", "%s", "/var/lib/kafka/data/"+done.Segment)
-	if size := strings.TrimSpace(out); err != nil || done.CutTo != done.Size-10 || size != fmt.Sprint(done.CutTo) {
-		t.Errorf("k2's %s in its pod: %q bytes (%v); Corrupt said %d bytes cut to %d", done.Segment, size, err, done.Size, done.CutTo)
+	done := testcluster.Corrupt(t, b)
+	out, err := b.Exec(context.Background(), name+"-combined-2", "kafka", "stat", "-c", "%s", "/var/lib/kafka/data/"+done.Segment)
+	if size := strings.TrimSpace(out); err != nil || size != fmt.Sprint(done.CutTo) {
+		t.Errorf("k2's %s in its pod: %q bytes (%v); Corrupt said it cut it to %d", done.Segment, size, err, done.CutTo)
 	}
 }

@@ -14,11 +14,7 @@ import (
 // broker in that pod; what the node's earlier pods logged (before a move
 // to another release made its pod again) comes first.
 func (b *Backend) Logs(ctx context.Context, name string) (io.ReadCloser, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return nil, err
 	}

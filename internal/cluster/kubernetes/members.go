@@ -44,11 +44,7 @@ func (b *Backend) poolSet(pool string) string { return b.name + "-" + pool }
 // node id, on release version ("" the cluster's), making the pool's
 // StatefulSet from the combined nodes' when it has none yet.
 func (b *Backend) addNode(ctx context.Context, version, pool string, progress cluster.Progress) (cluster.Node, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return cluster.Node{}, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return cluster.Node{}, err
 	}

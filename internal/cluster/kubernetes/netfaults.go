@@ -36,11 +36,7 @@ func (b *Backend) net() netfault.Faults {
 
 // netNodes finds the named nodes (every running one when names is empty).
 func (b *Backend) netNodes(ctx context.Context, names []string) (map[string]netfault.Node, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -21,11 +21,7 @@ var _ cluster.Observer = (*Backend)(nil)
 // network with another node's broker port. Never the fault script's
 // markers (its down and isolated files), which say what kafkabook did.
 func (b *Backend) Observe(ctx context.Context, op cluster.Op, names []string) (string, bool, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return "", false, err
 	}

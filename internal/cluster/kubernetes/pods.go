@@ -46,6 +46,17 @@ func (b *Backend) nodes(ctx context.Context, a *api) ([]node, error) {
 	return out, nil
 }
 
+// clusterNodes is the API and the cluster's nodes (nodes), which most
+// calls need both of.
+func (b *Backend) clusterNodes(ctx context.Context) (*api, []node, error) {
+	a, err := b.client(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := b.nodes(ctx, a)
+	return a, all, err
+}
+
 // address is the broker address a pod advertises: its DNS name under its
 // StatefulSet's headless Service, port 9092.
 func (b *Backend) address(p corev1.Pod) string {

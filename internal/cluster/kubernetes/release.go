@@ -135,11 +135,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // node finds one node of the cluster.
 func (b *Backend) node(ctx context.Context, name string) (*api, node, error) {
-	a, err := b.client(ctx)
-	if err != nil {
-		return nil, node{}, err
-	}
-	all, err := b.nodes(ctx, a)
+	a, all, err := b.clusterNodes(ctx)
 	if err != nil {
 		return nil, node{}, err
 	}

@@ -19,10 +19,6 @@ import (
 // the broker's wall clock while it runs; nothing else on the machine, nor
 // the kernel's clock, moves. The settings are cluster.FaketimeEnv's.
 
-// faketimeVersion is the libfaketime release cluster.FaketimeEnv's
-// settings are proven on.
-const faketimeVersion = cluster.FaketimeVersion
-
 // faketimeDirs are where distributions install the library.
 var faketimeDirs = []string{"/usr/lib/*/faketime", "/usr/lib/faketime", "/usr/lib64/faketime", "/usr/local/lib/faketime"}
 
@@ -47,9 +43,9 @@ func ClockMissing() string {
 	}
 	switch v := faketimeInstalled(); {
 	case faketimeLib() == "" || v == "":
-		miss = append(miss, "libfaketime "+faketimeVersion+" ("+pkg+")")
-	case v != faketimeVersion:
-		miss = append(miss, fmt.Sprintf("libfaketime %s (this machine has %s, whose handling of the JVM's timed waits kafkabook has not proven)", faketimeVersion, v))
+		miss = append(miss, "libfaketime "+cluster.FaketimeVersion+" ("+pkg+")")
+	case v != cluster.FaketimeVersion:
+		miss = append(miss, fmt.Sprintf("libfaketime %s (this machine has %s, whose handling of the JVM's timed waits kafkabook has not proven)", cluster.FaketimeVersion, v))
 	}
 	return strings.Join(miss, ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kafkabook/kafkabook/internal/cluster"
 	"github.com/kafkabook/kafkabook/internal/netdelay"
 	"github.com/kafkabook/kafkabook/internal/nsexec"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
 // A delayed link (link --delay) is a rule in the node's namespace that
@@ -101,11 +102,11 @@ func (n nodeState) stopDelayer(ctx context.Context) error {
 	if err := syscall.Kill(n.Delayer.PID, syscall.SIGTERM); err != nil {
 		return err
 	}
-	if waitPIDsGone(ctx, []int{n.Delayer.PID}, 5*time.Second) == nil {
+	if procstat.WaitGone(ctx, []int{n.Delayer.PID}, 5*time.Second) == nil {
 		return nil
 	}
 	syscall.Kill(n.Delayer.PID, syscall.SIGKILL)
-	if err := waitPIDsGone(ctx, []int{n.Delayer.PID}, 5*time.Second); err != nil {
+	if err := procstat.WaitGone(ctx, []int{n.Delayer.PID}, 5*time.Second); err != nil {
 		return fmt.Errorf("the link delayer of %s: %w", n.Name, err)
 	}
 	return nil

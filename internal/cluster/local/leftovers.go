@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kafkabook/kafkabook/internal/cluster"
+	"github.com/kafkabook/kafkabook/internal/procstat"
 	"github.com/kafkabook/kafkabook/runbook"
 )
 
@@ -98,7 +99,7 @@ func (b *Backend) remove(ctx context.Context, st *state, progress cluster.Progre
 			progress("killing stray %s (pid %d)", what(pid), pid)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
-		note(errs, "strays", waitPIDsGone(ctx, strays, 10*time.Second))
+		note(errs, "strays", procstat.WaitGone(ctx, strays, 10*time.Second))
 	}
 	for _, n := range st.Nodes {
 		if st.Network.Bridge != "" {
@@ -303,7 +304,7 @@ func (b *Backend) killDelayers(ctx context.Context, st state, progress cluster.P
 			pids = append(pids, pid)
 		}
 	}
-	return waitPIDsGone(ctx, pids, 10*time.Second)
+	return procstat.WaitGone(ctx, pids, 10*time.Second)
 }
 
 // what names a stray process of a cluster.

@@ -134,7 +134,7 @@ func (n nodeState) stopLayer(ctx context.Context) error {
 		if err := syscall.Kill(n.Layer.PID, syscall.SIGKILL); err != nil {
 			return err
 		}
-		if err := waitPIDsGone(ctx, []int{n.Layer.PID}, 10*time.Second); err != nil {
+		if err := procstat.WaitGone(ctx, []int{n.Layer.PID}, 10*time.Second); err != nil {
 			return fmt.Errorf("the power-loss layer of %s: %w", n.Name, err)
 		}
 	}

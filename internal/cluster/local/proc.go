@@ -14,12 +14,6 @@ import (
 	"github.com/kafkabook/kafkabook/internal/procstat"
 )
 
-// running reports whether pid is a live process (not a zombie).
-func running(pid int) bool {
-	st, err := procstat.Read(pid)
-	return err == nil && !st.Dead()
-}
-
 // startTime is pid's start time (procstat.Stat.Start), which tells it
 // from a later process with its pid; 0 when it cannot be read.
 func startTime(pid int) uint64 {
@@ -75,19 +69,6 @@ func (n nodeState) waitGone(ctx context.Context, timeout time.Duration, progress
 	})
 }
 
-// waitPIDsGone waits until none of pids runs.
-func waitPIDsGone(ctx context.Context, pids []int, timeout time.Duration) error {
-	return poll.Until(ctx, 50*time.Millisecond, timeout, nil, func(context.Context) (bool, string, error) {
-		var left []string
-		for _, pid := range pids {
-			if running(pid) {
-				left = append(left, strconv.Itoa(pid))
-			}
-		}
-		return len(left) == 0, "pids " + strings.Join(left, ", ") + " still running", nil
-	})
-}
-
 // javaPIDsUnder finds live processes whose command line mentions dir: the
 // JVMs of a cluster, whoever started them.
 func javaPIDsUnder(dir string) []int {
@@ -97,7 +78,7 @@ func javaPIDsUnder(dir string) []int {
 		if err != nil {
 			continue
 		}
-		if strings.Contains(string(cmdline), dir+"/") && running(pid) {
+		if strings.Contains(string(cmdline), dir+"/") && procstat.Running(pid) {
 			out = append(out, pid)
 		}
 	}
@@ -120,7 +101,7 @@ func pidsInNetns(inodes map[uint64]string) map[int]string {
 		if _, err := fmt.Sscanf(link, "net:[%d]", &ino); err != nil {
 			continue
 		}
-		if node, ok := inodes[ino]; ok && running(pid) {
+		if node, ok := inodes[ino]; ok && procstat.Running(pid) {
 			out[pid] = node
 		}
 	}
